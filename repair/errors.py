@@ -1,0 +1,21 @@
+"""Errors that end a command with exit status 2: the input could not be read."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Unreadable input. `where` names the place: 'line 3', 'messages[4]', 'byte 120'."""
+
+    def __init__(self, path: str, message: str, where: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+        self.where = where
+
+    def __str__(self) -> str:
+        place = f":{self.where}" if self.where else ""
+        return f"{self.path}{place}: {self.message}"
+
+
+class ExportRefused(Exception):
+    """The session cannot be written (e.g. malformed records remain)."""

@@ -1,0 +1,67 @@
+"""What a format adapter is, and the parsed input it is handed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Session
+
+
+@dataclass(slots=True)
+class JsonlLine:
+    """One physical line of a JSONL file. `raw` excludes the line terminator."""
+
+    lineno: int  # 1-based
+    raw: bytes
+    obj: Any = None
+    error: str | None = None  # why the line is not a JSON value (None for blank lines too)
+
+    @property
+    def blank(self) -> bool:
+        return not self.raw.strip()
+
+
+@dataclass
+class Probe:
+    """The input, read and parsed once, handed to `detect` and `load`."""
+
+    path: str  # the file read (a task folder resolves to its history file)
+    given: str  # what the user named
+    data: bytes
+    kind: str  # "json" | "jsonl"
+    doc: Any = None  # for "json"
+    lines: list[JsonlLine] = field(default_factory=list)  # for "jsonl"
+    newline: str = "\n"
+    trailing_newline: bool = True
+    bom: bool = False
+
+    def records(self) -> list[Any]:
+        """The parsed JSONL values (non-JSON and blank lines left out)."""
+        return [ln.obj for ln in self.lines if ln.error is None and not ln.blank]
+
+
+class Adapter:
+    """One on-disk format: detection, load into the normal form, export back.
+
+    `detect` returns a score (0 = not this format); the highest score wins. `load` builds a
+    `Session` whose messages keep their original identity; `dump` writes the session's
+    current messages in the format, byte-identical where nothing changed.
+    """
+
+    name: str = ""
+    default_target: str = "anthropic"
+    description: str = ""
+
+    def detect(self, probe: Probe) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def load(self, probe: Probe) -> Session:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def dump(self, session: Session) -> bytes:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def claim_folder(self, folder: str) -> str | None:
+        """A file to read when the user names a folder this format keeps sessions in."""
+        return None

@@ -1,0 +1,173 @@
+"""The conversation model every format adapter produces and every pass consumes.
+
+Normal form: a session is a list of `Message`s in API order, each a tuple of `Block`s in
+Anthropic shape (`block.data` is an Anthropic content block dict, or a plain `str` for string
+content). Adapters convert their own records into this shape on load and back on export;
+untouched messages/blocks keep their identity so the adapter can write the original bytes.
+
+Objects are treated as immutable: an edit builds new `Message`/`Block` objects (keeping
+`uid`/`bid`) instead of mutating, so snapshots for undo are cheap list copies.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+TOOL_USE = "tool_use"
+TOOL_RESULT = "tool_result"
+TEXT = "text"
+THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
+
+SEVERITIES = ("error", "warning", "info")
+
+# Prefix of every piece of content histview writes itself.
+SYNTHETIC_PREFIX = "[histview]"
+SYNTHETIC_RESULT_TEXT = (
+    "[histview] No result was recorded for this tool call; the session was interrupted."
+)
+
+_block_ids = itertools.count(1)
+_message_ids = itertools.count(1)
+
+
+def new_bid() -> int:
+    return next(_block_ids)
+
+
+def new_uid() -> int:
+    return next(_message_ids)
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    """One content item of a message.
+
+    `data` is the Anthropic-shaped block (dict) or a `str` when the message content was a
+    plain string. `tool_id` is `tool_use.id` or `tool_result.tool_use_id`. `src` is where the
+    block lives in the input file (`{"line": N}` or `{"path": "/3/content/1"}`), None for
+    blocks histview created. `origin` is adapter-private (e.g. the source record).
+    """
+
+    type: str
+    data: Any
+    tool_id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+    src: dict | None = None
+    origin: Any = None
+    bid: int = field(default_factory=new_bid)
+
+    @property
+    def is_tool_use(self) -> bool:
+        return self.type == TOOL_USE
+
+    @property
+    def is_tool_result(self) -> bool:
+        return self.type == TOOL_RESULT
+
+
+@dataclass(slots=True, eq=False)
+class Message:
+    """One API message (or a record shown in its place: hidden or malformed).
+
+    `raw` is the adapter's original record for this message (dict for JSON formats); `meta`
+    holds adapter facts the passes read: `timestamp` (float, epoch seconds) when the format
+    has one. `hidden` messages are shown but not sent (Roo condense/truncation, Claude Code
+    abandoned branches); `malformed` holds the reason a record could not be read as a
+    message. Neither is checked as part of the live conversation.
+    """
+
+    role: str | None
+    blocks: tuple[Block, ...]
+    raw: Any = None
+    meta: dict = field(default_factory=dict)
+    hidden: bool = False
+    malformed: str | None = None
+    src: dict | None = None
+    origin: Any = None
+    uid: int = field(default_factory=new_uid)
+
+    @property
+    def live(self) -> bool:
+        return not self.hidden and self.malformed is None
+
+    @property
+    def timestamp(self) -> float | None:
+        return self.meta.get("timestamp")
+
+    def with_blocks(self, blocks: tuple[Block, ...] | list[Block]) -> Message:
+        """Same message (same uid, raw, meta), other blocks."""
+        return Message(
+            role=self.role,
+            blocks=tuple(blocks),
+            raw=self.raw,
+            meta=self.meta,
+            hidden=self.hidden,
+            malformed=self.malformed,
+            src=self.src,
+            origin=self.origin,
+            uid=self.uid,
+        )
+
+
+@dataclass(slots=True)
+class Finding:
+    """One problem. Field names and codes are the SPEC §4 JSON shape."""
+
+    code: str
+    severity: str
+    message_index: int | None
+    block_index: int | None
+    tool_use_id: str | None
+    detail: str
+    rule: str | None
+    source: dict
+    # Not serialised: stable identity of what the finding is about, used to remember
+    # skip/alternative choices across re-analysis (message uid, block bid, code).
+    key: tuple = ()
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message_index": self.message_index,
+            "block_index": self.block_index,
+            "tool_use_id": self.tool_use_id,
+            "detail": self.detail,
+            "rule": self.rule,
+            "source": self.source,
+        }
+
+
+@dataclass
+class Session:
+    """A loaded conversation plus what is needed to write it back."""
+
+    path: str
+    format: str
+    target: str
+    messages: list[Message]
+    adapter: Any  # repair.formats.base.Adapter
+    state: Any = None  # adapter-private document state (original doc, style, records...)
+    load_findings: list[Finding] = field(default_factory=list)
+    # Extra threads (Claude Code sidechains / subagent files): shown, checked separately.
+    threads: list[Session] = field(default_factory=list)
+    label: str = ""
+
+    def copy_with(self, messages: list[Message]) -> Session:
+        return Session(
+            path=self.path,
+            format=self.format,
+            target=self.target,
+            messages=messages,
+            adapter=self.adapter,
+            state=self.state,
+            load_findings=self.load_findings,
+            threads=self.threads,
+            label=self.label,
+        )
+
+    def export_bytes(self) -> bytes:
+        return self.adapter.dump(self)
