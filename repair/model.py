@@ -155,6 +155,7 @@ class Session:
     # Extra threads (Claude Code sidechains / subagent files): shown, checked separately.
     threads: list[Session] = field(default_factory=list)
     label: str = ""
+    digest: str = ""  # sha256 of the bytes read, to refuse writing over a file changed since
 
     def copy_with(self, messages: list[Message]) -> Session:
         return Session(
@@ -167,7 +168,66 @@ class Session:
             load_findings=self.load_findings,
             threads=self.threads,
             label=self.label,
+            digest=self.digest,
         )
 
     def export_bytes(self) -> bytes:
         return self.adapter.dump(self)
+
+
+def block_from_anthropic(data: Any, src: dict | None = None, origin: Any = None) -> Block:
+    """A Block from an Anthropic content item (dict) or string content."""
+    if isinstance(data, str):
+        return Block(type=TEXT, data=data, src=src, origin=origin)
+    btype = data.get("type")
+    if btype == TOOL_USE:
+        tid = data.get("id")
+        return Block(
+            type=TOOL_USE,
+            data=data,
+            tool_id=tid if isinstance(tid, str) else None,
+            name=data.get("name") if isinstance(data.get("name"), str) else None,
+            src=src,
+            origin=origin,
+        )
+    if btype == TOOL_RESULT:
+        tid = data.get("tool_use_id")
+        return Block(
+            type=TOOL_RESULT,
+            data=data,
+            tool_id=tid if isinstance(tid, str) else None,
+            is_error=data.get("is_error") is True,
+            src=src,
+            origin=origin,
+        )
+    return Block(type=btype if isinstance(btype, str) else "unknown", data=data, src=src, origin=origin)
+
+
+def block_text(block: Block) -> str:
+    """The readable text of a block (text, tool_result content, thinking), '' otherwise."""
+    data = block.data
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, dict):
+        return ""
+    if block.type == TOOL_RESULT:
+        return content_text(data.get("content"))
+    for key in ("text", "thinking"):
+        val = data.get(key)
+        if isinstance(val, str):
+            return val
+    return ""
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for item in content:
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                parts.append(item["text"])
+            elif isinstance(item, str):
+                parts.append(item)
+        return "\n".join(parts)
+    return ""

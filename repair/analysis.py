@@ -1,0 +1,348 @@
+"""Findings (SPEC §4): what would make the target provider answer 400, and the evidence."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from .model import TOOL_RESULT, Finding, Message, Session
+from .pairing import Pairing, Result, Use, pair
+from .targets import rule, severity
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass
+class Analysis:
+    findings: list[Finding]
+    pairing: Pairing
+    target: str
+
+    def summary(self) -> dict[str, int]:
+        return dict(Counter(f.code for f in self.findings))
+
+    def counts(self) -> dict[str, int]:
+        c = Counter(f.severity for f in self.findings)
+        return {s: c.get(s, 0) for s in ("error", "warning", "info")}
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def by_message(self) -> dict[int, list[Finding]]:
+        out: dict[int, list[Finding]] = {}
+        for f in self.findings:
+            if f.message_index is not None:
+                out.setdefault(f.message_index, []).append(f)
+        return out
+
+
+def analyze(session: Session, target: str | None = None) -> Analysis:
+    target = target or session.target
+    msgs = session.messages
+    p = pair(msgs)
+    out = _Collector(msgs, target)
+    _tool_findings(p, msgs, out)
+    _shape_findings(p, msgs, out)
+    _time_findings(p, msgs, out)
+    for i, m in enumerate(msgs):
+        if m.malformed is not None:
+            out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
+    findings = out.findings + list(session.load_findings)
+    findings.sort(
+        key=lambda f: (
+            f.message_index if f.message_index is not None else -1,
+            f.block_index if f.block_index is not None else -1,
+            SEVERITY_ORDER[f.severity],
+            f.code,
+        )
+    )
+    return Analysis(findings, p, target)
+
+
+class _Collector:
+    def __init__(self, msgs: list[Message], target: str) -> None:
+        self.msgs = msgs
+        self.target = target
+        self.findings: list[Finding] = []
+
+    def add(
+        self,
+        code: str,
+        mi: int,
+        bi: int | None,
+        tool_id: str | None,
+        detail: str,
+        *,
+        key: tuple,
+        merged_split: bool = False,
+    ) -> None:
+        msg = self.msgs[mi]
+        src = None
+        if bi is not None and bi < len(msg.blocks):
+            src = msg.blocks[bi].src
+        self.findings.append(
+            Finding(
+                code=code,
+                severity=severity(code, self.target, merged_split=merged_split),
+                message_index=mi,
+                block_index=bi,
+                tool_use_id=tool_id,
+                detail=detail,
+                rule=rule(code, self.target),
+                source=dict(src or msg.src or {}),
+                key=(code, *key),
+            )
+        )
+
+
+def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+    last_live = p.live[-1] if p.live else None
+    for use in p.uses:
+        if use.dup_of is not None:
+            out.add(
+                "duplicate-tool-use-id",
+                use.mi,
+                use.bi,
+                use.tool_id,
+                f"tool_use id {use.tool_id} ({use.name}) is already used in message "
+                f"{use.dup_of.mi}; tool_use ids must be unique in a request.",
+                key=(msgs[use.mi].uid, use.block.bid),
+            )
+        if use.results or use.partner is not None:
+            continue
+        if use.mi == last_live:
+            out.add(
+                "pending-tool-use",
+                use.mi,
+                use.bi,
+                use.tool_id,
+                f"the session ends while tool_use {use.tool_id} ({use.name}) waits for its "
+                "result; the agent supplies it when the session resumes.",
+                key=(msgs[use.mi].uid, use.block.bid),
+            )
+        else:
+            where = f"message {use.home}" if use.home is not None else "a user message right after it"
+            out.add(
+                "orphan-tool-use",
+                use.mi,
+                use.bi,
+                use.tool_id,
+                f"tool_use {use.tool_id} ({use.name}) has no tool_result anywhere; the provider "
+                f"expects one in {where}.",
+                key=(msgs[use.mi].uid, use.block.bid),
+            )
+
+    for res in p.results:
+        key = (msgs[res.mi].uid, res.block.bid)
+        if res.use is None:
+            if res.partner is not None:
+                partner = res.partner
+                out.add(
+                    "mismatched-tool-result-id",
+                    res.mi,
+                    res.bi,
+                    res.tool_id,
+                    f"tool_result id {res.tool_id} matches no tool_use, while tool_use "
+                    f"{partner.tool_id} ({partner.name}) of message {partner.mi} has no result: "
+                    "the same call under a wrong id.",
+                    key=key,
+                )
+            elif not res.text_answer:
+                out.add(
+                    "orphan-tool-result",
+                    res.mi,
+                    res.bi,
+                    res.tool_id,
+                    f"tool_result {res.tool_id} answers no tool_use in the session.",
+                    key=key,
+                )
+            continue
+        use = res.use
+        if res.is_duplicate:
+            first = use.results[0]
+            out.add(
+                "duplicate-tool-result",
+                res.mi,
+                res.bi,
+                res.tool_id,
+                f"another tool_result for tool_use {use.tool_id} ({use.name}); the first is in "
+                f"message {first.mi}, and each tool_use must have a single result.",
+                key=key,
+            )
+            continue
+        if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
+            _misplaced(p, msgs, out, use, res, key)
+
+
+def _misplaced(
+    p: Pairing, msgs: list[Message], out: _Collector, use: Use, res: Result, key: tuple
+) -> None:
+    if res.before_use:
+        detail = (
+            f"the result of tool_use {use.tool_id} ({use.name}) comes before the call "
+            f"(message {use.mi}); it belongs right after it."
+        )
+        out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
+        return
+    if use.home is None:
+        detail = (
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, but the "
+            f"message after the call (message {use.mi}) is not a user message holding it."
+        )
+        out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
+        return
+    merged = _merges_cleanly(p, msgs, use.home, res)
+    if merged:
+        detail = (
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, not in "
+            f"message {use.home} with the turn's other results; Anthropic merges the two, "
+            "Bedrock rejects it."
+        )
+    else:
+        detail = (
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, not in "
+            f"message {use.home} right after the call."
+        )
+    out.add(
+        "misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key, merged_split=merged
+    )
+
+
+def _merges_cleanly(p: Pairing, msgs: list[Message], home: int, res: Result) -> bool:
+    """True when only result-only user messages lie between home and the result's message,
+    so a provider that merges consecutive user turns sees the results first."""
+    mi = home
+    while mi != res.mi:
+        m = msgs[mi]
+        if m.role != "user" or any(b.type != TOOL_RESULT for b in m.blocks):
+            return False
+        nxt = p.next_live.get(mi)
+        if nxt is None:
+            return False
+        mi = nxt
+    return all(b.type == TOOL_RESULT for b in msgs[res.mi].blocks[: res.bi])
+
+
+def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+    last_live = p.live[-1] if p.live else None
+    openai = out.target.startswith("openai")
+    prev: int | None = None
+    for mi in p.live:
+        m = msgs[mi]
+        blocks = m.blocks
+        # tool-result-not-first: one finding per message, at the first late result
+        seen_other = None
+        for bi, b in enumerate(blocks):
+            if b.type == TOOL_RESULT:
+                if seen_other is not None:
+                    out.add(
+                        "tool-result-not-first",
+                        mi,
+                        bi,
+                        b.tool_id,
+                        f"a {blocks[seen_other].type} block (block {seen_other}) comes before "
+                        "the tool_result blocks; results must come first in the message.",
+                        key=(m.uid,),
+                    )
+                    break
+            elif not (b.tool_id and b.type == "text"):
+                seen_other = bi if seen_other is None else seen_other
+        final_assistant = mi == last_live and m.role == "assistant"
+        if not final_assistant:
+            if not blocks:
+                out.add(
+                    "empty-content",
+                    mi,
+                    None,
+                    None,
+                    f"the {m.role} message has empty content; only a final assistant message "
+                    "may be empty.",
+                    key=(m.uid,),
+                )
+            else:
+                for bi, b in enumerate(blocks):
+                    if b.type == "text" and _blank_text(b.data):
+                        out.add(
+                            "empty-content",
+                            mi,
+                            bi,
+                            None,
+                            f"text block {bi} is empty or whitespace only; text blocks must "
+                            "contain non-whitespace text.",
+                            key=(m.uid, b.bid),
+                        )
+        if prev is not None and msgs[prev].role == m.role:
+            results_only = bool(msgs[prev].blocks) and all(
+                b.type == TOOL_RESULT for b in msgs[prev].blocks
+            )
+            if not (openai and results_only):
+                out.add(
+                    "consecutive-same-role",
+                    mi,
+                    None,
+                    None,
+                    f"two {m.role} messages in a row (messages {prev} and {mi}).",
+                    key=(m.uid,),
+                )
+        prev = mi
+
+
+def _blank_text(data) -> bool:
+    if isinstance(data, str):
+        return not data.strip()
+    if isinstance(data, dict):
+        text = data.get("text")
+        return not isinstance(text, str) or not text.strip()
+    return False
+
+
+def _time_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+    prev_t: float | None = None
+    prev_i: int | None = None
+    for mi in p.live:
+        t = msgs[mi].timestamp
+        if t is None:
+            continue
+        if prev_t is not None and t < prev_t:
+            out.add(
+                "out-of-order-timestamp",
+                mi,
+                None,
+                None,
+                f"stamped {_fmt_delta(prev_t - t)} earlier than message {prev_i} "
+                f"({_fmt_time(t)} < {_fmt_time(prev_t)}).",
+                key=(msgs[mi].uid,),
+            )
+        prev_t, prev_i = t, mi
+    for res in p.results:
+        use = res.use
+        if use is None:
+            continue
+        t_res, t_use = msgs[res.mi].timestamp, msgs[use.mi].timestamp
+        if t_res is not None and t_use is not None and t_res < t_use:
+            out.add(
+                "result-before-use",
+                res.mi,
+                res.bi,
+                use.tool_id,
+                f"the result of tool_use {use.tool_id} ({use.name}) is stamped "
+                f"{_fmt_delta(t_use - t_res)} before the call (message {use.mi}).",
+                key=(msgs[res.mi].uid, res.block.bid),
+            )
+
+
+def _fmt_delta(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min"
+
+
+def _fmt_time(t: float) -> str:
+    try:
+        return datetime.fromtimestamp(t, UTC).strftime("%H:%M:%S.%f")[:-3]
+    except (OverflowError, OSError, ValueError):
+        return str(t)

@@ -1,0 +1,167 @@
+"""Which tool_result answers which tool_use (SPEC §3), in one linear pass.
+
+Only live messages take part (hidden and malformed ones are not sent). Adjacency ("the
+immediately preceding assistant message", "home") is measured over live messages.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from .model import TOOL_RESULT, TOOL_USE, Block, Message
+
+
+@dataclass(slots=True, eq=False)
+class Use:
+    mi: int  # message index (in session.messages)
+    bi: int  # block index
+    block: Block
+    order: int  # position among the tool_uses of its message
+    home: int | None  # message index of the user message right after, if any
+    results: list[Result] = field(default_factory=list)
+    dup_of: Use | None = None  # an earlier tool_use with the same id
+    partner: Result | None = None  # positional partner of a mismatched id
+
+    @property
+    def tool_id(self) -> str | None:
+        return self.block.tool_id
+
+    @property
+    def name(self) -> str:
+        return self.block.name or "?"
+
+
+@dataclass(slots=True, eq=False)
+class Result:
+    mi: int
+    bi: int
+    block: Block
+    use: Use | None = None
+    before_use: bool = False  # paired with a later tool_use (result delivered first)
+    partner: Use | None = None  # mismatched: the unresolved use it most likely answers
+
+    @property
+    def tool_id(self) -> str | None:
+        return self.block.tool_id
+
+    @property
+    def text_answer(self) -> bool:
+        """A text block an adapter recognised as the answer (Cline's `[x] Result:`)."""
+        return self.block.type != TOOL_RESULT
+
+    @property
+    def is_duplicate(self) -> bool:
+        return self.use is not None and self.use.results[0] is not self
+
+
+@dataclass
+class Pairing:
+    uses: list[Use]
+    results: list[Result]
+    live: list[int]  # indices of live messages, in order
+    next_live: dict[int, int]  # message index -> next live message index
+    prev_live: dict[int, int]
+    uses_by_message: dict[int, list[Use]]
+    results_by_message: dict[int, list[Result]]
+
+    def home_of(self, mi: int) -> int | None:
+        return self.uses_by_message[mi][0].home if self.uses_by_message.get(mi) else None
+
+
+def pair(messages: list[Message]) -> Pairing:
+    live = [i for i, m in enumerate(messages) if m.live]
+    next_live: dict[int, int] = {}
+    prev_live: dict[int, int] = {}
+    for a, b in zip(live, live[1:], strict=False):
+        next_live[a] = b
+        prev_live[b] = a
+
+    uses: list[Use] = []
+    uses_by_message: dict[int, list[Use]] = {}
+    uses_by_id: dict[str, list[Use]] = {}
+    for mi in live:
+        msg = messages[mi]
+        if msg.role != "assistant":
+            continue
+        turn: list[Use] = []
+        for bi, block in enumerate(msg.blocks):
+            if block.type != TOOL_USE:
+                continue
+            nxt = next_live.get(mi)
+            home = nxt if nxt is not None and messages[nxt].role == "user" else None
+            use = Use(mi=mi, bi=bi, block=block, order=len(turn), home=home)
+            same = uses_by_id.setdefault(block.tool_id or "", [])
+            if same:
+                use.dup_of = same[0]
+            same.append(use)
+            turn.append(use)
+            uses.append(use)
+        if turn:
+            uses_by_message[mi] = turn
+
+    results: list[Result] = []
+    results_by_message: dict[int, list[Result]] = {}
+    last_assistant: int | None = None
+    for mi in live:
+        msg = messages[mi]
+        if msg.role == "assistant":
+            last_assistant = mi
+            continue
+        here: list[Result] = []
+        for bi, block in enumerate(msg.blocks):
+            if block.type != TOOL_RESULT and not (block.tool_id and block.type != TOOL_USE):
+                continue
+            res = Result(mi=mi, bi=bi, block=block)
+            res.use = _find_use(block.tool_id or "", mi, last_assistant, uses_by_message, uses_by_id)
+            if res.use is not None:
+                res.before_use = res.use.mi > mi
+                res.use.results.append(res)
+            here.append(res)
+            results.append(res)
+        if here:
+            results_by_message[mi] = here
+
+    _pair_mismatched(uses_by_message, results_by_message)
+    return Pairing(uses, results, live, next_live, prev_live, uses_by_message, results_by_message)
+
+
+def _find_use(
+    tool_id: str,
+    mi: int,
+    last_assistant: int | None,
+    uses_by_message: dict[int, list[Use]],
+    uses_by_id: dict[str, list[Use]],
+) -> Use | None:
+    candidates = uses_by_id.get(tool_id)
+    if not candidates:
+        return None
+    if last_assistant is not None:
+        same = [u for u in uses_by_message.get(last_assistant, ()) if u.tool_id == tool_id]
+        if same:
+            # duplicate ids inside one message: the first still unanswered, else the first
+            return next((u for u in same if not u.results), same[0])
+    # latest earlier tool_use with that id, else the earliest later one
+    k = bisect_left([u.mi for u in candidates], mi)
+    if k > 0:
+        return candidates[k - 1]
+    return candidates[k] if k < len(candidates) else None
+
+
+def _pair_mismatched(
+    uses_by_message: dict[int, list[Use]], results_by_message: dict[int, list[Result]]
+) -> None:
+    """In each home message, unanswered uses and unknown-id results pair by position."""
+    for turn in uses_by_message.values():
+        home = turn[0].home
+        if home is None:
+            continue
+        unanswered = [u for u in turn if not u.results]
+        if not unanswered:
+            continue
+        unknown = [
+            r for r in results_by_message.get(home, ()) if r.use is None and not r.text_answer
+        ]
+        for use, res in zip(unanswered, unknown, strict=False):
+            use.partner = res
+            res.partner = use

@@ -1,0 +1,511 @@
+"""Fix plans (SPEC §6): a fix per finding (grouped per turn where one change answers
+several findings), each a list of primitive edits, with a default action and alternatives.
+
+Fixes are computed against one state. `apply_fixes` applies every fix whose messages no
+earlier fix of the same round touched; `apply_all` repeats rounds until nothing is left,
+so fixes that interact (rename an id, then answer that call) settle in a few passes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .analysis import Analysis, analyze
+from .edits import (
+    DropBlock,
+    DropIfEmpty,
+    DropMessage,
+    Edit,
+    InsertBlock,
+    InsertMessage,
+    MergeMessages,
+    MoveBlock,
+    Patch,
+    ReorderBlocks,
+    SetId,
+)
+from .model import (
+    SYNTHETIC_PREFIX,
+    SYNTHETIC_RESULT_TEXT,
+    TOOL_RESULT,
+    Block,
+    Finding,
+    Message,
+    Session,
+    block_from_anthropic,
+    content_text,
+)
+from .pairing import Pairing, Result, Use
+from .placeholders import is_placeholder
+
+NONE = "none"
+
+# Default first, then alternatives (SPEC §6). consecutive-same-role defaults to merge under
+# bedrock, which rejects it.
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "orphan-tool-use": ("insert-result", "drop-tool-use"),
+    "pending-tool-use": (NONE, "insert-result"),
+    "orphan-tool-result": ("drop", "to-text"),
+    "mismatched-tool-result-id": ("remap", "drop"),
+    "duplicate-tool-result": ("keep-best",),
+    "misplaced-tool-result": ("move-home",),
+    "duplicate-tool-use-id": ("rename",),
+    "tool-result-not-first": ("reorder",),
+    "empty-content": ("drop-empty", "fill"),
+    "consecutive-same-role": (NONE, "merge"),
+    "out-of-order-timestamp": (NONE,),
+    "result-before-use": (NONE,),
+    "malformed": (NONE, "drop"),
+}
+
+
+def actions_for(code: str, target: str) -> tuple[str, ...]:
+    acts = ACTIONS.get(code, (NONE,))
+    if code == "consecutive-same-role" and target == "bedrock":
+        return ("merge", NONE)
+    return acts
+
+
+@dataclass
+class Fix:
+    code: str
+    findings: list[Finding]
+    action: str
+    actions: tuple[str, ...]
+    edits: list[Edit]
+    touches: frozenset[int]
+    detail: str
+    skipped: bool = False
+
+    @property
+    def finding(self) -> Finding:
+        return self.findings[0]
+
+    @property
+    def key(self) -> tuple:
+        return self.findings[0].key
+
+    @property
+    def message_index(self) -> int | None:
+        return self.findings[0].message_index
+
+    @property
+    def tool_use_id(self) -> str | None:
+        return self.findings[0].tool_use_id
+
+    @property
+    def actionable(self) -> bool:
+        return bool(self.edits) and not self.skipped
+
+
+@dataclass
+class Plan:
+    fixes: list[Fix]
+    analysis: Analysis
+
+    @property
+    def actionable(self) -> list[Fix]:
+        return [f for f in self.fixes if f.actionable]
+
+
+@dataclass
+class Choices:
+    """What the user chose: per finding key, per code (`--strategy`), skips, `--only`."""
+
+    by_key: dict[tuple, str] = field(default_factory=dict)
+    by_code: dict[str, str] = field(default_factory=dict)
+    skipped: set[tuple] = field(default_factory=set)
+    only: set[str] | None = None
+
+    def action(self, finding: Finding, actions: tuple[str, ...]) -> str:
+        if self.only is not None and finding.code not in self.only:
+            return NONE
+        chosen = self.by_key.get(finding.key) or self.by_code.get(finding.code)
+        return chosen if chosen in actions else actions[0]
+
+
+def make_plan(
+    session: Session, analysis: Analysis | None = None, choices: Choices | None = None
+) -> Plan:
+    analysis = analysis or analyze(session)
+    choices = choices or Choices()
+    ctx = _Ctx(session.messages, analysis.pairing, analysis.target)
+    groups: dict[tuple, list[Finding]] = {}
+    order: list[tuple] = []
+    for f in analysis.findings:
+        acts = actions_for(f.code, analysis.target)
+        action = choices.action(f, acts)
+        gkey = (f.code, action, ctx.group_of(f), f.key if ctx.group_of(f) is None else None)
+        if gkey not in groups:
+            groups[gkey] = []
+            order.append(gkey)
+        groups[gkey].append(f)
+    fixes = []
+    for gkey in order:
+        findings = groups[gkey]
+        code, action = gkey[0], gkey[1]
+        acts = actions_for(code, analysis.target)
+        edits, touches, detail = ctx.build(code, action, findings)
+        skipped = any(f.key in choices.skipped for f in findings)
+        fixes.append(Fix(code, findings, action, acts, edits, touches, detail, skipped))
+    return Plan(fixes, analysis)
+
+
+def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[Fix]]:
+    """Apply the fixes whose messages no earlier fix touched; return the new session and
+    the fixes applied (the others wait for a fresh plan)."""
+    patch = Patch(session.messages)
+    touched: set[int] = set()
+    applied: list[Fix] = []
+    for fix in fixes:
+        if not fix.actionable or fix.touches & touched:
+            continue
+        for edit in fix.edits:
+            edit.apply(patch)
+        touched |= fix.touches
+        applied.append(fix)
+    return session.copy_with(patch.rebuild()), applied
+
+
+def apply_all(
+    session: Session, choices: Choices | None = None, max_rounds: int = 50
+) -> tuple[Session, list[Fix]]:
+    applied: list[Fix] = []
+    for _ in range(max_rounds):
+        plan = make_plan(session, choices=choices)
+        todo = plan.actionable
+        if not todo:
+            break
+        session, done = apply_fixes(session, todo)
+        applied.extend(done)
+    return session, applied
+
+
+_ID_OK = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class _Ctx:
+    """What the fix builders read: the messages, the pairing, lookups by block."""
+
+    def __init__(self, msgs: list[Message], p: Pairing, target: str) -> None:
+        self.msgs = msgs
+        self.p = p
+        self.target = target
+        self.use_at = {(u.mi, u.bi): u for u in p.uses}
+        self.result_at = {(r.mi, r.bi): r for r in p.results}
+        self._ids: set[str] | None = None
+
+    # grouping: findings one change answers together
+    def group_of(self, f: Finding) -> tuple | None:
+        loc = (f.message_index, f.block_index)
+        if f.code in ("orphan-tool-use", "pending-tool-use"):
+            return ("turn", f.message_index)
+        if f.code == "mismatched-tool-result-id":
+            return ("home", f.message_index)
+        if f.code == "misplaced-tool-result":
+            res = self.result_at.get(loc)
+            return ("turn", res.use.mi) if res and res.use else None
+        if f.code == "duplicate-tool-result":
+            res = self.result_at.get(loc)
+            return ("use", res.use.mi, res.use.bi) if res and res.use else None
+        if f.code == "empty-content":
+            return ("msg", f.message_index)
+        return None
+
+    def uid(self, mi: int) -> int:
+        return self.msgs[mi].uid
+
+    def use_order(self, assistant_mi: int) -> dict[str, int]:
+        order: dict[str, int] = {}
+        for u in self.p.uses_by_message.get(assistant_mi, ()):
+            order.setdefault(u.tool_id or "", u.order)
+        return order
+
+    def all_ids(self) -> set[str]:
+        if self._ids is None:
+            self._ids = {u.tool_id for u in self.p.uses if u.tool_id} | {
+                r.tool_id for r in self.p.results if r.tool_id
+            }
+        return self._ids
+
+    def build(self, code: str, action: str, findings: list[Finding]):
+        if action == NONE:
+            return [], frozenset(), "No change: " + _NONE_REASON.get(code, "left as it is.")
+        builder = getattr(self, "_" + code.replace("-", "_") + "__" + action.replace("-", "_"))
+        return builder(findings)
+
+    # orphan-tool-use / pending-tool-use
+    def _uses(self, findings: list[Finding]) -> list[Use]:
+        return [self.use_at[(f.message_index, f.block_index)] for f in findings]
+
+    def _orphan_tool_use__insert_result(self, findings):
+        uses = self._uses(findings)
+        a = uses[0].mi
+        synth = [synthetic_result(u.tool_id or "") for u in uses]
+        ids = ", ".join(u.tool_id or "?" for u in uses)
+        home = uses[0].home
+        if home is not None:
+            edits: list[Edit] = [
+                InsertBlock("insert_block", self.uid(home), f"add a synthetic error result for {u.tool_id}", block=b)
+                for u, b in zip(uses, synth, strict=True)
+            ]
+            edits.append(ReorderBlocks("reorder_blocks", self.uid(home), "tool results first, in call order", use_order=self.use_order(a)))
+            return edits, frozenset({self.uid(a), self.uid(home)}), (
+                f"Insert a synthetic error result for {ids} into message {home}."
+            )
+        msg = Message(role="user", blocks=tuple(synth), meta=_meta_like(self.msgs[a]))
+        edit = InsertMessage("insert_message", msg.uid, f"new user message answering {ids}", after_uid=self.uid(a), message=msg)
+        return [edit], frozenset({self.uid(a)}), (
+            f"Insert a user message after message {a} with a synthetic error result for {ids}."
+        )
+
+    _pending_tool_use__insert_result = _orphan_tool_use__insert_result
+
+    def _orphan_tool_use__drop_tool_use(self, findings):
+        uses = self._uses(findings)
+        a = self.uid(uses[0].mi)
+        edits: list[Edit] = [DropBlock("drop_block", a, f"drop tool_use {u.tool_id} ({u.name})", bid=u.block.bid) for u in uses]
+        edits.append(DropIfEmpty("drop_message", a, "drop the assistant message left empty"))
+        ids = ", ".join(u.tool_id or "?" for u in uses)
+        return edits, frozenset({a}), f"Drop the unanswered tool_use {ids} from message {uses[0].mi}."
+
+    # orphan-tool-result
+    def _results(self, findings: list[Finding]) -> list[Result]:
+        return [self.result_at[(f.message_index, f.block_index)] for f in findings]
+
+    def _orphan_tool_result__drop(self, findings):
+        (res,) = self._results(findings)
+        m = self.uid(res.mi)
+        edits = [
+            DropBlock("drop_block", m, f"drop orphan tool_result {res.tool_id}", bid=res.block.bid),
+            DropIfEmpty("drop_message", m, "drop the message left empty"),
+        ]
+        return edits, frozenset({m}), (
+            f"Drop the tool_result {res.tool_id} from message {res.mi} (kept in the report)."
+        )
+
+    def _orphan_tool_result__to_text(self, findings):
+        (res,) = self._results(findings)
+        m = self.uid(res.mi)
+        blocks = result_as_text(res.block)
+        edits: list[Edit] = [
+            InsertBlock("insert_block", m, "the result's content as text", block=b, position=res.bi + k)
+            for k, b in enumerate(blocks)
+        ]
+        edits.append(DropBlock("drop_block", m, f"drop tool_result {res.tool_id}", bid=res.block.bid))
+        return edits, frozenset({m}), (
+            f"Turn the tool_result {res.tool_id} of message {res.mi} into a text block that keeps its content."
+        )
+
+    # mismatched-tool-result-id
+    def _mismatched_tool_result_id__remap(self, findings):
+        results = self._results(findings)
+        home = results[0].mi
+        a = results[0].partner.mi
+        edits: list[Edit] = [
+            SetId("set_id", self.uid(home), f"tool_use_id {r.tool_id} -> {r.partner.tool_id}", bid=r.block.bid, new_id=r.partner.tool_id or "")
+            for r in results
+        ]
+        edits.append(ReorderBlocks("reorder_blocks", self.uid(home), "tool results first, in call order", use_order=self.use_order(a)))
+        pairs = ", ".join(f"{r.tool_id} -> {r.partner.tool_id}" for r in results)
+        return edits, frozenset({self.uid(home), self.uid(a)}), (
+            f"Give the result in message {home} its call's id ({pairs})."
+        )
+
+    def _mismatched_tool_result_id__drop(self, findings):
+        results = self._results(findings)
+        home = self.uid(results[0].mi)
+        edits: list[Edit] = [DropBlock("drop_block", home, f"drop tool_result {r.tool_id}", bid=r.block.bid) for r in results]
+        edits.append(DropIfEmpty("drop_message", home, "drop the message left empty"))
+        ids = ", ".join(r.tool_id or "?" for r in results)
+        return edits, frozenset({home}), f"Drop the wrong-id result {ids} from message {results[0].mi}."
+
+    # duplicate-tool-result
+    def _duplicate_tool_result__keep_best(self, findings):
+        res0 = self._results(findings)[0]
+        use = res0.use
+        keep = best_result(use)
+        edits: list[Edit] = []
+        touches = {self.uid(use.mi)} | {self.uid(r.mi) for r in use.results}
+        home_edits, home_touch, home_where = self._bring_home(use, [keep])
+        edits += home_edits
+        touches |= home_touch
+        for r in use.results:
+            if r is not keep:
+                edits.append(DropBlock("drop_block", self.uid(r.mi), f"drop the extra result for {use.tool_id}", bid=r.block.bid))
+        for mi in dict.fromkeys(r.mi for r in use.results):
+            edits.append(DropIfEmpty("drop_message", self.uid(mi), "drop the message left empty"))
+        why = "a real result over a placeholder" if is_placeholder(use.results[0].block) != is_placeholder(keep.block) else "the best of the results"
+        return edits, frozenset(touches), (
+            f"Keep one result for {use.tool_id} ({why}, from message {keep.mi}){home_where} and drop "
+            f"{len(use.results) - 1} other(s)."
+        )
+
+    def _bring_home(self, use: Use, results: list[Result]):
+        """Edits that move `results` into the call's home message (created if missing)."""
+        moving = [r for r in results if r.mi != use.home]
+        if not moving:
+            if use.home is None:
+                return [], set(), ""
+            return [ReorderBlocks("reorder_blocks", self.uid(use.home), "tool results first, in call order", use_order=self.use_order(use.mi))], {self.uid(use.home)}, ""
+        edits: list[Edit] = []
+        if use.home is None:
+            msg = Message(role="user", blocks=(), meta=_meta_like(self.msgs[use.mi]))
+            edits.append(InsertMessage("insert_message", msg.uid, "new user message right after the call", after_uid=self.uid(use.mi), message=msg))
+            home_uid, where = msg.uid, f" into a new user message after message {use.mi}"
+        else:
+            home_uid, where = self.uid(use.home), f" into message {use.home}"
+        for r in moving:
+            edits.append(MoveBlock("move_block", self.uid(r.mi), f"move the result of {use.tool_id} from message {r.mi}", bid=r.block.bid, to_uid=home_uid))
+        edits.append(ReorderBlocks("reorder_blocks", home_uid, "tool results first, in call order", use_order=self.use_order(use.mi)))
+        for mi in dict.fromkeys(r.mi for r in moving):
+            edits.append(DropIfEmpty("drop_message", self.uid(mi), "drop the message left empty"))
+        touches = {home_uid} | {self.uid(r.mi) for r in moving}
+        return edits, touches, " moved" + where
+
+    # misplaced-tool-result
+    def _misplaced_tool_result__move_home(self, findings):
+        results = self._results(findings)
+        use = results[0].use
+        edits, touches, where = self._bring_home(use, results)
+        ids = ", ".join(r.tool_id or "?" for r in results)
+        return edits, frozenset(touches | {self.uid(use.mi)}), f"Move the result of {ids}{where}."
+
+    # duplicate-tool-use-id
+    def _duplicate_tool_use_id__rename(self, findings):
+        (f,) = findings
+        use = self.use_at[(f.message_index, f.block_index)]
+        new_id = self._fresh_id(use.tool_id or "toolu")
+        edits: list[Edit] = [SetId("set_id", self.uid(use.mi), f"tool_use id {use.tool_id} -> {new_id}", bid=use.block.bid, new_id=new_id)]
+        for r in use.results:
+            edits.append(SetId("set_id", self.uid(r.mi), f"its result's tool_use_id -> {new_id}", bid=r.block.bid, new_id=new_id))
+        touches = {self.uid(use.mi)} | {self.uid(r.mi) for r in use.results}
+        return edits, frozenset(touches), (
+            f"Rename the later tool_use {use.tool_id} of message {use.mi} to {new_id}"
+            + (" and its result." if use.results else ".")
+        )
+
+    def _fresh_id(self, old: str) -> str:
+        ids = self.all_ids()
+        base = _ID_OK.sub("_", old) or "toolu"
+        n = 2
+        while f"{base}_hv{n}" in ids:
+            n += 1
+        new = f"{base}_hv{n}"
+        ids.add(new)
+        return new
+
+    # tool-result-not-first
+    def _tool_result_not_first__reorder(self, findings):
+        (f,) = findings
+        mi = f.message_index
+        prev = self.p.prev_live.get(mi)
+        order = self.use_order(prev) if prev is not None else {}
+        touches = {self.uid(mi)} | ({self.uid(prev)} if prev is not None else set())
+        edit = ReorderBlocks("reorder_blocks", self.uid(mi), "tool results first, in call order", use_order=order)
+        return [edit], frozenset(touches), f"Put the tool results of message {mi} before its other blocks."
+
+    # empty-content
+    def _empty_content__drop_empty(self, findings):
+        mi = findings[0].message_index
+        msg = self.msgs[mi]
+        empty_bids = {msg.blocks[f.block_index].bid for f in findings if f.block_index is not None}
+        if msg.blocks and len(empty_bids) < len(msg.blocks):
+            edits: list[Edit] = [DropBlock("drop_block", msg.uid, "drop an empty text block", bid=b) for b in empty_bids]
+            return edits, frozenset({msg.uid}), f"Drop the empty text block(s) of message {mi}."
+        edits = [DropMessage("drop_message", msg.uid, "drop the empty message")]
+        touches = {msg.uid}
+        prev, nxt = self.p.prev_live.get(mi), self.p.next_live.get(mi)
+        detail = f"Drop the empty message {mi}."
+        if prev is not None and nxt is not None and self.msgs[prev].role == self.msgs[nxt].role:
+            edits.append(MergeMessages("merge_messages", self.uid(prev), f"merge message {nxt} into message {prev}", second_uid=self.uid(nxt)))
+            touches |= {self.uid(prev), self.uid(nxt)}
+            before = self.p.prev_live.get(prev)
+            if self.msgs[prev].role == "user" and before is not None:
+                edits.append(ReorderBlocks("reorder_blocks", self.uid(prev), "tool results first, in call order", use_order=self.use_order(before)))
+                touches.add(self.uid(before))
+            detail = f"Drop the empty message {mi} and merge messages {prev} and {nxt}, now adjacent."
+        return edits, frozenset(touches), detail
+
+    def _empty_content__fill(self, findings):
+        mi = findings[0].message_index
+        msg = self.msgs[mi]
+        edits: list[Edit] = []
+        for f in findings:
+            if f.block_index is None:
+                edits.append(InsertBlock("insert_block", msg.uid, "placeholder text", block=text_block(f"{SYNTHETIC_PREFIX} (this message was empty)")))
+            else:
+                b = msg.blocks[f.block_index]
+                edits.append(InsertBlock("insert_block", msg.uid, "placeholder text", block=text_block(f"{SYNTHETIC_PREFIX} (this text was empty)"), position=f.block_index))
+                edits.append(DropBlock("drop_block", msg.uid, "drop the empty text block", bid=b.bid))
+        return edits, frozenset({msg.uid}), f"Fill the empty content of message {mi} with a placeholder text."
+
+    # consecutive-same-role
+    def _consecutive_same_role__merge(self, findings):
+        (f,) = findings
+        mi = f.message_index
+        prev = self.p.prev_live[mi]
+        edits: list[Edit] = [MergeMessages("merge_messages", self.uid(prev), f"merge message {mi} into message {prev}", second_uid=self.uid(mi))]
+        touches = {self.uid(prev), self.uid(mi)}
+        before = self.p.prev_live.get(prev)
+        if self.msgs[mi].role == "user" and before is not None:
+            edits.append(ReorderBlocks("reorder_blocks", self.uid(prev), "tool results first, in call order", use_order=self.use_order(before)))
+            touches.add(self.uid(before))
+        return edits, frozenset(touches), f"Merge message {mi} into message {prev}."
+
+    # malformed
+    def _malformed__drop(self, findings):
+        (f,) = findings
+        m = self.uid(f.message_index)
+        return [DropMessage("drop_message", m, "drop the malformed record")], frozenset({m}), (
+            f"Drop the malformed record at message {f.message_index} (kept in the report)."
+        )
+
+
+_NONE_REASON = {
+    "pending-tool-use": "the agent supplies the result when the session resumes.",
+    "out-of-order-timestamp": "evidence only; the API does not read timestamps.",
+    "result-before-use": "evidence only; the API does not read timestamps.",
+    "consecutive-same-role": "the provider merges consecutive messages of one role.",
+    "malformed": "export refuses while malformed records remain; choose 'drop' to remove it.",
+}
+
+
+def synthetic_result(tool_id: str) -> Block:
+    return block_from_anthropic(
+        {"type": TOOL_RESULT, "tool_use_id": tool_id, "content": SYNTHETIC_RESULT_TEXT, "is_error": True}
+    )
+
+
+def text_block(text: str) -> Block:
+    return block_from_anthropic({"type": "text", "text": text})
+
+
+def result_as_text(block: Block) -> list[Block]:
+    """A tool_result turned into text that keeps its content (images stay images)."""
+    data = block.data if isinstance(block.data, dict) else {}
+    content = data.get("content")
+    head = f"{SYNTHETIC_PREFIX} Tool result for unknown call {block.tool_id}:"
+    text = content_text(content)
+    out = [text_block(f"{head}\n{text}" if text else head)]
+    if isinstance(content, list):
+        out += [block_from_anthropic(c) for c in content if isinstance(c, dict) and c.get("type") == "image"]
+    return out
+
+
+def best_result(use: Use) -> Result:
+    """SPEC §6 duplicate policy: real over placeholder, then non-error over error, then the one
+    already home, then the earliest."""
+
+    def rank(item: tuple[int, Result]) -> tuple[int, int, int, int]:
+        k, r = item
+        return (is_placeholder(r.block), r.block.is_error, r.mi != use.home, k)
+
+    return min(enumerate(use.results), key=rank)[1]
+
+
+def _meta_like(neighbour: Message) -> dict:
+    t = neighbour.timestamp
+    return {"timestamp": t, "synthetic": True} if t is not None else {"synthetic": True}
