@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 from ..errors import InputError
@@ -191,6 +192,7 @@ def load_session(given: str, format: str | None = None, target: str | None = Non
         adapter = detect(probe)
     session = adapter.load(probe)
     session.target = target or adapter.default_target
+    session.digest = hashlib.sha256(probe.data).hexdigest()
     return session
 
 
