@@ -9,6 +9,7 @@ written by those tools.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,8 +60,8 @@ def detect_style(data: bytes) -> JsonStyle:
     indent: int | str | None = None
     item_sep, key_sep = ",", ":"
     if first_nl == -1:
-        # single line: look at the separators actually used
-        head = stripped[:65536]
+        # single line: look at the separators actually used, outside string values
+        head = _outside_strings(stripped[:65536])
         if b'": ' in head or b'", "' in head or b", " in head:
             key_sep = ": " if b'": ' in head else ":"
             item_sep = ", " if (b", " in head) else ","
@@ -84,6 +85,18 @@ def detect_style(data: bytes) -> JsonStyle:
         trailing_newline=trailing,
         bom=bom,
     )
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_OPEN_STRING = re.compile(rb'(?<!")"(?!")')
+
+
+def _outside_strings(head: bytes) -> bytes:
+    """The JSON text with every string value emptied (and an unterminated one cut off),
+    so text such as `a, b` inside a message does not pass for a separator."""
+    head = _JSON_STRING.sub(b'""', head)
+    cut = _OPEN_STRING.search(head)
+    return head[: cut.start()] if cut else head
 
 
 def dumps(obj: Any, style: JsonStyle) -> bytes:
