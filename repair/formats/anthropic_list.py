@@ -1,0 +1,321 @@
+"""Anthropic message lists, shared by the `anthropic` and `roo` adapters.
+
+Both formats are a JSON list of `{role, content, ...}` (the anthropic adapter also reads a
+request body `{model, messages, ...}`); Roo adds keys (`ts`, condense tags) and role-less
+reasoning items. This module classifies such documents for detection, reads entries into
+`Message`s (keeping the entry as `raw` and the loaded blocks as `origin`), and writes a
+session back: untouched entries verbatim, edited ones with `content` rebuilt from the
+blocks' data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..jsonio import JsonStyle, detect_style, dumps
+from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
+from .base import Probe
+
+ROLES = ("user", "assistant")
+# Block types only the Anthropic wire format has (OpenAI Chat has none of them).
+ANTHROPIC_BLOCK_TYPES = frozenset(
+    {TOOL_USE, TOOL_RESULT, "thinking", "redacted_thinking", "server_tool_use", "document"}
+)
+# Keys a Roo/Kilo/Cline history entry may carry and a plain Anthropic message never does.
+ROO_ENTRY_KEYS = frozenset(
+    {
+        "ts",
+        "isSummary",
+        "condenseId",
+        "condenseParent",
+        "isTruncationMarker",
+        "truncationId",
+        "truncationParent",
+        "modelInfo",
+        "metrics",
+        "reasoning_details",
+        "reasoning_content",
+    }
+)
+ROO_TEXT_PREFIXES = ("<task>", "<environment_details>", "<user_message>")
+# How many leading entries to look at for text markers (they sit in the first turns).
+_TEXT_MARKER_SCAN = 20
+
+
+# --------------------------------------------------------------------------------------
+# Detection
+
+
+@dataclass(slots=True)
+class Shape:
+    """What a JSON document looks like, as far as the list-based adapters care."""
+
+    container: str  # "list" | "body" (request body) | "v2" (Roo envelope) | "" (not ours)
+    entries: list | None = None
+    plausible: bool = False  # mostly message-like entries
+    anthropic_blocks: bool = False  # tool_use/tool_result/thinking... seen
+    openai_strong: bool = False  # tool_calls / role tool / function_call seen
+    openai_weak: bool = False  # system/developer role entries (Anthropic keeps system apart)
+    roo_markers: bool = False
+    request_keys: bool = False  # model/max_tokens/system/tools at the top of a body
+
+
+_cache: tuple[Any, Shape] | None = None
+
+
+def classify(doc: Any) -> Shape:
+    """One linear pass over the document; cached for the last document seen, since every
+    list adapter asks about the same probe."""
+    global _cache
+    if _cache is not None and _cache[0] is doc:
+        return _cache[1]
+    shape = _classify(doc)
+    _cache = (doc, shape)
+    return shape
+
+
+def _classify(doc: Any) -> Shape:
+    if isinstance(doc, list):
+        shape = Shape("list", doc)
+    elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+        entries = doc["messages"]
+        if doc.get("version") == 2 and "model" not in doc:
+            shape = Shape("v2", entries)
+        elif "info" in doc or _looks_opencode(entries):
+            return Shape("")
+        else:
+            shape = Shape("body", entries)
+            shape.request_keys = any(
+                k in doc for k in ("model", "max_tokens", "system", "tools", "tool_choice")
+            )
+    else:
+        return Shape("")
+    entries = shape.entries
+    if not entries:
+        return shape
+    good = 0
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        role = entry.get("role")
+        if role is None:
+            if entry.get("type") == "reasoning":
+                good += 1
+                shape.roo_markers = True
+            continue
+        good += 1
+        if role in ("tool", "function") or "tool_calls" in entry or "function_call" in entry:
+            shape.openai_strong = True
+        elif role in ("system", "developer"):
+            shape.openai_weak = True
+        if not shape.roo_markers and not ROO_ENTRY_KEYS.isdisjoint(entry):
+            shape.roo_markers = True
+        content = entry.get("content")
+        if isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict):
+                    t = item.get("type")
+                    if t in ANTHROPIC_BLOCK_TYPES:
+                        shape.anthropic_blocks = True
+                    elif (
+                        not shape.roo_markers
+                        and i < _TEXT_MARKER_SCAN
+                        and t == "text"
+                        and _roo_text(item.get("text"))
+                    ):
+                        shape.roo_markers = True
+        elif i < _TEXT_MARKER_SCAN and not shape.roo_markers and _roo_text(content):
+            shape.roo_markers = True
+    shape.plausible = good * 2 >= len(entries)
+    return shape
+
+
+def _roo_text(text: Any) -> bool:
+    return isinstance(text, str) and text.lstrip().startswith(ROO_TEXT_PREFIXES)
+
+
+def _looks_opencode(entries: list) -> bool:
+    first = entries[0] if entries else None
+    return isinstance(first, dict) and "info" in first and "parts" in first
+
+
+# --------------------------------------------------------------------------------------
+# Loading
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def block_from_dict(item: dict, path: str, origin: Any = None) -> Block:
+    """A Block for an Anthropic-shaped content item located at JSON pointer `path`."""
+    return block_from_anthropic(item, {"path": path}, origin)
+
+
+def content_problem(content: Any) -> str | None:
+    """Why `content` is not a string or a list of typed blocks (None when it is)."""
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return f"content is {type_name(content)}"
+    for k, item in enumerate(content):
+        if not isinstance(item, dict):
+            return f"content[{k}] is {type_name(item)}, not a block"
+        if not isinstance(item.get("type"), str):
+            return f"content[{k}] has no type"
+    return None
+
+
+def blocks_from_content(content: str | list, path: str) -> tuple[Block, ...]:
+    if isinstance(content, str):
+        return (Block(type="text", data=content, src={"path": f"{path}/content"}),)
+    return tuple(block_from_dict(item, f"{path}/content/{k}") for k, item in enumerate(content))
+
+
+def entry_problem(entry: Any) -> str | None:
+    """Why a list entry cannot be read as a message; None when it can."""
+    if not isinstance(entry, dict):
+        return f"entry is {type_name(entry)}, not a message object"
+    role = entry.get("role")
+    if role is None:
+        return "no role"
+    if role not in ROLES:
+        return f"role {role!r} is not user or assistant"
+    if "content" not in entry:
+        return "no content"
+    return content_problem(entry["content"])
+
+
+def is_reasoning_item(entry: Any) -> bool:
+    """Roo's legacy standalone reasoning item: `type: "reasoning"` and no role."""
+    return isinstance(entry, dict) and "role" not in entry and entry.get("type") == "reasoning"
+
+
+def reasoning_message(entry: dict, path: str) -> Message:
+    """A role-less reasoning item: shown, never sent as a message of its own."""
+    block = Block(type="reasoning", data=entry, src={"path": path})
+    blocks = (block,)
+    return Message(
+        role=None,
+        blocks=blocks,
+        raw=entry,
+        hidden=True,
+        src={"path": path},
+        origin=blocks,
+        meta={"hidden_reason": "standalone reasoning item"},
+    )
+
+
+def message_from_entry(entry: Any, path: str) -> Message:
+    """One list entry -> Message (malformed when it cannot be read). `origin` holds the
+    loaded blocks, so `dump` can tell an untouched message from an edited one."""
+    if is_reasoning_item(entry):
+        return reasoning_message(entry, path)
+    problem = entry_problem(entry)
+    if problem is not None:
+        role = entry.get("role") if isinstance(entry, dict) else None
+        return Message(
+            role=role if isinstance(role, str) else None,
+            blocks=(),
+            raw=entry,
+            malformed=problem,
+            src={"path": path},
+            origin=(),
+        )
+    blocks = blocks_from_content(entry["content"], path)
+    return Message(role=entry["role"], blocks=blocks, raw=entry, src={"path": path}, origin=blocks)
+
+
+def messages_from_entries(entries: list, prefix: str) -> list[Message]:
+    return [message_from_entry(entry, f"{prefix}/{n}") for n, entry in enumerate(entries)]
+
+
+# --------------------------------------------------------------------------------------
+# Writing back
+
+
+@dataclass(slots=True)
+class DocState:
+    """What `dump` needs besides the messages: the original bytes and document."""
+
+    data: bytes
+    doc: Any
+    container: str  # "list" | "body" | "v2"
+    style: JsonStyle
+    loaded: tuple[Message, ...]
+
+
+def make_state(probe: Probe, container: str, messages: list[Message]) -> DocState:
+    return DocState(
+        data=probe.data,
+        doc=probe.doc,
+        container=container,
+        style=detect_style(probe.data),
+        loaded=tuple(messages),
+    )
+
+
+def unchanged(session: Session) -> bool:
+    """True when the session still holds exactly the messages that were loaded."""
+    loaded = session.state.loaded
+    msgs = session.messages
+    return len(msgs) == len(loaded) and all(a is b for a, b in zip(msgs, loaded, strict=True))
+
+
+def untouched(msg: Message) -> bool:
+    """An entry whose blocks are the loaded ones (same objects, same order)."""
+    return msg.raw is not None and isinstance(msg.origin, tuple) and msg.blocks == msg.origin
+
+
+def block_json(block: Block) -> Any:
+    """The content item to write for a block (string content becomes a text block)."""
+    if isinstance(block.data, str):
+        return {"type": "text", "text": block.data}
+    return block.data
+
+
+def encode_content(msg: Message) -> str | list:
+    blocks = msg.blocks
+    if len(blocks) == 1 and isinstance(blocks[0].data, str):
+        return blocks[0].data
+    return [block_json(b) for b in blocks]
+
+
+def encode_entry(msg: Message, new_extra: dict | None = None) -> Any:
+    """The list entry for a message: the raw entry when untouched (and for hidden or
+    malformed records), a copy with `content` replaced when edited, a fresh
+    `{role, content}` (plus `new_extra`) for a message histview created."""
+    if msg.raw is None:
+        entry = {"role": msg.role, "content": encode_content(msg)}
+        if new_extra:
+            entry.update(new_extra)
+        return entry
+    if untouched(msg) or msg.malformed is not None or not isinstance(msg.raw, dict):
+        return msg.raw
+    if msg.role is None:  # a role-less reasoning item: nothing to rebuild
+        return msg.raw
+    entry = dict(msg.raw)
+    entry["content"] = encode_content(msg)
+    return entry
+
+
+def write_document(state: DocState, entries: list) -> bytes:
+    if state.container == "list":
+        doc: Any = entries
+    else:
+        doc = dict(state.doc)
+        doc["messages"] = entries
+    return dumps(doc, state.style)

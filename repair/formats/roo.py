@@ -1,0 +1,106 @@
+"""`roo`: Roo Code / Kilo / Cline `tasks/<id>/api_conversation_history.json`.
+
+The array form is Anthropic messages plus Roo keys (`ts` in epoch ms, condense/truncation
+tags, Cline's `modelInfo`/`metrics`) and role-less legacy reasoning items (shown hidden).
+Three tool dialects share it: XML calls in text (no tool blocks, nothing to pair), native
+`tool_use` answered by a `[name for 'x'] Result:` text block (Cline; the text block gets the
+tool_use id so it counts as the answer), and native `tool_use`/`tool_result`. The newest
+Roo wraps AI-SDK messages in `{"version": 2, "messages": [...]}` (see roo_v2).
+
+Roo writes compact JSON with no trailing newline; a message histview adds gets the `ts` of
+the message before it, so a repair does not move the timeline.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..model import Message, Session
+from . import register
+from .anthropic_list import (
+    classify,
+    encode_entry,
+    make_state,
+    messages_from_entries,
+    unchanged,
+    write_document,
+)
+from .base import Adapter, Probe
+from .roo_meta import apply_roo_meta, pair_text_results
+from .roo_v2 import dump_records, first_record, load_v2
+
+HISTORY_FILE = "api_conversation_history.json"
+LEGACY_HISTORY_FILE = "claude_messages.json"  # read by old Roo when the main file is missing
+
+
+class RooAdapter(Adapter):
+    name = "roo"
+    default_target = "anthropic"
+    description = "Roo Code / Kilo / Cline api_conversation_history.json (array or v2 envelope)"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.kind != "json":
+            return 0
+        shape = classify(probe.doc)
+        if shape.container == "v2":
+            return 90
+        if shape.container != "list" or not shape.entries or not shape.plausible:
+            return 0
+        if shape.openai_strong and not shape.anthropic_blocks:
+            return 0
+        if shape.roo_markers:
+            return 80
+        # A plain Anthropic list: the anthropic adapter takes it; --format roo still works.
+        return 5
+
+    def claim_folder(self, folder: str) -> str | None:
+        for name in (HISTORY_FILE, LEGACY_HISTORY_FILE):
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                return path
+        return None
+
+    def load(self, probe: Probe) -> Session:
+        shape = classify(probe.doc)
+        if shape.container == "v2":
+            messages = load_v2(shape.entries)
+            apply_roo_meta(messages, first_record)
+        else:
+            messages = messages_from_entries(shape.entries, "")
+            apply_roo_meta(messages, _raw)
+        pair_text_results(messages)
+        return Session(
+            path=probe.path,
+            format=self.name,
+            target=self.default_target,
+            messages=messages,
+            adapter=self,
+            state=make_state(probe, shape.container, messages),
+        )
+
+    def dump(self, session: Session) -> bytes:
+        state = session.state
+        if unchanged(session):
+            return state.data
+        if state.container == "v2":
+            return write_document(state, dump_records(session.messages))
+        entries = []
+        last_ts = None
+        for m in session.messages:
+            extra = {"ts": last_ts} if m.raw is None and last_ts is not None else None
+            entry = encode_entry(m, extra)
+            entries.append(entry)
+            if isinstance(entry, dict) and _is_time(entry.get("ts")):
+                last_ts = entry["ts"]
+        return write_document(state, entries)
+
+
+def _raw(m: Message):
+    return m.raw
+
+
+def _is_time(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+register(RooAdapter())

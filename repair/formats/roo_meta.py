@@ -1,0 +1,114 @@
+"""Roo Code / Kilo / Cline facts shared by the array and the v2 envelope readers: `ts`,
+non-destructive condense/truncation tags, and Cline's text tool results.
+
+Condense (roo.md §4.6): condensed messages carry `condenseParent=<id>` and a summary
+message `isSummary: true, condenseId: <id>` replaces them; sliding-window truncation tags
+`truncationParent=<id>` with a marker `isTruncationMarker: true, truncationId: <id>`. A tag
+takes effect only while its summary/marker exists; a tag pointing at a missing id is
+ignored by Roo (the message is sent), so the message stays live here too and the tag is
+noted in `meta["orphan_tag"]`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..model import TOOL_RESULT, TOOL_USE, Message
+
+# "[read_file for 'x'] Result:" / "[attempt_completion] Result:" at the start of a text block.
+_RESULT_HEAD = re.compile(r"\[([^\s\[\]]+)(?:\]| for )")
+_RESULT_MARK = "] Result:"
+
+
+def timestamp_seconds(ts: Any) -> float | None:
+    if isinstance(ts, bool) or not isinstance(ts, (int, float)):
+        return None
+    return ts / 1000.0
+
+
+def apply_roo_meta(messages: Sequence[Message], record_of: Callable[[Message], Any]) -> None:
+    """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
+    message's record. Runs once at load, on freshly built messages."""
+    summaries: set[str] = set()
+    markers: set[str] = set()
+    for m in messages:
+        rec = record_of(m)
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("isSummary") is True and isinstance(rec.get("condenseId"), str):
+            summaries.add(rec["condenseId"])
+        if rec.get("isTruncationMarker") is True and isinstance(rec.get("truncationId"), str):
+            markers.add(rec["truncationId"])
+    for m in messages:
+        rec = record_of(m)
+        if not isinstance(rec, dict):
+            continue
+        ts = timestamp_seconds(rec.get("ts"))
+        if ts is not None:
+            m.meta["timestamp"] = ts
+        if rec.get("isSummary") is True:
+            m.meta["is_summary"] = True
+        if rec.get("isTruncationMarker") is True:
+            m.meta["is_truncation_marker"] = True
+        _apply_tag(m, rec, "condenseParent", summaries, "condensed into summary")
+        _apply_tag(m, rec, "truncationParent", markers, "hidden by sliding-window truncation")
+
+
+def _apply_tag(m: Message, rec: dict, key: str, targets: set[str], reason: str) -> None:
+    tag = rec.get(key)
+    if tag is None:
+        return
+    if isinstance(tag, str) and tag in targets:
+        if m.malformed is None:
+            m.hidden = True
+            m.meta.setdefault("hidden_reason", f"{reason} {tag}")
+    else:
+        m.meta["orphan_tag"] = f"{key}={tag}"
+
+
+def result_text_tool(text: Any) -> str | None:
+    """The tool name of a Cline/Roo text tool result (`[name for 'x'] Result:` or
+    `[name] Result:` at the start), else None."""
+    if not isinstance(text, str) or not text.startswith("["):
+        return None
+    head = _RESULT_HEAD.match(text)
+    if head is None or _RESULT_MARK not in text:
+        return None
+    return head.group(1)
+
+
+def pair_text_results(messages: Sequence[Message]) -> None:
+    """Cline's native tool_use answered by text: the n-th unanswered tool_use of an
+    assistant message is answered by the n-th `[name ...] Result:` text block of the next
+    user message when the names match; that text Block gets the tool_use's id."""
+    following: Message | None = None
+    for m in reversed(messages):
+        if m.role is None and m.malformed is None:
+            continue  # role-less reasoning items sit between turns
+        if m.role == "assistant" and m.malformed is None and following is not None:
+            _pair(m, following)
+        following = m if (m.role == "user" and m.malformed is None) else None
+
+
+def _pair(assistant: Message, user: Message) -> None:
+    answered = {b.tool_id for b in user.blocks if b.type == TOOL_RESULT}
+    uses = [
+        b
+        for b in assistant.blocks
+        if b.type == TOOL_USE and b.tool_id and b.tool_id not in answered
+    ]
+    if not uses:
+        return
+    texts = []
+    for b in user.blocks:
+        if b.type == "text":
+            text = b.data.get("text") if isinstance(b.data, dict) else b.data
+            name = result_text_tool(text)
+            if name is not None:
+                texts.append((b, name))
+    for use, (text_block, name) in zip(uses, texts, strict=False):
+        if name == use.name:
+            text_block.tool_id = use.tool_id
+            text_block.name = use.name
