@@ -1,0 +1,493 @@
+"""Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`): one `{timestamp, type, payload}`
+record per line; `response_item` payloads are Responses API items.
+
+Normal form: consecutive model-side items (`reasoning`, assistant `message`, `function_call`,
+`custom_tool_call`, `local_shell_call`, `web_search_call`) form one assistant message;
+consecutive input-side items (user `message`, `function_call_output`,
+`custom_tool_call_output`) form one user message, so the outputs written right after their
+calls are the calls' home message. Calls become `tool_use` blocks and outputs `tool_result`
+blocks keyed by `call_id`. `developer`/`system` messages are hidden rows; items before the last
+`compacted` line are history (hidden). Every other line (`session_meta`, `turn_context`,
+`event_msg`, `ghost_snapshot` items, ...) is not part of the conversation and passes through.
+
+Export rewrites only the lines whose blocks changed: a synthetic result becomes a
+`function_call_output` line right after its call's line (as Codex itself inserts "aborted"
+outputs), a dropped block drops its line (or its part of a message item), an id change rewrites
+that line. Untouched lines keep their bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..errors import ExportRefused
+from ..jsonio import compact, loads
+from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from . import register
+from .base import Adapter, JsonlLine, Probe
+
+ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
+RECORD_TYPES = frozenset(
+    {"session_meta", "response_item", "compacted", "turn_context", "event_msg", "world_state"}
+)
+CALL_TYPES = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "local_shell_call": "function_call_output",
+}
+OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
+MODEL_ITEM_TYPES = frozenset({"reasoning", "web_search_call"})
+HIDDEN_ROLES = frozenset({"developer", "system"})
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRef:
+    """Where a block lives: the index of its line, and its content part for message items."""
+
+    line: int  # index into state.lines (0-based)
+    part: int | None = None
+
+
+@dataclass
+class CodexState:
+    lines: list[JsonlLine]
+    newline: str
+    trailing_newline: bool
+    bom: bool
+    original: dict[int, Block]  # bid -> the block as loaded
+    line_blocks: dict[int, list[Block]]  # line index -> its blocks as loaded (message items)
+    call_kind: dict[str, str]  # call_id -> item type of the call (for synthetic outputs)
+    message_lines: set[int]  # lines placed by the messages (items and malformed records)
+
+
+def parse_time(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class CodexAdapter(Adapter):
+    name = "codex"
+    default_target = "openai-responses"
+    description = "Codex CLI rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)"
+
+    # ---------------------------------------------------------------- detection
+    def detect(self, probe: Probe) -> int:
+        if probe.kind != "jsonl":
+            return 0
+        seen = enveloped = 0
+        first = None
+        for line in probe.lines:
+            if line.blank or line.error is not None:
+                continue
+            obj = line.obj
+            seen += 1
+            if first is None:
+                first = obj
+            if (
+                isinstance(obj, dict)
+                and set(obj) == ENVELOPE_KEYS
+                and obj.get("type") in RECORD_TYPES
+            ):
+                enveloped += 1
+            if seen >= 50:
+                break
+        if not seen or enveloped * 10 < seen * 9:
+            return 0
+        if (
+            isinstance(first, dict)
+            and first.get("type") == "session_meta"
+            and isinstance(first.get("payload"), dict)
+            and ("originator" in first["payload"] or "cli_version" in first["payload"])
+        ):
+            return 100
+        return 80
+
+    # ---------------------------------------------------------------- load
+    def load(self, probe: Probe) -> Session:
+        lines = probe.lines
+        messages: list[Message] = []
+        original: dict[int, Block] = {}
+        line_blocks: dict[int, list[Block]] = {}
+        call_kind: dict[str, str] = {}
+        last_compacted = -1
+        label = ""
+
+        group_role: str | None = None
+        group_blocks: list[Block] = []
+        group_lines: list[int] = []
+
+        def close_group() -> None:
+            nonlocal group_role, group_blocks, group_lines
+            if group_role is not None:
+                messages.append(_message(group_role, group_blocks, group_lines, lines))
+            group_role, group_blocks, group_lines = None, [], []
+
+        for idx, line in enumerate(lines):
+            if line.blank:
+                continue
+            if line.error is not None:
+                close_group()
+                messages.append(
+                    _malformed(idx, line, f"line {line.lineno} is not JSON: {line.error}")
+                )
+                continue
+            rec = line.obj
+            if not isinstance(rec, dict):
+                close_group()
+                messages.append(
+                    _malformed(idx, line, f"the record is a {type(rec).__name__}, not an object")
+                )
+                continue
+            rtype = rec.get("type")
+            if rtype == "session_meta" and isinstance(rec.get("payload"), dict) and not label:
+                label = str(rec["payload"].get("id") or "")
+            if rtype == "compacted":
+                close_group()
+                last_compacted = len(messages)
+                continue
+            if rtype != "response_item":
+                continue  # passes through untouched
+            item = rec.get("payload")
+            itype = item.get("type") if isinstance(item, dict) else None
+            if not isinstance(itype, str):
+                close_group()
+                messages.append(_malformed(idx, line, "response_item without a payload type"))
+                continue
+            built = _item_blocks(idx, line, item, itype)
+            if built is None:
+                continue  # ghost_snapshot and other items the model never sees
+            if isinstance(built, str):
+                close_group()
+                messages.append(_malformed(idx, line, built))
+                continue
+            role, blocks = built
+            if itype in CALL_TYPES:
+                call_kind.setdefault(blocks[0].tool_id or "", itype)
+            for b in blocks:
+                original[b.bid] = b
+            if itype == "message":
+                line_blocks[idx] = blocks
+            if role in HIDDEN_ROLES:
+                close_group()
+                messages.append(_message(role, blocks, [idx], lines, hidden=True))
+                continue
+            if role != group_role:
+                close_group()
+                group_role = role
+            group_blocks.extend(blocks)
+            group_lines.append(idx)
+        close_group()
+
+        if last_compacted > 0:
+            for m in messages[:last_compacted]:
+                m.hidden = True
+
+        state = CodexState(
+            lines=lines,
+            newline=probe.newline,
+            trailing_newline=probe.trailing_newline,
+            bom=probe.bom,
+            original=original,
+            line_blocks=line_blocks,
+            call_kind=call_kind,
+            message_lines={i for m in messages for i in m.origin},
+        )
+        return Session(
+            path=probe.path,
+            format=self.name,
+            target=self.default_target,
+            messages=messages,
+            adapter=self,
+            state=state,
+            label=label,
+        )
+
+    # ---------------------------------------------------------------- dump
+    def dump(self, session: Session) -> bytes:
+        state: CodexState = session.state
+        units = _units(session.messages, state)
+        out: list[bytes] = []
+        lines = state.lines
+        emitted_upto = 0  # lines before this index that are not items were written
+        item_lines = state.message_lines
+        for anchor, data in units:
+            if anchor is not None:
+                while emitted_upto < anchor:
+                    if emitted_upto not in item_lines:
+                        out.append(lines[emitted_upto].raw)
+                    emitted_upto += 1
+                emitted_upto = max(emitted_upto, anchor + 1)
+            out.append(data)
+        while emitted_upto < len(lines):
+            if emitted_upto not in item_lines:
+                out.append(lines[emitted_upto].raw)
+            emitted_upto += 1
+        nl = state.newline.encode()
+        body = nl.join(out)
+        if state.trailing_newline and out:
+            body += nl
+        return (b"\xef\xbb\xbf" if state.bom else b"") + body
+
+
+# -------------------------------------------------------------------- loading helpers
+
+
+def _item_blocks(
+    idx: int, line: JsonlLine, item: dict, itype: str
+) -> tuple[str, list[Block]] | str | None:
+    """(role, blocks) for one response item; a string says why it is malformed; None = not
+    part of the conversation."""
+    src = {"line": line.lineno}
+    if itype in CALL_TYPES:
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str) or not call_id:
+            return f"{itype} without a call_id"
+        if itype == "function_call":
+            name = item.get("name")
+            tool_input = _parse_arguments(item.get("arguments"))
+        elif itype == "custom_tool_call":
+            name = item.get("name")
+            tool_input = item.get("input")
+        else:
+            name = "local_shell"
+            tool_input = item.get("action")
+        name = name if isinstance(name, str) else "?"
+        data = {"type": TOOL_USE, "id": call_id, "name": name, "input": tool_input}
+        block = Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=ItemRef(idx))
+        return "assistant", [block]
+    if itype in OUTPUT_TYPES:
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str) or not call_id:
+            return f"{itype} without a call_id"
+        data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": item.get("output")}
+        return "user", [Block(TOOL_RESULT, data, tool_id=call_id, src=src, origin=ItemRef(idx))]
+    if itype == "message":
+        role = item.get("role")
+        content = item.get("content")
+        if not isinstance(role, str):
+            return "message item without a role"
+        if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
+            return f"message item with unknown role {role!r}"
+        if isinstance(content, str):
+            return role, [Block(TEXT, content, src=src, origin=ItemRef(idx, 0))]
+        if not isinstance(content, list):
+            return f"message content is a {type(content).__name__}, not a list"
+        blocks = []
+        for k, part in enumerate(content):
+            if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+                return f"content part {k} has no type"
+            ptype = part["type"]
+            if ptype in ("input_text", "output_text") and isinstance(part.get("text"), str):
+                data: Any = {"type": TEXT, "text": part["text"]}
+                btype = TEXT
+            else:
+                data, btype = part, ptype
+            blocks.append(Block(btype, data, src=src, origin=ItemRef(idx, k)))
+        return role, blocks
+    if itype in MODEL_ITEM_TYPES:
+        return "assistant", [Block(itype, item, src=src, origin=ItemRef(idx))]
+    return None
+
+
+def _parse_arguments(args: Any) -> Any:
+    if isinstance(args, str):
+        try:
+            return loads(args)
+        except (ValueError, RecursionError):
+            return args
+    return args
+
+
+def _message(
+    role: str,
+    blocks: list[Block],
+    line_idx: list[int],
+    lines: list[JsonlLine],
+    hidden: bool = False,
+) -> Message:
+    first = lines[line_idx[0]]
+    rec = first.obj
+    meta: dict = {}
+    t = parse_time(rec.get("timestamp"))
+    if t is not None:
+        meta["timestamp"] = t
+    return Message(
+        role=role,
+        blocks=tuple(blocks),
+        raw=[lines[i].obj for i in line_idx],
+        meta=meta,
+        hidden=hidden,
+        src={"line": first.lineno},
+        origin=tuple(line_idx),
+    )
+
+
+def _malformed(idx: int, line: JsonlLine, reason: str) -> Message:
+    return Message(
+        role=None,
+        blocks=(),
+        raw=line.obj if line.error is None else line.raw.decode("utf-8", "replace"),
+        malformed=reason,
+        src={"line": line.lineno},
+        origin=(idx,),
+    )
+
+
+# -------------------------------------------------------------------- export helpers
+
+
+def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None, bytes]]:
+    """The item lines to write, in order: (anchor line index or None for new lines, bytes)."""
+    lines = state.lines
+    units: list[tuple[int | None, bytes]] = []
+    # synthetic outputs go right after their call's line (Codex's own repair does the same)
+    after_call = _synthetic_after_calls(messages, state)
+    placed = {bid for entries in after_call.values() for bid, _data in entries}
+    for m in messages:
+        if m.malformed is not None:
+            idx = m.origin[0]
+            units.append((idx, lines[idx].raw))
+            continue
+        done_lines: set[int] = set()
+        new_texts: list[Block] = []
+        for block in m.blocks:
+            ref = block.origin
+            if not isinstance(ref, ItemRef):
+                if block.bid in placed:
+                    continue
+                if block.type == TOOL_RESULT:
+                    _flush_texts(units, new_texts, m, lines)
+                    ts = _last_timestamp(units, lines)
+                    units.append((None, _synthetic_line(block, state, ts)))
+                    continue
+                if block.type == TEXT:
+                    new_texts.append(block)
+                    continue
+                raise ExportRefused(
+                    f"a new {block.type} block cannot be written in a Codex rollout"
+                )
+            _flush_texts(units, new_texts, m, lines)
+            if ref.part is None:
+                units.append((ref.line, _item_bytes(block, state)))
+                if block.type == TOOL_USE:
+                    units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
+                continue
+            if ref.line in done_lines:
+                continue
+            done_lines.add(ref.line)
+            mine = [
+                b for b in m.blocks if isinstance(b.origin, ItemRef) and b.origin.line == ref.line
+            ]
+            units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
+        _flush_texts(units, new_texts, m, lines)
+    return units
+
+
+def _synthetic_after_calls(
+    messages: list[Message], state: CodexState
+) -> dict[int, list[tuple[int, bytes]]]:
+    """call line index -> the synthetic output lines (bid, bytes) to write right after it, for
+    each synthetic result whose call comes earlier in the session."""
+    last_call: dict[str, int] = {}
+    out: dict[int, list[tuple[int, bytes]]] = {}
+    for m in messages:
+        for b in m.blocks:
+            if b.type == TOOL_USE and isinstance(b.origin, ItemRef) and b.origin.part is None:
+                last_call[b.tool_id or ""] = b.origin.line
+            elif b.type == TOOL_RESULT and b.origin is None:
+                line = last_call.get(b.tool_id or "")
+                if line is not None:
+                    rec = state.lines[line].obj
+                    data = _synthetic_line(b, state, rec.get("timestamp"))
+                    out.setdefault(line, []).append((b.bid, data))
+    return out
+
+
+def _synthetic_line(block: Block, state: CodexState, ts: Any) -> bytes:
+    call_id = block.tool_id or ""
+    out_type = CALL_TYPES.get(state.call_kind.get(call_id, "function_call"), "function_call_output")
+    payload = {"type": out_type, "call_id": call_id, "output": _result_text(block.data)}
+    return compact({"timestamp": ts, "type": "response_item", "payload": payload})
+
+
+def _last_timestamp(units: list[tuple[int | None, bytes]], lines: list[JsonlLine]) -> Any:
+    for anchor, _data in reversed(units):
+        if anchor is not None and isinstance(lines[anchor].obj, dict):
+            return lines[anchor].obj.get("timestamp")
+    return None
+
+
+def _result_text(data: Any) -> str:
+    content = data.get("content") if isinstance(data, dict) else data
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            p.get("text", "")
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return "" if content is None else str(content)
+
+
+def _item_bytes(block: Block, state: CodexState) -> bytes:
+    """A whole-item line (call, output, reasoning): raw unless its id changed."""
+    line = state.lines[block.origin.line]
+    if state.original.get(block.bid) is block:
+        return line.raw
+    payload = line.obj["payload"]
+    if block.tool_id is not None and payload.get("call_id") != block.tool_id:
+        rec = dict(line.obj)
+        rec["payload"] = {**payload, "call_id": block.tool_id}
+        return compact(rec)
+    return line.raw
+
+
+def _message_item_bytes(idx: int, blocks: list[Block], state: CodexState) -> bytes:
+    """A message item line holding `blocks` (some of its parts may have been dropped)."""
+    line = state.lines[idx]
+    loaded = state.line_blocks.get(idx, [])
+    if len(blocks) == len(loaded) and all(a is b for a, b in zip(blocks, loaded, strict=True)):
+        return line.raw
+    payload = line.obj["payload"]
+    content = payload.get("content")
+    role = payload.get("role")
+    parts = []
+    for b in blocks:
+        k = b.origin.part
+        if state.original.get(b.bid) is b and isinstance(content, list):
+            parts.append(content[k])
+        else:
+            parts.append(_text_part(b, role))
+    rec = dict(line.obj)
+    rec["payload"] = {**payload, "content": parts}
+    return compact(rec)
+
+
+def _text_part(block: Block, role: str | None) -> dict:
+    text = block.data if isinstance(block.data, str) else (block.data or {}).get("text", "")
+    return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
+
+
+def _flush_texts(
+    units: list[tuple[int | None, bytes]], texts: list[Block], m: Message, lines: list[JsonlLine]
+) -> None:
+    """New text blocks (a result turned into text, a placeholder) become one message item."""
+    if not texts:
+        return
+    role = m.role if m.role in ("user", "assistant") else "user"
+    payload = {"type": "message", "role": role, "content": [_text_part(b, role) for b in texts]}
+    ts = _last_timestamp(units, lines)
+    if ts is None and isinstance(m.raw, list) and m.raw and isinstance(m.raw[0], dict):
+        ts = m.raw[0].get("timestamp")
+    units.append((None, compact({"timestamp": ts, "type": "response_item", "payload": payload})))
+    texts.clear()
+
+
+register(CodexAdapter())
