@@ -123,7 +123,9 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 key=(msgs[use.mi].uid, use.block.bid),
             )
         else:
-            where = f"message {use.home}" if use.home is not None else "a user message right after it"
+            where = (
+                f"message {use.home}" if use.home is not None else "a user message right after it"
+            )
             out.add(
                 "orphan-tool-use",
                 use.mi,

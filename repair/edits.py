@@ -79,6 +79,7 @@ class Edit:
     detail: str
     removed: Any = None
     has_removed: bool = False
+    removed_bids: tuple[int, ...] = ()  # blocks that left the session with this edit
 
     def apply(self, patch: Patch) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -115,6 +116,7 @@ class DropBlock(Edit):
         if block is None:
             return
         self.removed, self.has_removed = block.data, True
+        self.removed_bids = (block.bid,)
         patch.put(msg.with_blocks(_without(msg.blocks, self.bid)))
 
 
@@ -162,6 +164,7 @@ class DropMessage(Edit):
         msg = patch.get(self.message_uid)
         self.removed = msg.raw if msg.raw is not None else _plain(msg)
         self.has_removed = True
+        self.removed_bids = tuple(b.bid for b in msg.blocks)
         patch.drop(self.message_uid)
 
 

@@ -106,7 +106,9 @@ def dumps(obj: Any, style: JsonStyle) -> bytes:
         and style.key_sep == ":"
         and not style.ensure_ascii
     ):
-        out = _orjson_or_json(obj, 0, lambda: json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+        out = _orjson_or_json(
+            obj, 0, lambda: json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        )
     elif style.indent == 2 and not style.ensure_ascii:
         out = _orjson_or_json(
             obj, orjson.OPT_INDENT_2, lambda: json.dumps(obj, ensure_ascii=False, indent=2)

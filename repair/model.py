@@ -200,7 +200,9 @@ def block_from_anthropic(data: Any, src: dict | None = None, origin: Any = None)
             src=src,
             origin=origin,
         )
-    return Block(type=btype if isinstance(btype, str) else "unknown", data=data, src=src, origin=origin)
+    return Block(
+        type=btype if isinstance(btype, str) else "unknown", data=data, src=src, origin=origin
+    )
 
 
 def block_text(block: Block) -> str:

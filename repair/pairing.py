@@ -113,7 +113,9 @@ def pair(messages: list[Message]) -> Pairing:
             if block.type != TOOL_RESULT and not (block.tool_id and block.type != TOOL_USE):
                 continue
             res = Result(mi=mi, bi=bi, block=block)
-            res.use = _find_use(block.tool_id or "", mi, last_assistant, uses_by_message, uses_by_id)
+            res.use = _find_use(
+                block.tool_id or "", mi, last_assistant, uses_by_message, uses_by_id
+            )
             if res.use is not None:
                 res.before_use = res.use.mi > mi
                 res.use.results.append(res)

@@ -248,17 +248,39 @@ class _Ctx:
         home = uses[0].home
         if home is not None:
             edits: list[Edit] = [
-                InsertBlock("insert_block", self.uid(home), f"add a synthetic error result for {u.tool_id}", block=b)
+                InsertBlock(
+                    "insert_block",
+                    self.uid(home),
+                    f"add a synthetic error result for {u.tool_id}",
+                    block=b,
+                )
                 for u, b in zip(uses, synth, strict=True)
             ]
-            edits.append(ReorderBlocks("reorder_blocks", self.uid(home), "tool results first, in call order", use_order=self.use_order(a)))
-            return edits, frozenset({self.uid(a), self.uid(home)}), (
-                f"Insert a synthetic error result for {ids} into message {home}."
+            edits.append(
+                ReorderBlocks(
+                    "reorder_blocks",
+                    self.uid(home),
+                    "tool results first, in call order",
+                    use_order=self.use_order(a),
+                )
+            )
+            return (
+                edits,
+                frozenset({self.uid(a), self.uid(home)}),
+                (f"Insert a synthetic error result for {ids} into message {home}."),
             )
         msg = Message(role="user", blocks=tuple(synth), meta=_meta_like(self.msgs[a]))
-        edit = InsertMessage("insert_message", msg.uid, f"new user message answering {ids}", after_uid=self.uid(a), message=msg)
-        return [edit], frozenset({self.uid(a)}), (
-            f"Insert a user message after message {a} with a synthetic error result for {ids}."
+        edit = InsertMessage(
+            "insert_message",
+            msg.uid,
+            f"new user message answering {ids}",
+            after_uid=self.uid(a),
+            message=msg,
+        )
+        return (
+            [edit],
+            frozenset({self.uid(a)}),
+            (f"Insert a user message after message {a} with a synthetic error result for {ids}."),
         )
 
     _pending_tool_use__insert_result = _orphan_tool_use__insert_result
@@ -266,10 +288,17 @@ class _Ctx:
     def _orphan_tool_use__drop_tool_use(self, findings):
         uses = self._uses(findings)
         a = self.uid(uses[0].mi)
-        edits: list[Edit] = [DropBlock("drop_block", a, f"drop tool_use {u.tool_id} ({u.name})", bid=u.block.bid) for u in uses]
+        edits: list[Edit] = [
+            DropBlock("drop_block", a, f"drop tool_use {u.tool_id} ({u.name})", bid=u.block.bid)
+            for u in uses
+        ]
         edits.append(DropIfEmpty("drop_message", a, "drop the assistant message left empty"))
         ids = ", ".join(u.tool_id or "?" for u in uses)
-        return edits, frozenset({a}), f"Drop the unanswered tool_use {ids} from message {uses[0].mi}."
+        return (
+            edits,
+            frozenset({a}),
+            f"Drop the unanswered tool_use {ids} from message {uses[0].mi}.",
+        )
 
     # orphan-tool-result
     def _results(self, findings: list[Finding]) -> list[Result]:
@@ -282,8 +311,10 @@ class _Ctx:
             DropBlock("drop_block", m, f"drop orphan tool_result {res.tool_id}", bid=res.block.bid),
             DropIfEmpty("drop_message", m, "drop the message left empty"),
         ]
-        return edits, frozenset({m}), (
-            f"Drop the tool_result {res.tool_id} from message {res.mi} (kept in the report)."
+        return (
+            edits,
+            frozenset({m}),
+            (f"Drop the tool_result {res.tool_id} from message {res.mi} (kept in the report)."),
         )
 
     def _orphan_tool_result__to_text(self, findings):
@@ -291,12 +322,20 @@ class _Ctx:
         m = self.uid(res.mi)
         blocks = result_as_text(res.block)
         edits: list[Edit] = [
-            InsertBlock("insert_block", m, "the result's content as text", block=b, position=res.bi + k)
+            InsertBlock(
+                "insert_block", m, "the result's content as text", block=b, position=res.bi + k
+            )
             for k, b in enumerate(blocks)
         ]
-        edits.append(DropBlock("drop_block", m, f"drop tool_result {res.tool_id}", bid=res.block.bid))
-        return edits, frozenset({m}), (
-            f"Turn the tool_result {res.tool_id} of message {res.mi} into a text block that keeps its content."
+        edits.append(
+            DropBlock("drop_block", m, f"drop tool_result {res.tool_id}", bid=res.block.bid)
+        )
+        return (
+            edits,
+            frozenset({m}),
+            (
+                f"Turn the tool_result {res.tool_id} of message {res.mi} into a text block that keeps its content."
+            ),
         )
 
     # mismatched-tool-result-id
@@ -305,22 +344,44 @@ class _Ctx:
         home = results[0].mi
         a = results[0].partner.mi
         edits: list[Edit] = [
-            SetId("set_id", self.uid(home), f"tool_use_id {r.tool_id} -> {r.partner.tool_id}", bid=r.block.bid, new_id=r.partner.tool_id or "")
+            SetId(
+                "set_id",
+                self.uid(home),
+                f"tool_use_id {r.tool_id} -> {r.partner.tool_id}",
+                bid=r.block.bid,
+                new_id=r.partner.tool_id or "",
+            )
             for r in results
         ]
-        edits.append(ReorderBlocks("reorder_blocks", self.uid(home), "tool results first, in call order", use_order=self.use_order(a)))
+        edits.append(
+            ReorderBlocks(
+                "reorder_blocks",
+                self.uid(home),
+                "tool results first, in call order",
+                use_order=self.use_order(a),
+            )
+        )
         pairs = ", ".join(f"{r.tool_id} -> {r.partner.tool_id}" for r in results)
-        return edits, frozenset({self.uid(home), self.uid(a)}), (
-            f"Give the result in message {home} its call's id ({pairs})."
+        return (
+            edits,
+            frozenset({self.uid(home), self.uid(a)}),
+            (f"Give the result in message {home} its call's id ({pairs})."),
         )
 
     def _mismatched_tool_result_id__drop(self, findings):
         results = self._results(findings)
         home = self.uid(results[0].mi)
-        edits: list[Edit] = [DropBlock("drop_block", home, f"drop tool_result {r.tool_id}", bid=r.block.bid) for r in results]
+        edits: list[Edit] = [
+            DropBlock("drop_block", home, f"drop tool_result {r.tool_id}", bid=r.block.bid)
+            for r in results
+        ]
         edits.append(DropIfEmpty("drop_message", home, "drop the message left empty"))
         ids = ", ".join(r.tool_id or "?" for r in results)
-        return edits, frozenset({home}), f"Drop the wrong-id result {ids} from message {results[0].mi}."
+        return (
+            edits,
+            frozenset({home}),
+            f"Drop the wrong-id result {ids} from message {results[0].mi}.",
+        )
 
     # duplicate-tool-result
     def _duplicate_tool_result__keep_best(self, findings):
@@ -334,13 +395,28 @@ class _Ctx:
         touches |= home_touch
         for r in use.results:
             if r is not keep:
-                edits.append(DropBlock("drop_block", self.uid(r.mi), f"drop the extra result for {use.tool_id}", bid=r.block.bid))
+                edits.append(
+                    DropBlock(
+                        "drop_block",
+                        self.uid(r.mi),
+                        f"drop the extra result for {use.tool_id}",
+                        bid=r.block.bid,
+                    )
+                )
         for mi in dict.fromkeys(r.mi for r in use.results):
             edits.append(DropIfEmpty("drop_message", self.uid(mi), "drop the message left empty"))
-        why = "a real result over a placeholder" if is_placeholder(use.results[0].block) != is_placeholder(keep.block) else "the best of the results"
-        return edits, frozenset(touches), (
-            f"Keep one result for {use.tool_id} ({why}, from message {keep.mi}){home_where} and drop "
-            f"{len(use.results) - 1} other(s)."
+        why = (
+            "a real result over a placeholder"
+            if is_placeholder(use.results[0].block) != is_placeholder(keep.block)
+            else "the best of the results"
+        )
+        return (
+            edits,
+            frozenset(touches),
+            (
+                f"Keep one result for {use.tool_id} ({why}, from message {keep.mi}){home_where} and drop "
+                f"{len(use.results) - 1} other(s)."
+            ),
         )
 
     def _bring_home(self, use: Use, results: list[Result]):
@@ -349,17 +425,51 @@ class _Ctx:
         if not moving:
             if use.home is None:
                 return [], set(), ""
-            return [ReorderBlocks("reorder_blocks", self.uid(use.home), "tool results first, in call order", use_order=self.use_order(use.mi))], {self.uid(use.home)}, ""
+            return (
+                [
+                    ReorderBlocks(
+                        "reorder_blocks",
+                        self.uid(use.home),
+                        "tool results first, in call order",
+                        use_order=self.use_order(use.mi),
+                    )
+                ],
+                {self.uid(use.home)},
+                "",
+            )
         edits: list[Edit] = []
         if use.home is None:
             msg = Message(role="user", blocks=(), meta=_meta_like(self.msgs[use.mi]))
-            edits.append(InsertMessage("insert_message", msg.uid, "new user message right after the call", after_uid=self.uid(use.mi), message=msg))
+            edits.append(
+                InsertMessage(
+                    "insert_message",
+                    msg.uid,
+                    "new user message right after the call",
+                    after_uid=self.uid(use.mi),
+                    message=msg,
+                )
+            )
             home_uid, where = msg.uid, f" into a new user message after message {use.mi}"
         else:
             home_uid, where = self.uid(use.home), f" into message {use.home}"
         for r in moving:
-            edits.append(MoveBlock("move_block", self.uid(r.mi), f"move the result of {use.tool_id} from message {r.mi}", bid=r.block.bid, to_uid=home_uid))
-        edits.append(ReorderBlocks("reorder_blocks", home_uid, "tool results first, in call order", use_order=self.use_order(use.mi)))
+            edits.append(
+                MoveBlock(
+                    "move_block",
+                    self.uid(r.mi),
+                    f"move the result of {use.tool_id} from message {r.mi}",
+                    bid=r.block.bid,
+                    to_uid=home_uid,
+                )
+            )
+        edits.append(
+            ReorderBlocks(
+                "reorder_blocks",
+                home_uid,
+                "tool results first, in call order",
+                use_order=self.use_order(use.mi),
+            )
+        )
         for mi in dict.fromkeys(r.mi for r in moving):
             edits.append(DropIfEmpty("drop_message", self.uid(mi), "drop the message left empty"))
         touches = {home_uid} | {self.uid(r.mi) for r in moving}
@@ -378,13 +488,33 @@ class _Ctx:
         (f,) = findings
         use = self.use_at[(f.message_index, f.block_index)]
         new_id = self._fresh_id(use.tool_id or "toolu")
-        edits: list[Edit] = [SetId("set_id", self.uid(use.mi), f"tool_use id {use.tool_id} -> {new_id}", bid=use.block.bid, new_id=new_id)]
+        edits: list[Edit] = [
+            SetId(
+                "set_id",
+                self.uid(use.mi),
+                f"tool_use id {use.tool_id} -> {new_id}",
+                bid=use.block.bid,
+                new_id=new_id,
+            )
+        ]
         for r in use.results:
-            edits.append(SetId("set_id", self.uid(r.mi), f"its result's tool_use_id -> {new_id}", bid=r.block.bid, new_id=new_id))
+            edits.append(
+                SetId(
+                    "set_id",
+                    self.uid(r.mi),
+                    f"its result's tool_use_id -> {new_id}",
+                    bid=r.block.bid,
+                    new_id=new_id,
+                )
+            )
         touches = {self.uid(use.mi)} | {self.uid(r.mi) for r in use.results}
-        return edits, frozenset(touches), (
-            f"Rename the later tool_use {use.tool_id} of message {use.mi} to {new_id}"
-            + (" and its result." if use.results else ".")
+        return (
+            edits,
+            frozenset(touches),
+            (
+                f"Rename the later tool_use {use.tool_id} of message {use.mi} to {new_id}"
+                + (" and its result." if use.results else ".")
+            ),
         )
 
     def _fresh_id(self, old: str) -> str:
@@ -404,8 +534,14 @@ class _Ctx:
         prev = self.p.prev_live.get(mi)
         order = self.use_order(prev) if prev is not None else {}
         touches = {self.uid(mi)} | ({self.uid(prev)} if prev is not None else set())
-        edit = ReorderBlocks("reorder_blocks", self.uid(mi), "tool results first, in call order", use_order=order)
-        return [edit], frozenset(touches), f"Put the tool results of message {mi} before its other blocks."
+        edit = ReorderBlocks(
+            "reorder_blocks", self.uid(mi), "tool results first, in call order", use_order=order
+        )
+        return (
+            [edit],
+            frozenset(touches),
+            f"Put the tool results of message {mi} before its other blocks.",
+        )
 
     # empty-content
     def _empty_content__drop_empty(self, findings):
@@ -413,20 +549,39 @@ class _Ctx:
         msg = self.msgs[mi]
         empty_bids = {msg.blocks[f.block_index].bid for f in findings if f.block_index is not None}
         if msg.blocks and len(empty_bids) < len(msg.blocks):
-            edits: list[Edit] = [DropBlock("drop_block", msg.uid, "drop an empty text block", bid=b) for b in empty_bids]
+            edits: list[Edit] = [
+                DropBlock("drop_block", msg.uid, "drop an empty text block", bid=b)
+                for b in empty_bids
+            ]
             return edits, frozenset({msg.uid}), f"Drop the empty text block(s) of message {mi}."
         edits = [DropMessage("drop_message", msg.uid, "drop the empty message")]
         touches = {msg.uid}
         prev, nxt = self.p.prev_live.get(mi), self.p.next_live.get(mi)
         detail = f"Drop the empty message {mi}."
         if prev is not None and nxt is not None and self.msgs[prev].role == self.msgs[nxt].role:
-            edits.append(MergeMessages("merge_messages", self.uid(prev), f"merge message {nxt} into message {prev}", second_uid=self.uid(nxt)))
+            edits.append(
+                MergeMessages(
+                    "merge_messages",
+                    self.uid(prev),
+                    f"merge message {nxt} into message {prev}",
+                    second_uid=self.uid(nxt),
+                )
+            )
             touches |= {self.uid(prev), self.uid(nxt)}
             before = self.p.prev_live.get(prev)
             if self.msgs[prev].role == "user" and before is not None:
-                edits.append(ReorderBlocks("reorder_blocks", self.uid(prev), "tool results first, in call order", use_order=self.use_order(before)))
+                edits.append(
+                    ReorderBlocks(
+                        "reorder_blocks",
+                        self.uid(prev),
+                        "tool results first, in call order",
+                        use_order=self.use_order(before),
+                    )
+                )
                 touches.add(self.uid(before))
-            detail = f"Drop the empty message {mi} and merge messages {prev} and {nxt}, now adjacent."
+            detail = (
+                f"Drop the empty message {mi} and merge messages {prev} and {nxt}, now adjacent."
+            )
         return edits, frozenset(touches), detail
 
     def _empty_content__fill(self, findings):
@@ -435,23 +590,58 @@ class _Ctx:
         edits: list[Edit] = []
         for f in findings:
             if f.block_index is None:
-                edits.append(InsertBlock("insert_block", msg.uid, "placeholder text", block=text_block(f"{SYNTHETIC_PREFIX} (this message was empty)")))
+                edits.append(
+                    InsertBlock(
+                        "insert_block",
+                        msg.uid,
+                        "placeholder text",
+                        block=text_block(f"{SYNTHETIC_PREFIX} (this message was empty)"),
+                    )
+                )
             else:
                 b = msg.blocks[f.block_index]
-                edits.append(InsertBlock("insert_block", msg.uid, "placeholder text", block=text_block(f"{SYNTHETIC_PREFIX} (this text was empty)"), position=f.block_index))
-                edits.append(DropBlock("drop_block", msg.uid, "drop the empty text block", bid=b.bid))
-        return edits, frozenset({msg.uid}), f"Fill the empty content of message {mi} with a placeholder text."
+                edits.append(
+                    InsertBlock(
+                        "insert_block",
+                        msg.uid,
+                        "placeholder text",
+                        block=text_block(f"{SYNTHETIC_PREFIX} (this text was empty)"),
+                        position=f.block_index,
+                    )
+                )
+                edits.append(
+                    DropBlock("drop_block", msg.uid, "drop the empty text block", bid=b.bid)
+                )
+        return (
+            edits,
+            frozenset({msg.uid}),
+            f"Fill the empty content of message {mi} with a placeholder text.",
+        )
 
     # consecutive-same-role
     def _consecutive_same_role__merge(self, findings):
         (f,) = findings
         mi = f.message_index
         prev = self.p.prev_live[mi]
-        edits: list[Edit] = [MergeMessages("merge_messages", self.uid(prev), f"merge message {mi} into message {prev}", second_uid=self.uid(mi))]
+        edits: list[Edit] = [
+            MergeMessages(
+                "merge_messages",
+                self.uid(prev),
+                f"merge message {mi} into message {prev}",
+                second_uid=self.uid(mi),
+            )
+        ]
         touches = {self.uid(prev), self.uid(mi)}
         before = self.p.prev_live.get(prev)
         if self.msgs[mi].role == "user" and before is not None:
-            edits.append(ReorderBlocks("reorder_blocks", self.uid(prev), "tool results first, in call order", use_order=self.use_order(before)))
+            edits.append(
+                ReorderBlocks(
+                    "reorder_blocks",
+                    self.uid(prev),
+                    "tool results first, in call order",
+                    use_order=self.use_order(before),
+                )
+            )
             touches.add(self.uid(before))
         return edits, frozenset(touches), f"Merge message {mi} into message {prev}."
 
@@ -459,8 +649,10 @@ class _Ctx:
     def _malformed__drop(self, findings):
         (f,) = findings
         m = self.uid(f.message_index)
-        return [DropMessage("drop_message", m, "drop the malformed record")], frozenset({m}), (
-            f"Drop the malformed record at message {f.message_index} (kept in the report)."
+        return (
+            [DropMessage("drop_message", m, "drop the malformed record")],
+            frozenset({m}),
+            (f"Drop the malformed record at message {f.message_index} (kept in the report)."),
         )
 
 
@@ -475,7 +667,12 @@ _NONE_REASON = {
 
 def synthetic_result(tool_id: str) -> Block:
     return block_from_anthropic(
-        {"type": TOOL_RESULT, "tool_use_id": tool_id, "content": SYNTHETIC_RESULT_TEXT, "is_error": True}
+        {
+            "type": TOOL_RESULT,
+            "tool_use_id": tool_id,
+            "content": SYNTHETIC_RESULT_TEXT,
+            "is_error": True,
+        }
     )
 
 
@@ -491,7 +688,11 @@ def result_as_text(block: Block) -> list[Block]:
     text = content_text(content)
     out = [text_block(f"{head}\n{text}" if text else head)]
     if isinstance(content, list):
-        out += [block_from_anthropic(c) for c in content if isinstance(c, dict) and c.get("type") == "image"]
+        out += [
+            block_from_anthropic(c)
+            for c in content
+            if isinstance(c, dict) and c.get("type") == "image"
+        ]
     return out
 
 

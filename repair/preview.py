@@ -27,7 +27,11 @@ def message_json(msg: Message) -> dict:
 
 def _short(value):
     if isinstance(value, str):
-        return value if len(value) <= MAX_FIELD else value[:MAX_FIELD] + f"… (+{len(value) - MAX_FIELD} chars)"
+        return (
+            value
+            if len(value) <= MAX_FIELD
+            else value[:MAX_FIELD] + f"… (+{len(value) - MAX_FIELD} chars)"
+        )
     if isinstance(value, dict):
         return {k: _short(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -35,7 +39,9 @@ def _short(value):
     return value
 
 
-def touched(before: Session, after: Session) -> tuple[list[tuple[int, Message]], list[tuple[int, Message]]]:
+def touched(
+    before: Session, after: Session
+) -> tuple[list[tuple[int, Message]], list[tuple[int, Message]]]:
     """Messages of `before` that are gone or changed, and messages of `after` that are new or
     changed (identity tells: untouched messages are the same objects)."""
     after_ids = {id(m) for m in after.messages}
@@ -57,8 +63,5 @@ def render(messages: list[tuple[int, Message]]) -> list[str]:
 def preview(before: Session, after: Session) -> Preview:
     old, new = touched(before, after)
     a, b = render(old), render(new)
-    diff = [
-        clean(line)
-        for line in difflib.unified_diff(a, b, "before", "after", lineterm="", n=3)
-    ]
+    diff = [clean(line) for line in difflib.unified_diff(a, b, "before", "after", lineterm="", n=3)]
     return Preview(old, new, diff)

@@ -43,8 +43,13 @@ def build_report(
         "target": target,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "fixes": [
-            {"fix": f.action, "finding": f.code, "message_index": f.message_index,
-             "tool_use_id": f.tool_use_id, "detail": f.detail}
+            {
+                "fix": f.action,
+                "finding": f.code,
+                "message_index": f.message_index,
+                "tool_use_id": f.tool_use_id,
+                "detail": f.detail,
+            }
             for f in fixes
         ],
         "edits": edits,

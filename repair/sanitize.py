@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + _BIDI + "]"
-)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + _BIDI + "]")
 _NAMES = {0x1B: "␛", 0x00: "␀", 0x0D: "␍", 0x07: "␇", 0x08: "␈", 0x0C: "␌", 0x0B: "␋"}
 
 

@@ -70,7 +70,11 @@ class Workbench:
             or self._plan[0] is not self.session
             or self._plan[1] != self._choice_version
         ):
-            self._plan = (self.session, self._choice_version, make_plan(self.session, self.analysis, self.choices))
+            self._plan = (
+                self.session,
+                self._choice_version,
+                make_plan(self.session, self.analysis, self.choices),
+            )
         return self._plan[2]
 
     @property
