@@ -1,0 +1,152 @@
+"""Stepping through repairs: preview, apply, skip, alternatives, undo/redo, export safety."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from repair.errors import ExportRefused
+from repair.formats import load_session
+from repair.plan import Choices
+from repair.workbench import Workbench
+
+BROKEN = [
+    {"role": "user", "content": "fix the test"},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Reading two files."},
+            {"type": "tool_use", "id": "toolu_A", "name": "read_file", "input": {"path": "a.py"}},
+            {"type": "tool_use", "id": "toolu_B", "name": "read_file", "input": {"path": "b.py"}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_A", "content": "print(1)"},
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_STRAY",
+                "content": "from another session",
+            },
+        ],
+    },
+    {"role": "assistant", "content": "Done."},
+]
+
+
+@pytest.fixture
+def broken(tmp_path):
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(BROKEN, indent=2) + "\n")
+    return str(path)
+
+
+def test_preview_shows_the_change_and_changes_nothing(broken):
+    wb = Workbench(load_session(broken))
+    fix = wb.plan.actionable[0]
+    assert fix.code == "mismatched-tool-result-id" and fix.action == "remap"
+    prev = wb.preview(fix)
+    text = "\n".join(prev.diff)
+    assert '-      "tool_use_id": "toolu_STRAY",' in text
+    assert '+      "tool_use_id": "toolu_B",' in text
+    assert not wb.dirty and len(wb.analysis.errors) == 1
+
+
+def test_apply_undo_redo_restore_exact_states(broken):
+    wb = Workbench(load_session(broken))
+    start = wb.session
+    assert wb.apply(wb.plan.actionable[0])
+    fixed = wb.session
+    assert wb.analysis.errors == [] and wb.dirty
+    wb.undo()
+    assert wb.session is start and len(wb.analysis.errors) == 1
+    wb.redo()
+    assert wb.session is fixed and wb.analysis.errors == []
+
+
+def test_cycle_switches_to_the_alternative_and_skip_takes_a_fix_out(broken):
+    wb = Workbench(load_session(broken))
+    fix = wb.plan.actionable[0]
+    assert wb.cycle(fix) == "drop"
+    fix = wb.plan.fixes[0]
+    assert fix.action == "drop" and [e.action for e in fix.edits][0] == "drop_block"
+    assert wb.skip(fix) is True
+    assert wb.plan.actionable == [] and wb.apply_all() == 0
+    assert wb.skip(wb.plan.fixes[0]) is False
+    assert wb.apply_all() >= 1
+    # dropping the wrong-id result leaves toolu_B unanswered: the next round answers it
+    codes = [f.code for f in wb.applied]
+    assert codes[0] == "mismatched-tool-result-id" and "orphan-tool-use" in codes
+    assert wb.analysis.errors == []
+
+
+def test_export_writes_default_names_and_report_with_removed_content(broken, tmp_path):
+    wb = Workbench(load_session(broken), Choices(by_code={"mismatched-tool-result-id": "drop"}))
+    wb.apply_all()
+    result = wb.export()
+    assert result.output == str(tmp_path / "session.fixed.json")
+    assert result.report == str(tmp_path / "session.report.json")
+    fixed = load_session(result.output)
+    assert [m.role for m in fixed.messages] == ["user", "assistant", "user", "assistant"]
+    report = json.loads(open(result.report).read())
+    removed = [e["removed"] for e in report["edits"] if "removed" in e]
+    assert {
+        "type": "tool_result",
+        "tool_use_id": "toolu_STRAY",
+        "content": "from another session",
+    } in removed
+    assert report["remaining"] == [] and report["before"] == {"mismatched-tool-result-id": 1}
+    with pytest.raises(ExportRefused, match="exists"):
+        wb.export()
+
+
+def test_in_place_keeps_backups_and_never_overwrites_them(broken):
+    original = open(broken, "rb").read()
+    wb = Workbench(load_session(broken))
+    wb.apply_all()
+    res = wb.export(in_place=True)
+    assert res.backup == broken + ".bak" and open(res.backup, "rb").read() == original
+    assert load_session(broken).messages[2].blocks[1].tool_id == "toolu_B"
+    wb2 = Workbench(load_session(broken))
+    res2 = wb2.export(in_place=True)
+    assert res2.backup == broken + ".bak.1"
+    assert open(broken + ".bak", "rb").read() == original
+
+
+def test_in_place_refuses_when_the_file_changed_since_read(broken):
+    wb = Workbench(load_session(broken))
+    wb.apply_all()
+    with open(broken, "a") as fh:
+        fh.write(" ")
+    before = open(broken, "rb").read()
+    with pytest.raises(ExportRefused, match="changed since it was read"):
+        wb.export(in_place=True)
+    assert open(broken, "rb").read() == before
+    assert not os.path.exists(broken + ".bak")
+
+
+def test_export_refuses_while_malformed_records_remain(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": 42},
+                {"role": "user", "content": "x"},
+                {"role": "assistant", "content": "ok"},
+            ]
+        )
+    )
+    wb = Workbench(load_session(str(path)))
+    assert [f.code for f in wb.analysis.findings if f.severity == "error"] == ["malformed"]
+    with pytest.raises(ExportRefused, match="malformed"):
+        wb.export()
+    assert not (tmp_path / "m.fixed.json").exists()
+    wb = Workbench(load_session(str(path)), Choices(by_code={"malformed": "drop"}))
+    wb.apply_all()
+    out = wb.export()
+    report = json.loads(open(out.report).read())
+    assert {"role": "assistant", "content": 42} in [e.get("removed") for e in report["edits"]]
