@@ -298,12 +298,14 @@ def encode_entry(msg: Message, new_extra: dict | None = None) -> Any:
     """The list entry for a message: the raw entry when untouched (and for hidden or
     malformed records), a copy with `content` replaced when edited, a fresh
     `{role, content}` (plus `new_extra`) for a message histview created."""
+    if msg.malformed is not None:  # written back as read (a null entry too)
+        return msg.raw
     if msg.raw is None:
         entry = {"role": msg.role, "content": encode_content(msg)}
         if new_extra:
             entry.update(new_extra)
         return entry
-    if untouched(msg) or msg.malformed is not None or not isinstance(msg.raw, dict):
+    if untouched(msg) or not isinstance(msg.raw, dict):
         return msg.raw
     if msg.role is None:  # a role-less reasoning item: nothing to rebuild
         return msg.raw

@@ -369,11 +369,13 @@ def _tool_group_records(m: Message, o: RecordsOrigin, ts: Any, names: dict[str, 
 def records_for(m: Message, ts: Any, names: dict[str, str]) -> list:
     """The v2 records to write for one message. `ts` is the time a new record gets."""
     o = m.origin
+    if m.malformed is not None and isinstance(o, RecordsOrigin):
+        return list(o.records)  # written back as read (a null entry too)
     if m.raw is None or not isinstance(o, RecordsOrigin):
         if m.role == "user":
             return _user_records(m, None, ts, names)
         return [_with_ts({"role": m.role, "content": [assistant_part(b) for b in m.blocks]}, ts)]
-    if m.malformed is not None or o.kind == "other" or m.blocks == o.blocks:
+    if o.kind == "other" or m.blocks == o.blocks:
         return list(o.records)
     own_ts = o.records[0].get("ts", ts)
     if o.kind == "tool":
