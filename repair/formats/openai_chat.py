@@ -1,0 +1,545 @@
+"""OpenAI Chat Completions conversations: a JSON list of messages, a request body
+`{model, messages, tools, ...}`, or JSONL whose lines are `{messages, ...}` records (fine-tuning
+data, request logs). In JSONL each record is its own conversation: the first record is the
+session, every further record a thread of its own (checked separately).
+
+Normal form: assistant `tool_calls[]` become `tool_use` blocks (after a text block for
+non-empty `content`); a run of consecutive `role: "tool"` messages becomes ONE user message of
+`tool_result` blocks (each block's origin is its tool message); `system`/`developer` messages
+are hidden rows (not checked). So a user message between the calls and the tool messages is a
+misplaced result, as OpenAI rejects it.
+
+Export writes each user-side message as its tool messages (one per `tool_result`, in order)
+followed by one user message for its other blocks; messages nobody touched are written as
+they were, and the document keeps its JSON style (JSONL: untouched lines keep their bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ExportRefused, InputError
+from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
+from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from . import register
+from .base import Adapter, JsonlLine, Probe
+
+HIDDEN_ROLES = frozenset({"system", "developer"})
+ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+STRONG = 70  # tool_calls / tool messages with tool_call_id, no Anthropic blocks
+HYBRID = 30  # both dialects in one list (LiteLLM-style): Anthropic's adapter scores higher
+WEAK = 20  # system/developer entries only (Anthropic keeps `system` outside the list)
+
+
+@dataclass(frozen=True, slots=True)
+class At:
+    """Where a block came from: message index in its list, and the tool call index."""
+
+    msg: int
+    call: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """Origin of a JSONL line that is not a `{messages}` record."""
+
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """Origin of the user message made of consecutive tool messages."""
+
+    msgs: tuple[int, ...]
+
+
+@dataclass
+class Conversation:
+    """One messages list, as loaded."""
+
+    entries: list[Any]
+    base: str  # JSON pointer prefix of the list ("" or "/messages")
+    lineno: int | None  # JSONL line of the record
+    loaded: list[Message] = field(default_factory=list)
+    original: dict[int, Block] = field(default_factory=dict)  # bid -> loaded block
+    blocks_of: dict[int, tuple[Block, ...]] = field(default_factory=dict)  # msg index -> blocks
+
+
+@dataclass
+class ChatFile:
+    """The file as read, shared by the conversations of a JSONL file."""
+
+    kind: str  # "json" | "jsonl"
+    data: bytes
+    doc: Any = None
+    style: JsonStyle | None = None
+    lines: list[JsonlLine] = field(default_factory=list)
+    newline: str = "\n"
+    trailing_newline: bool = True
+    bom: bool = False
+    convs: list[Conversation] = field(default_factory=list)  # in file order
+    conv_of_line: dict[int, int] = field(default_factory=dict)  # line index -> index in convs
+    bad_lines: dict[int, Message] = field(default_factory=dict)  # line index -> malformed row
+
+
+@dataclass
+class ChatState:
+    """`Session.state`: the file and which of its conversations this session is."""
+
+    file: ChatFile
+    conv: Conversation
+
+
+# -------------------------------------------------------------------- detection
+
+
+def _score_list(entries: Any) -> int:
+    if not isinstance(entries, list) or not entries:
+        return 0
+    dicts = [e for e in entries if isinstance(e, dict)]
+    if len(dicts) * 2 < len(entries) or sum("role" in e for e in dicts) * 2 < len(dicts):
+        return 0
+    strong = weak = anthropic = False
+    for e in dicts:
+        role = e.get("role")
+        if role == "assistant" and (isinstance(e.get("tool_calls"), list) or "function_call" in e):
+            strong = True
+        elif role == "tool" and "tool_call_id" in e or role == "function":
+            strong = True
+        elif role in HIDDEN_ROLES:
+            weak = True
+        content = e.get("content")
+        if isinstance(content, list) and any(
+            isinstance(p, dict) and p.get("type") in ANTHROPIC_BLOCKS for p in content
+        ):
+            anthropic = True
+    if strong:
+        return HYBRID if anthropic else STRONG
+    return WEAK if weak and not anthropic else 0
+
+
+def _conversation_list(doc: Any) -> tuple[list[Any], str] | None:
+    if isinstance(doc, list):
+        return doc, ""
+    if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+        if doc.get("version") == 2 and "model" not in doc:
+            return None  # Roo's v2 envelope
+        if "info" in doc:
+            return None  # opencode export
+        return doc["messages"], "/messages"
+    return None
+
+
+class OpenAIChatAdapter(Adapter):
+    name = "openai-chat"
+    default_target = "openai-chat"
+    description = "OpenAI Chat Completions messages (list, {messages} body, JSONL of {messages})"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.kind == "json":
+            found = _conversation_list(probe.doc)
+            return _score_list(found[0]) if found else 0
+        records = [ln.obj for ln in probe.lines[:50] if ln.error is None and not ln.blank]
+        if not records or not all(
+            isinstance(r, dict) and isinstance(r.get("messages"), list) for r in records
+        ):
+            return 0
+        best = max(_score_list(r["messages"]) for r in records)
+        if best:
+            return best
+        # plain user/assistant fine-tuning records: nobody else reads JSONL of {messages}
+        return WEAK if any(r["messages"] for r in records) else 0
+
+    # ---------------------------------------------------------------- load
+    def load(self, probe: Probe) -> Session:
+        if probe.kind == "json":
+            found = _conversation_list(probe.doc)
+            if found is None:
+                raise InputError(probe.given, "not an OpenAI chat document: no messages list")
+            file = ChatFile(
+                kind="json", data=probe.data, doc=probe.doc, style=detect_style(probe.data)
+            )
+            return self._session(probe, file, Conversation(found[0], found[1], None))
+        file = ChatFile(
+            kind="jsonl",
+            data=probe.data,
+            lines=probe.lines,
+            newline=probe.newline,
+            trailing_newline=probe.trailing_newline,
+            bom=probe.bom,
+        )
+        sessions: list[Session] = []
+        pending_bad: list[Message] = []
+        for idx, line in enumerate(probe.lines):
+            if line.blank:
+                continue
+            rec = line.obj
+            if (
+                line.error is None
+                and isinstance(rec, dict)
+                and isinstance(rec.get("messages"), list)
+            ):
+                file.conv_of_line[idx] = len(sessions)
+                s = self._session(
+                    probe, file, Conversation(rec["messages"], "/messages", line.lineno)
+                )
+                s.label = f"line {line.lineno}"
+                sessions.append(s)
+                continue
+            why = (
+                f"line {line.lineno} is not JSON: {line.error}"
+                if line.error is not None
+                else "the record has no messages list"
+            )
+            bad = Message(
+                role=None,
+                blocks=(),
+                raw=rec if line.error is None else line.raw.decode("utf-8", "replace"),
+                malformed=why,
+                src={"line": line.lineno},
+                origin=BadLine(idx),
+            )
+            file.bad_lines[idx] = bad
+            # shown (and reported) in the conversation it follows
+            (sessions[-1].messages if sessions else pending_bad).append(bad)
+        if not sessions:
+            raise InputError(probe.given, "no line holds a {messages: [...]} record")
+        main = sessions[0]
+        main.messages[:0] = pending_bad
+        main.threads = sessions[1:]
+        return main
+
+    def _session(self, probe: Probe, file: ChatFile, conv: Conversation) -> Session:
+        messages = _load_conversation(conv)
+        conv.loaded = list(messages)
+        file.convs.append(conv)
+        return Session(
+            path=probe.path,
+            format=self.name,
+            target=self.default_target,
+            messages=messages,
+            adapter=self,
+            state=ChatState(file, conv),
+        )
+
+    # ---------------------------------------------------------------- dump
+    def dump(self, session: Session) -> bytes:
+        state: ChatState = session.state
+        file = state.file
+        if file.kind == "jsonl":
+            return _dump_jsonl(session, file)
+        conv = state.conv
+        if _same(session.messages, conv.loaded):
+            return file.data
+        new_list = _write_conversation(session.messages, conv)
+        doc = file.doc
+        doc = new_list if isinstance(doc, list) else {**doc, "messages": new_list}
+        return dumps(doc, file.style)
+
+
+# -------------------------------------------------------------------- loading
+
+
+def _load_conversation(conv: Conversation) -> list[Message]:
+    out: list[Message] = []
+    run: list[tuple[int, Block]] = []
+
+    def close_run() -> None:
+        if run:
+            idxs = tuple(i for i, _b in run)
+            blocks = tuple(b for _i, b in run)
+            out.append(
+                Message(
+                    role="user",
+                    blocks=blocks,
+                    raw=[conv.entries[i] for i in idxs],
+                    src=_src(conv, idxs[0]),
+                    origin=ToolRun(idxs),
+                )
+            )
+            run.clear()
+
+    for i, entry in enumerate(conv.entries):
+        built = _load_entry(conv, i, entry)
+        if isinstance(built, Block):  # a tool (or legacy function) message
+            conv.original[built.bid] = built
+            conv.blocks_of[i] = (built,)
+            run.append((i, built))
+            continue
+        close_run()
+        for b in built.blocks:
+            conv.original[b.bid] = b
+        conv.blocks_of[i] = built.blocks
+        out.append(built)
+    close_run()
+    return out
+
+
+def _src(conv: Conversation, i: int, tail: str = "") -> dict:
+    path = f"{conv.base}/{i}{tail}"
+    if conv.lineno is not None:
+        return {"line": conv.lineno, "path": path}
+    return {"path": path}
+
+
+def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
+    def malformed(reason: str, role: Any = None) -> Message:
+        return Message(
+            role=role if role in ("user", "assistant") else None,
+            blocks=(),
+            raw=entry,
+            malformed=reason,
+            src=_src(conv, i),
+            origin=At(i),
+        )
+
+    if not isinstance(entry, dict):
+        return malformed(f"message is a {type(entry).__name__}, not an object")
+    role = entry.get("role")
+    content = entry.get("content")
+    if role == "tool":
+        call_id = entry.get("tool_call_id")
+        if not isinstance(call_id, str):
+            return malformed("tool message without a tool_call_id")
+        data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
+        return Block(TOOL_RESULT, data, tool_id=call_id, src=_src(conv, i), origin=At(i))
+    if role == "function":
+        return Block("function_result", entry, src=_src(conv, i), origin=At(i))
+    if not isinstance(role, str):
+        return malformed("message without a role")
+    if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
+        return malformed(f"unknown role {role!r}")
+    blocks = _content_blocks(
+        conv, i, content, skip_empty=role == "assistant" and "tool_calls" in entry
+    )
+    if blocks is None:
+        return malformed(f"content is a {type(content).__name__}", role)
+    if role == "assistant":
+        calls = entry.get("tool_calls")
+        if calls is not None:
+            if not isinstance(calls, list):
+                return malformed("tool_calls is not a list", role)
+            for k, call in enumerate(calls):
+                if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+                    return malformed(f"tool_calls[{k}] has no id", role)
+                fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+                name = fn.get("name") if isinstance(fn.get("name"), str) else "?"
+                data = {
+                    "type": TOOL_USE,
+                    "id": call["id"],
+                    "name": name,
+                    "input": _arguments(fn.get("arguments")),
+                }
+                blocks.append(
+                    Block(
+                        TOOL_USE,
+                        data,
+                        tool_id=call["id"],
+                        name=name,
+                        src=_src(conv, i, f"/tool_calls/{k}"),
+                        origin=At(i, k),
+                    )
+                )
+        if isinstance(entry.get("function_call"), dict):
+            blocks.append(
+                Block(
+                    "function_call",
+                    entry["function_call"],
+                    src=_src(conv, i, "/function_call"),
+                    origin=At(i),
+                )
+            )
+    return Message(
+        role=role,
+        blocks=tuple(blocks),
+        raw=entry,
+        hidden=role in HIDDEN_ROLES,
+        src=_src(conv, i),
+        origin=At(i),
+    )
+
+
+def _content_blocks(
+    conv: Conversation, i: int, content: Any, skip_empty: bool
+) -> list[Block] | None:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        if skip_empty and not content:
+            return []  # "" next to tool_calls is how many clients write "no text"
+        return [Block(TEXT, content, src=_src(conv, i, "/content"), origin=At(i))]
+    if not isinstance(content, list):
+        return None
+    out = []
+    for k, part in enumerate(content):
+        src = _src(conv, i, f"/content/{k}")
+        if isinstance(part, dict) and part.get("type") == "text":
+            out.append(Block(TEXT, part, src=src, origin=At(i)))
+        elif isinstance(part, dict) and isinstance(part.get("type"), str):
+            out.append(Block(part["type"], part, src=src, origin=At(i)))
+        else:
+            out.append(Block("unknown", part, src=src, origin=At(i)))
+    return out
+
+
+def _arguments(args: Any) -> Any:
+    if isinstance(args, str):
+        try:
+            return loads(args)
+        except (ValueError, RecursionError):
+            return args
+    return args
+
+
+# -------------------------------------------------------------------- writing
+
+
+def _same(messages: list[Message], loaded: list[Message]) -> bool:
+    return len(messages) == len(loaded) and all(
+        a is b for a, b in zip(messages, loaded, strict=True)
+    )
+
+
+def _write_conversation(messages: list[Message], conv: Conversation) -> list[Any]:
+    out: list[Any] = []
+    for m in messages:
+        if isinstance(m.origin, BadLine):
+            continue  # written in its place by the JSONL writer
+        if m.malformed is not None or m.hidden:
+            out.append(conv.entries[m.origin.msg])
+        elif m.role == "assistant":
+            out.append(_assistant(m, conv))
+        else:
+            _user(m, conv, out)
+    return out
+
+
+def _assistant(m: Message, conv: Conversation) -> Any:
+    i = m.origin.msg if isinstance(m.origin, At) else None
+    entry = conv.entries[i] if i is not None else {"role": "assistant", "content": None}
+    loaded = conv.blocks_of.get(i, ()) if i is not None else ()
+    if len(m.blocks) == len(loaded) and all(a is b for a, b in zip(m.blocks, loaded, strict=True)):
+        return entry
+    calls = []
+    texts: list[Block] = []
+    for b in m.blocks:
+        if b.type == TOOL_USE:
+            calls.append(_call(b, conv))
+        elif b.type == TEXT:
+            texts.append(b)
+        elif not isinstance(b.origin, At):
+            raise ExportRefused(f"a new {b.type} block cannot be written in an OpenAI chat message")
+    new = dict(entry)
+    old_texts = [b for b in loaded if b.type == TEXT]
+    if len(texts) != len(old_texts) or any(
+        a is not b for a, b in zip(texts, old_texts, strict=False)
+    ):
+        new["content"] = _content(texts) if texts else (None if calls else "")
+    if calls:
+        new["tool_calls"] = calls
+    else:
+        new.pop("tool_calls", None)
+    return new
+
+
+def _call(b: Block, conv: Conversation) -> Any:
+    ref = b.origin
+    if not isinstance(ref, At) or ref.call is None:
+        raise ExportRefused("a new tool_use block cannot be written in an OpenAI chat message")
+    call = conv.entries[ref.msg]["tool_calls"][ref.call]
+    if b.tool_id != call.get("id"):
+        return {**call, "id": b.tool_id}
+    return call
+
+
+def _user(m: Message, conv: Conversation, out: list[Any]) -> None:
+    """Tool messages for the results (in order), then one user message for the rest."""
+    rest: list[Block] = []
+    for b in m.blocks:
+        if b.type == TOOL_RESULT:
+            out.append(_tool_message(b, conv))
+        elif b.type == "function_result" and isinstance(b.origin, At):
+            out.append(conv.entries[b.origin.msg])
+        else:
+            rest.append(b)
+    i = m.origin.msg if isinstance(m.origin, At) else None
+    if i is not None:
+        loaded = [b for b in conv.blocks_of.get(i, ())]
+        if len(rest) == len(loaded) and all(a is b for a, b in zip(rest, loaded, strict=True)):
+            out.append(conv.entries[i])
+            return
+    if not rest:
+        return
+    entry = conv.entries[i] if i is not None else {"role": "user"}
+    out.append({**entry, "role": "user", "content": _content(rest)})
+
+
+def _tool_message(b: Block, conv: Conversation) -> Any:
+    ref = b.origin
+    if isinstance(ref, At):
+        entry = conv.entries[ref.msg]
+        if b.tool_id != entry.get("tool_call_id"):
+            return {**entry, "tool_call_id": b.tool_id}
+        return entry
+    content = b.data.get("content") if isinstance(b.data, dict) else b.data
+    if isinstance(content, list):
+        content = "\n".join(
+            p.get("text", "")
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return {
+        "role": "tool",
+        "tool_call_id": b.tool_id,
+        "content": content if content is not None else "",
+    }
+
+
+def _content(blocks: list[Block]) -> Any:
+    if len(blocks) == 1 and isinstance(blocks[0].data, str):
+        return blocks[0].data
+    parts = []
+    for b in blocks:
+        if isinstance(b.data, str):
+            parts.append({"type": "text", "text": b.data})
+        else:
+            parts.append(b.data)
+    return parts
+
+
+def _dump_jsonl(session: Session, file: ChatFile) -> bytes:
+    sessions = [session, *session.threads]
+    by_conv = {id(s.state.conv): s for s in sessions if isinstance(s.state, ChatState)}
+    present = {id(m) for s in sessions for m in s.messages if isinstance(m.origin, BadLine)}
+    out: list[bytes] = []
+    for idx, line in enumerate(file.lines):
+        bad = file.bad_lines.get(idx)
+        if bad is not None:
+            if id(bad) in present:
+                out.append(line.raw)
+            continue  # the user dropped it
+        n = file.conv_of_line.get(idx)
+        s = by_conv.get(id(file.convs[n])) if n is not None else None
+        if s is None:
+            out.append(line.raw)
+            continue
+        conv = s.state.conv
+        mine = [m for m in s.messages if not isinstance(m.origin, BadLine)]
+        loaded = [m for m in conv.loaded if not isinstance(m.origin, BadLine)]
+        if _same(mine, loaded):
+            out.append(line.raw)
+            continue
+        rec = {**line.obj, "messages": _write_conversation(mine, conv)}
+        style = detect_style(line.raw)
+        out.append(
+            compact(rec) if (style.item_sep, style.key_sep) == (",", ":") else dumps(rec, style)
+        )
+    nl = file.newline.encode()
+    body = nl.join(out)
+    if file.trailing_newline and out:
+        body += nl
+    return (b"\xef\xbb\xbf" if file.bom else b"") + body
+
+
+register(OpenAIChatAdapter())
