@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .gcpause import gc_paused
 from .model import TOOL_RESULT, Finding, Message, Session
 from .pairing import Pairing, Result, Use, pair
 from .targets import rule, severity
@@ -39,7 +40,11 @@ class Analysis:
 
 
 def analyze(session: Session, target: str | None = None) -> Analysis:
-    target = target or session.target
+    with gc_paused():
+        return _analyze(session, target or session.target)
+
+
+def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs)
     out = _Collector(msgs, target)

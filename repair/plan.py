@@ -26,6 +26,7 @@ from .edits import (
     ReorderBlocks,
     SetId,
 )
+from .gcpause import gc_paused
 from .model import (
     SYNTHETIC_PREFIX,
     SYNTHETIC_RESULT_TEXT,
@@ -171,6 +172,15 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
 
 def apply_all(
     session: Session, choices: Choices | None = None, max_rounds: int = 50
+) -> tuple[Session, list[Fix]]:
+    applied: list[Fix] = []
+    with gc_paused():
+        session, applied = _rounds(session, choices, max_rounds)
+    return session, applied
+
+
+def _rounds(
+    session: Session, choices: Choices | None, max_rounds: int
 ) -> tuple[Session, list[Fix]]:
     applied: list[Fix] = []
     for _ in range(max_rounds):

@@ -6,6 +6,7 @@ import hashlib
 import os
 
 from ..errors import InputError
+from ..gcpause import gc_paused
 from ..jsonio import loads, strip_bom
 from ..model import Session
 from ..targets import TARGETS
@@ -178,6 +179,11 @@ def describe_shape(probe: Probe) -> str:
 
 def load_session(given: str, format: str | None = None, target: str | None = None) -> Session:
     """Read, detect and load a session; raises InputError for anything unreadable."""
+    with gc_paused():
+        return _load_session(given, format, target)
+
+
+def _load_session(given: str, format: str | None, target: str | None) -> Session:
     if target is not None and target not in TARGETS:
         raise InputError(given, f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     probe = probe_path(given)
@@ -198,6 +204,11 @@ def load_session(given: str, format: str | None = None, target: str | None = Non
 
 def load_bytes(data: bytes, path: str = "<memory>", format: str | None = None,
                target: str | None = None) -> Session:
+    with gc_paused():
+        return _load_bytes(data, path, format, target)
+
+
+def _load_bytes(data: bytes, path: str, format: str | None, target: str | None) -> Session:
     probe = probe_bytes(data, path=path)
     adapter = get_adapter(format) if format else detect(probe)
     session = adapter.load(probe)

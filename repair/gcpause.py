@@ -1,0 +1,23 @@
+"""Pause Python's cyclic GC while building large object graphs.
+
+Loading and analysing a 100k-message session creates millions of objects and no cycles worth
+collecting; with the collector on, repeated full collections over the live graph cost more
+than the parse itself (measured in the Textual notes: 161-345 MB/s with GC, 740 MB/s without).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
