@@ -118,15 +118,19 @@ class CodexAdapter(Adapter):
         last_compacted = -1
         label = ""
 
-        group_role: str | None = None
+        # Consecutive items of one kind form a message: model items; outputs; input messages.
+        # Outputs and user messages stay apart so that a user message between a call and its
+        # output is a misplaced result (home = the outputs right after the call).
+        group_kind: str | None = None
         group_blocks: list[Block] = []
         group_lines: list[int] = []
 
         def close_group() -> None:
-            nonlocal group_role, group_blocks, group_lines
-            if group_role is not None:
-                messages.append(_message(group_role, group_blocks, group_lines, lines))
-            group_role, group_blocks, group_lines = None, [], []
+            nonlocal group_kind, group_blocks, group_lines
+            if group_kind is not None:
+                role = "assistant" if group_kind == "assistant" else "user"
+                messages.append(_message(role, group_blocks, group_lines, lines))
+            group_kind, group_blocks, group_lines = None, [], []
 
         for idx, line in enumerate(lines):
             if line.blank:
@@ -177,9 +181,10 @@ class CodexAdapter(Adapter):
                 close_group()
                 messages.append(_message(role, blocks, [idx], lines, hidden=True))
                 continue
-            if role != group_role:
+            kind = "outputs" if itype in OUTPUT_TYPES else role
+            if kind != group_kind:
                 close_group()
-                group_role = role
+                group_kind = kind
             group_blocks.extend(blocks)
             group_lines.append(idx)
         close_group()
