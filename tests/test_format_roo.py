@@ -729,3 +729,75 @@ def test_v2_malformed_and_reasoning_records():
     out = json.loads(s.copy_with([*s.messages[:4], edited]).export_bytes())["messages"]
     assert out[:4] == doc["messages"][:4]
     assert out[4] == {"role": "assistant", "content": [{"type": "text", "text": "fine"}], "ts": 5}
+
+
+def test_v2_results_reordered_across_tool_records_stay_in_order():
+    doc = json.loads(json.dumps(V2))
+    msgs = doc["messages"]
+    msgs[2], msgs[3] = msgs[3], msgs[2]  # c2's record before c1's
+    s = load_bytes(compact(doc))
+    g = s.messages[2]
+    assert [b.tool_id for b in g.blocks] == ["c2", "c1"]
+    reordered = g.with_blocks([g.blocks[1], g.blocks[0]])
+    out = json.loads(s.copy_with([*s.messages[:2], reordered, *s.messages[3:]]).export_bytes())
+    again = load_bytes(compact(out))
+    assert [b.tool_id for b in again.messages[2].blocks] == ["c1", "c2"]
+    # the parts themselves are written unchanged
+    parts = [p for m in out["messages"] if m["role"] == "tool" for p in m["content"]]
+    assert parts == [msgs[3]["content"][0], msgs[2]["content"][0]]
+
+
+def test_v2_string_user_content_stays_a_string_when_results_are_hoisted():
+    doc = {
+        "version": 2,
+        "messages": [
+            {"role": "user", "content": "go", "ts": 1},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool-call", "toolCallId": "k", "toolName": "f", "input": {}}],
+                "ts": 2,
+            },
+            {"role": "user", "content": "what happened?", "ts": 3},
+        ],
+    }
+    s = load_bytes(compact(doc))
+    home = s.messages[2]
+    out = json.loads(
+        s.copy_with(
+            [*s.messages[:2], home.with_blocks([synthetic("k"), *home.blocks])]
+        ).export_bytes()
+    )["messages"]
+    assert out[2] == {
+        "role": "tool",
+        "content": [
+            {
+                "type": "tool-result",
+                "toolCallId": "k",
+                "toolName": "f",
+                "output": {"type": "error-text", "value": SYNTHETIC_RESULT_TEXT},
+            }
+        ],
+        "ts": 3,
+    }
+    assert out[3] == doc["messages"][2]
+
+
+def test_v2_new_tool_message_gets_previous_ts():
+    doc = {
+        "version": 2,
+        "messages": [
+            {"role": "user", "content": "go", "ts": 10},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool-call", "toolCallId": "k", "toolName": "f", "input": {}}],
+                "ts": 20,
+            },
+            {"role": "assistant", "content": "more", "ts": 30},
+        ],
+    }
+    s = load_bytes(compact(doc))
+    new = Message(role="user", blocks=(synthetic("k"),))
+    out = json.loads(s.copy_with([*s.messages[:2], new, s.messages[2]]).export_bytes())["messages"]
+    assert out[2]["role"] == "tool" and out[2]["ts"] == 20
+    assert out[2]["content"][0]["toolCallId"] == "k"
+    assert out[3] == doc["messages"][2]

@@ -13,6 +13,7 @@ from .anthropic_list import (
     encode_entry,
     make_state,
     messages_from_entries,
+    release,
     unchanged,
     write_document,
 )
@@ -40,6 +41,7 @@ class AnthropicAdapter(Adapter):
 
     def load(self, probe: Probe) -> Session:
         shape = classify(probe.doc)
+        release()
         prefix = "" if shape.container == "list" else "/messages"
         messages = messages_from_entries(shape.entries, prefix)
         return Session(

@@ -75,6 +75,12 @@ def classify(doc: Any) -> Shape:
     return shape
 
 
+def release() -> None:
+    """Forget the cached document (called once a document is loaded)."""
+    global _cache
+    _cache = None
+
+
 def _classify(doc: Any) -> Shape:
     if isinstance(doc, list):
         shape = Shape("list", doc)

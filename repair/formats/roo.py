@@ -22,6 +22,7 @@ from .anthropic_list import (
     encode_entry,
     make_state,
     messages_from_entries,
+    release,
     unchanged,
     write_document,
 )
@@ -62,6 +63,7 @@ class RooAdapter(Adapter):
 
     def load(self, probe: Probe) -> Session:
         shape = classify(probe.doc)
+        release()
         if shape.container == "v2":
             messages = load_v2(shape.entries)
             apply_roo_meta(messages, first_record)
