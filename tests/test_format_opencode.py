@@ -1,0 +1,415 @@
+"""The `opencode` adapter: `opencode export` JSON and the session.json + messages.json pair,
+tool parts as call + derived result, lossless export, and the part states a fix writes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from repair.analysis import analyze
+from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
+from repair.model import SYNTHETIC_RESULT_TEXT
+from repair.plan import Choices, apply_all
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "opencode"
+SES = "ses_18684d584ffe1JuGPUt8v6Igr8"
+
+
+def real_pair() -> Path:
+    folders = sorted(p.parent for p in REAL.glob("*/messages.json")) if REAL.is_dir() else []
+    if not folders:
+        pytest.skip("real opencode corpus absent")
+    return folders[0]
+
+
+def export_bytes(doc) -> bytes:
+    """As `opencode export` writes it: JSON.stringify(x, null, 2) + newline."""
+    return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode()
+
+
+def user(mid: str, text: str, created: int) -> dict:
+    return {
+        "info": {"id": mid, "sessionID": SES, "role": "user", "time": {"created": created}},
+        "parts": [
+            {"id": f"prt_{mid}_t", "sessionID": SES, "messageID": mid, "type": "text", "text": text}
+        ],
+    }
+
+
+def tool(mid: str, k: int, call_id: str, status: str, **state) -> dict:
+    st = {"status": status, "input": {"command": "ls"}, **state}
+    return {
+        "id": f"prt_{mid}_{k}",
+        "sessionID": SES,
+        "messageID": mid,
+        "type": "tool",
+        "callID": call_id,
+        "tool": "bash",
+        "state": st,
+    }
+
+
+def done(
+    mid: str, k: int, call_id: str, out: str = "a.txt", start: int = 1000, end: int = 1010
+) -> dict:
+    return tool(
+        mid,
+        k,
+        call_id,
+        "completed",
+        output=out,
+        title="ls",
+        metadata={},
+        time={"start": start, "end": end},
+    )
+
+
+def running(mid: str, k: int, call_id: str, start: int = 2000) -> dict:
+    return tool(mid, k, call_id, "running", title="ls", metadata={}, time={"start": start})
+
+
+def assistant(mid: str, parts: list, created: int, completed: int | None = None, **info) -> dict:
+    t = {"created": created} if completed is None else {"created": created, "completed": completed}
+    return {
+        "info": {
+            "id": mid,
+            "sessionID": SES,
+            "role": "assistant",
+            "time": t,
+            "parentID": "msg_u1",
+            **info,
+        },
+        "parts": [
+            {"id": f"prt_{mid}_s", "sessionID": SES, "messageID": mid, "type": "step-start"},
+            *parts,
+        ],
+    }
+
+
+def export(*messages) -> bytes:
+    info = {"id": SES, "title": "t", "version": "1.15.7", "time": {"created": 1, "updated": 2}}
+    return export_bytes({"info": info, "messages": list(messages)})
+
+
+def load(data: bytes):
+    return load_bytes(data, path="export.json")
+
+
+def errors(data: bytes) -> list:
+    return [f for f in analyze(load(data)).findings if f.severity == "error"]
+
+
+def fix(data: bytes, choices: Choices | None = None) -> bytes:
+    fixed, _ = apply_all(load(data), choices)
+    return fixed.export_bytes()
+
+
+# ---------------------------------------------------------------- detection
+
+
+def test_export_and_message_list_are_opencode_and_nobody_else_claims_them():
+    data = export(user("msg_u1", "hi", 1000))
+    probe = probe_bytes(data, path="x.json")
+    assert detect(probe).name == "opencode"
+    listed = export_bytes([user("msg_u1", "hi", 1000)])
+    assert detect(probe_bytes(listed, path="messages.json")).name == "opencode"
+    for other in ("anthropic", "roo", "openai-chat"):
+        assert get_adapter(other).detect(probe) == 0
+        assert get_adapter(other).detect(probe_bytes(listed, path="m.json")) == 0
+
+
+def test_plain_message_lists_are_not_opencode():
+    data = json.dumps([{"role": "user", "content": "hi"}]).encode()
+    assert get_adapter("opencode").detect(probe_bytes(data, path="x.json")) == 0
+
+
+# ---------------------------------------------------------------- real files
+
+
+def test_real_pair_loads_as_folder_file_and_export_with_exact_round_trip(tmp_path):
+    folder = real_pair()
+    by_folder = load_session(str(folder))
+    by_file = load_session(str(folder / "messages.json"))
+    assert by_folder.format == by_file.format == "opencode"
+    assert by_folder.path.endswith("messages.json")
+    assert by_folder.label == "Creating TEST_EDITS.md with poem"
+    data = (folder / "messages.json").read_bytes()
+    assert by_folder.export_bytes() == data
+    assert by_file.export_bytes() == data
+
+    info = json.loads((folder / "session.json").read_bytes())
+    messages = json.loads(data)
+    exported = tmp_path / "export.json"
+    exported.write_bytes(export_bytes({"info": info, "messages": messages}))
+    s = load_session(str(exported))
+    assert s.format == "opencode" and s.target == "anthropic"
+    assert s.export_bytes() == exported.read_bytes()
+
+    for session in (by_folder, s):
+        kinds = [(m.role, [b.type for b in m.blocks]) for m in session.messages]
+        assert kinds[1][1].count("tool_use") == 1
+        assert kinds[2] == ("user", ["tool_result"])  # the write tool's completed result
+        analysis = analyze(session)
+        assert [f for f in analysis.findings if f.severity != "info"] == []
+        assert all(u.results for u in analysis.pairing.uses)
+        fixed, _ = apply_all(session)
+        assert fixed.export_bytes() == session.export_bytes()
+
+
+def test_real_pair_result_points_at_the_tool_state():
+    s = load_session(str(real_pair()))
+    res = s.messages[2].blocks[0]
+    assert res.src == {"path": "/1/parts/2/state"}
+    assert res.data["content"] == "Wrote file successfully."
+    assert s.messages[1].blocks[2].src == {"path": "/1/parts/2"}
+
+
+def test_edit_in_a_copied_pair_rewrites_messages_json_only(tmp_path):
+    folder = tmp_path / "share"
+    shutil.copytree(real_pair(), folder)
+    doc = json.loads((folder / "messages.json").read_bytes())
+    doc[1]["parts"][2]["state"] = {
+        "status": "running",
+        "input": {},
+        "time": {"start": 1780154587879},
+    }
+    doc.append(user("msg_zzz", "hello?", 1780154600000))
+    (folder / "messages.json").write_bytes(json.dumps(doc, indent=2).encode())
+    s = load_session(str(folder))
+    assert [f.code for f in analyze(s).findings if f.severity == "error"] == ["orphan-tool-use"]
+    fixed, _ = apply_all(s)
+    again = load_bytes(fixed.export_bytes(), path=str(folder / "messages.json"))
+    assert [f for f in analyze(again).findings if f.severity == "error"] == []
+
+
+# ---------------------------------------------------------------- load details
+
+
+def test_completed_and_error_parts_become_results_in_a_derived_user_message():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant(
+            "msg_a1",
+            [
+                done("msg_a1", 1, "c1"),
+                tool("msg_a1", 2, "c2", "error", error="boom", time={"start": 1001, "end": 1020}),
+            ],
+            1000,
+            1030,
+        ),
+    )
+    s = load(data)
+    assert [(m.role, [b.type for b in m.blocks]) for m in s.messages] == [
+        ("user", ["text"]),
+        ("assistant", ["step-start", "tool_use", "tool_use"]),
+        ("user", ["tool_result", "tool_result"]),
+    ]
+    r1, r2 = s.messages[2].blocks
+    assert (r1.tool_id, r1.data["content"], r1.is_error) == ("c1", "a.txt", False)
+    assert (r2.tool_id, r2.data["content"], r2.is_error) == ("c2", "boom", True)
+    assert s.messages[2].timestamp == pytest.approx(1.02)
+    assert analyze(s).findings == []
+
+
+def test_failed_assistant_messages_and_empty_messages_are_hidden():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant(
+            "msg_a1",
+            [running("msg_a1", 1, "c9")],
+            1001,
+            error={"name": "APIError", "data": {"message": "overloaded"}},
+        ),
+        {
+            "info": {"id": "msg_u2", "sessionID": SES, "role": "user", "time": {"created": 1002}},
+            "parts": [],
+        },
+        assistant(
+            "msg_a2",
+            [{"id": "p", "sessionID": SES, "messageID": "msg_a2", "type": "text", "text": "ok"}],
+            1003,
+        ),
+    )
+    s = load(data)
+    assert [m.hidden for m in s.messages] == [False, True, True, False]
+    assert analyze(s).findings == []
+
+
+def test_aborted_message_with_a_running_tool_is_checked():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant(
+            "msg_a1",
+            [running("msg_a1", 1, "c9")],
+            1001,
+            error={"name": "MessageAbortedError", "data": {}},
+        ),
+        user("msg_u2", "sorry, go on", 3000),
+    )
+    assert [(f.code, f.source) for f in errors(data)] == [
+        ("orphan-tool-use", {"path": "/messages/1/parts/1"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"info": {"id": "m", "role": "user"}, "parts": "text"}, "not a list"),
+        (
+            {"info": {"id": "m", "role": "user"}, "parts": [{"text": "no type"}]},
+            "part 0 has no type",
+        ),
+        ({"info": {"id": "m", "role": "robot"}, "parts": []}, "not user or assistant"),
+        ({"parts": []}, "no info"),
+        (
+            {
+                "info": {"id": "m", "role": "assistant"},
+                "parts": [{"type": "tool", "tool": "x", "state": {}}],
+            },
+            "no callID",
+        ),
+    ],
+)
+def test_malformed_entries_are_reported_at_their_path_and_kept(entry, reason):
+    data = export(user("msg_u1", "go", 1000), entry)
+    s = load(data)
+    bad = [m for m in s.messages if m.malformed]
+    assert len(bad) == 1 and reason in bad[0].malformed
+    assert [(f.code, f.source) for f in analyze(s).findings if f.code == "malformed"] == [
+        ("malformed", {"path": "/messages/1"})
+    ]
+    assert s.export_bytes() == data
+
+
+# ---------------------------------------------------------------- fixes written back
+
+
+def test_running_part_in_the_middle_becomes_an_error_with_an_end_time():
+    data = export(
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [running("msg_a1", 1, "c1", start=2000)], 1500),
+        user("msg_u2", "it hung, go on", 9000),
+        assistant(
+            "msg_a2",
+            [{"id": "p", "sessionID": SES, "messageID": "msg_a2", "type": "text", "text": "ok"}],
+            9001,
+            9002,
+        ),
+    )
+    assert [f.code for f in errors(data)] == ["orphan-tool-use"]
+    out = fix(data)
+    doc = json.loads(out)
+    part = doc["messages"][1]["parts"][1]
+    assert part["state"] == {
+        "status": "error",
+        "input": {"command": "ls"},
+        "error": SYNTHETIC_RESULT_TEXT,
+        "metadata": {},
+        "time": {"start": 2000, "end": 2000},
+    }
+    # the rest of the document is untouched
+    before = json.loads(data)
+    before["messages"][1]["parts"][1] = part
+    assert doc == before
+    assert out.endswith(b"}\n") and b'\n  "messages": [' in out
+    reloaded = load(out)
+    assert errors(out) == []
+    res = [b for m in reloaded.messages for b in m.blocks if b.type == "tool_result"]
+    assert [(r.tool_id, r.is_error, r.data["content"]) for r in res] == [
+        ("c1", True, SYNTHETIC_RESULT_TEXT)
+    ]
+    assert fix(out) == out
+
+
+def test_end_time_is_the_last_time_the_message_recorded():
+    a = assistant("msg_a1", [running("msg_a1", 1, "c1", start=2000)], 1500)
+    a["parts"].insert(
+        1,
+        {
+            "id": "r",
+            "sessionID": SES,
+            "messageID": "msg_a1",
+            "type": "reasoning",
+            "text": "hm",
+            "time": {"start": 1600, "end": 2600},
+        },
+    )
+    out = fix(export(user("msg_u1", "x", 1000), a, user("msg_u2", "y", 9000)))
+    state = json.loads(out)["messages"][1]["parts"][2]["state"]
+    assert state["time"] == {"start": 2000, "end": 2600}
+
+
+def test_pending_part_of_a_message_whose_other_call_completed():
+    data = export(
+        user("msg_u1", "two", 1000),
+        assistant(
+            "msg_a1", [done("msg_a1", 1, "c1"), tool("msg_a1", 2, "c2", "pending", raw="")], 1001
+        ),
+        user("msg_u2", "next", 9000),
+    )
+    assert [(f.code, f.tool_use_id) for f in errors(data)] == [("orphan-tool-use", "c2")]
+    out = fix(data)
+    parts = json.loads(out)["messages"][1]["parts"]
+    assert parts[1] == json.loads(data)["messages"][1]["parts"][1]
+    assert parts[2]["state"]["status"] == "error"
+    assert parts[2]["state"]["time"] == {"start": 1010, "end": 1010}
+    assert errors(out) == []
+
+
+def test_last_message_running_is_pending_and_left_alone_unless_asked():
+    data = export(
+        user("msg_u1", "build", 1000), assistant("msg_a1", [running("msg_a1", 1, "c1")], 1500)
+    )
+    s = load(data)
+    assert [(f.code, f.severity) for f in analyze(s).findings] == [("pending-tool-use", "warning")]
+    assert fix(data) == data
+    out = fix(data, Choices(by_code={"pending-tool-use": "insert-result"}))
+    assert json.loads(out)["messages"][1]["parts"][1]["state"]["status"] == "error"
+
+
+def test_dropping_the_orphan_call_drops_its_part():
+    data = export(
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [running("msg_a1", 1, "c1")], 1500),
+        user("msg_u2", "go on", 9000),
+    )
+    out = fix(data, Choices(by_code={"orphan-tool-use": "drop-tool-use"}))
+    parts = json.loads(out)["messages"][1]["parts"]
+    assert [p["type"] for p in parts] == ["step-start"]
+    assert errors(out) == []
+
+
+def test_duplicate_call_ids_are_renamed_on_the_later_part():
+    data = export(
+        user("msg_u1", "a", 1000),
+        assistant("msg_a1", [done("msg_a1", 1, "call_1")], 1001),
+        assistant("msg_a2", [done("msg_a2", 1, "call_1", out="b")], 1100),
+    )
+    assert "duplicate-tool-use-id" in [f.code for f in errors(data)]
+    out = fix(data)
+    doc = json.loads(out)
+    assert doc["messages"][1]["parts"][1]["callID"] == "call_1"
+    new_id = doc["messages"][2]["parts"][1]["callID"]
+    assert new_id != "call_1"
+    assert errors(out) == []
+
+
+def test_empty_text_part_is_dropped():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant(
+            "msg_a1",
+            [
+                {"id": "e", "sessionID": SES, "messageID": "msg_a1", "type": "text", "text": " "},
+                {"id": "t", "sessionID": SES, "messageID": "msg_a1", "type": "text", "text": "hi"},
+            ],
+            1001,
+        ),
+        user("msg_u2", "ok", 2000),
+    )
+    assert [f.code for f in errors(data)] == ["empty-content"]
+    out = fix(data)
+    assert [p.get("id") for p in json.loads(out)["messages"][1]["parts"]] == ["prt_msg_a1_s", "t"]
