@@ -1,0 +1,123 @@
+"""What the detail pane shows: the selected message's blocks, folded, and its findings.
+
+Everything is built as Content from sanitised plain text (never markup), and capped, so a
+multi-megabyte message never becomes a multi-megabyte widget.
+"""
+
+from __future__ import annotations
+
+import orjson
+from textual.content import Content
+
+from repair.model import TOOL_RESULT, TOOL_USE, Finding, Message, Session, block_text
+from repair.preview import message_json
+from repair.sanitize import clean, clean_line
+
+from .rows import Row, fmt_time, role_label
+
+MAX_LINES = 24  # lines shown per block before folding
+MAX_CHARS = 4000  # characters shown per block before folding
+RAW_MAX = 200_000  # characters of raw JSON shown
+SEV_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$primary"}
+SEV_MARK = {"error": "●", "warning": "▲", "info": "○"}
+
+
+def fold(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> tuple[str, str]:
+    """(shown text, fold note) — the note says how much was left out."""
+    total = len(text)
+    cut = text[:max_chars]
+    lines = cut.split("\n")
+    shown = "\n".join(lines[:max_lines])
+    hidden_chars = total - len(shown)
+    if hidden_chars <= 0:
+        return text, ""
+    hidden_lines = text.count("\n") - shown.count("\n")
+    if hidden_chars >= 2048:
+        size = f"{hidden_chars / 1024:.1f} KB"
+    else:
+        size = f"{hidden_chars} chars"
+    return shown, f"… folded: +{hidden_lines} lines, +{size}"
+
+
+def _json(value) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(value)
+
+
+def finding_line(f: Finding) -> Content:
+    where = f" block {f.block_index}" if f.block_index is not None else ""
+    return Content.assemble(
+        (f"{SEV_MARK[f.severity]} {f.severity} ", SEV_STYLE[f.severity]),
+        (f.code, "bold"),
+        (where, "dim"),
+        "\n  ",
+        clean(f.detail),
+    )
+
+
+def message_detail(session: Session, row: Row, findings: list[Finding]) -> Content:
+    msg: Message = session.messages[row.mi]
+    parts: list[Content | str | tuple[str, str]] = []
+    head = f"message {row.mi} · {role_label(msg)}"
+    t = fmt_time(msg)
+    if t:
+        head += f" · {t} UTC"
+    if msg.hidden:
+        head += " · hidden (not sent)"
+    parts.append((head, "bold"))
+    src = msg.src or {}
+    if src:
+        where = f"line {src['line']}" if "line" in src else f"at {src.get('path', '?')}"
+        parts.append(("  " + clean_line(str(where), 60), "dim"))
+    parts.append("\n")
+    if msg.malformed is not None:
+        parts.append(("malformed: ", "bold $error"))
+        parts.append(clean(msg.malformed) + "\n")
+    if findings:
+        parts.append(("\nFindings\n", "bold underline"))
+        for f in findings:
+            parts.append(finding_line(f))
+            parts.append("\n")
+    for bi, block in enumerate(msg.blocks):
+        selected = row.bi == bi
+        marker = "▶ " if selected else ""
+        parts.append("\n")
+        if block.type == TOOL_USE:
+            title = f"{marker}[{bi}] tool_use {block.name or '?'}  id {block.tool_id or '?'}"
+            body = _json(block.data.get("input") if isinstance(block.data, dict) else None)
+        elif block.type == TOOL_RESULT:
+            err = "  is_error" if block.is_error else ""
+            title = f"{marker}[{bi}] tool_result  for {block.tool_id or '?'}{err}"
+            body = block_text(block)
+            if (
+                not body
+                and isinstance(block.data, dict)
+                and block.data.get("content") not in (None, "")
+            ):
+                body = _json(block.data.get("content"))
+        else:
+            answer = f"  answers {block.tool_id}" if block.tool_id else ""
+            title = f"{marker}[{bi}] {block.type}{answer}"
+            body = block_text(block)
+            if not body and isinstance(block.data, dict):
+                body = _json({k: v for k, v in block.data.items() if k != "type"})
+        parts.append((clean_line(title, 200) + "\n", "bold reverse" if selected else "bold"))
+        shown, note = fold(body)
+        parts.append(clean(shown.expandtabs(4)) + "\n")
+        if note:
+            parts.append((note + "\n", "italic dim"))
+    if not msg.blocks:
+        parts.append(("\n(no content blocks)\n", "italic dim"))
+    return Content.assemble(*parts)
+
+
+def raw_json(msg: Message) -> Content:
+    raw = msg.raw if msg.raw is not None else message_json(msg)
+    text = _json(raw)
+    note = ""
+    if len(text) > RAW_MAX:
+        note = f"\n… raw JSON cut: {(len(text) - RAW_MAX) / 1024:.0f} KB more"
+        text = text[:RAW_MAX]
+    return Content.assemble(("raw JSON (J to close)\n", "bold"), clean(text), (note, "italic dim"))
