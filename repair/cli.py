@@ -1,0 +1,605 @@
+"""The headless `histview` commands (SPEC §7): check, fix, explain, list.
+
+Runs without Textual or Rich. Every line that carries text from a session goes through
+`repair.sanitize`; colour (plain ANSI, severity words and diff markers only) is used only
+when stdout is a terminal. Exit status: 0 fine, 1 error-level findings remain (or an
+unknown error text for `explain`), 2 the input could not be read or the command refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+import orjson
+
+from .errors import ExportRefused, InputError
+from .model import Finding, Session
+from .sanitize import clean, clean_line
+from .targets import CODES, TARGETS
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+# ---------------------------------------------------------------- output helpers
+
+_SGR = {"error": "1;31", "warning": "33", "info": "36", "+": "32", "-": "31", "@": "36", "dim": "2"}
+
+
+@dataclass
+class Out:
+    """Where a command writes: stdout for results, stderr for errors; colour decided once."""
+
+    stdout: TextIO
+    stderr: TextIO
+    color: bool
+    last_error: str = ""
+
+    def line(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+
+    def error(self, text: str) -> None:
+        self.last_error = clean_line(text)
+        self.stderr.write("histview: " + self.last_error + "\n")
+
+    def paint(self, key: str, text: str) -> str:
+        """`text` in colour `key` on a terminal. Only histview's own words are painted."""
+        return f"\x1b[{_SGR[key]}m{text}\x1b[0m" if self.color else text
+
+
+def _wants_color(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def where(finding: Finding) -> str:
+    """WHERE of a `FILE:WHERE:` line: the line number for JSONL sources, else messages[N]
+    (plus .content[M] for a block), else the JSON pointer; '' when nothing is known."""
+    src = finding.source or {}
+    line = src.get("line")
+    if isinstance(line, int):
+        return str(line)
+    if finding.message_index is not None:
+        w = f"messages[{finding.message_index}]"
+        if finding.block_index is not None:
+            w += f".content[{finding.block_index}]"
+        return w
+    path = src.get("path")
+    return str(path) if path else ""
+
+
+def finding_line(out: Out, file: str, f: Finding) -> str:
+    w = where(f)
+    head = f"{clean_line(file)}:{w}:" if w else f"{clean_line(file)}:"
+    tail = ""
+    if "line" in (f.source or {}) and f.message_index is not None:
+        tail = f" (message {f.message_index})"
+    return f"{head} {out.paint(f.severity, f.severity)} {f.code} {clean_line(f.detail)}{tail}"
+
+
+def _plural(n: int, word: str) -> str:
+    if n == 1 or word == "info":
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith("x") else f"{n} {word}s"
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(_plural(counts.get(s, 0), s) for s in ("error", "warning", "info"))
+
+
+def _dumps(obj) -> str:
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _load(path: str, fmt: str | None, target: str | None) -> Session:
+    from .formats import load_session
+
+    return load_session(path, format=fmt, target=target)
+
+
+def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
+    """Run one file's work; bad input and unexpected failures end as one line, exit 2."""
+    try:
+        return fn()
+    except InputError as exc:
+        out.error(str(exc))
+    except ExportRefused as exc:
+        out.error(f"{file}: refused: {exc}; nothing written")
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as exc:  # a bug must not become a traceback in a user's terminal
+        out.error(f"{file}: internal error: {type(exc).__name__}: {exc}")
+    return EXIT_INPUT
+
+
+# ---------------------------------------------------------------- check
+
+
+def _thread_findings(session: Session):
+    """(session, analysis) for the session and each of its extra threads (sidechains)."""
+    from .analysis import analyze
+
+    yield session, analyze(session)
+    for thread in session.threads:
+        yield thread, analyze(thread, session.target)
+
+
+def check_json(session: Session, analysis) -> dict:
+    return {
+        "file": session.path,
+        "format": session.format,
+        "target": analysis.target,
+        "messages": len(session.messages),
+        "findings": [f.to_json() for f in analysis.findings],
+        "summary": analysis.summary(),
+    }
+
+
+def cmd_check(args, out: Out) -> int:
+    status = EXIT_OK
+    for file in args.files:
+
+        def one(file: str = file) -> int:
+            session = _load(file, args.format, args.target)
+            worst = EXIT_OK
+            for k, (sess, analysis) in enumerate(_thread_findings(session)):
+                if analysis.errors:
+                    worst = EXIT_FINDINGS
+                if args.json:
+                    obj = check_json(sess, analysis)
+                    if k > 0:
+                        obj["thread"] = sess.label
+                    out.line(_dumps(obj))
+                    continue
+                for f in analysis.findings:
+                    out.line(finding_line(out, sess.path, f))
+                out.line(_summary_line(sess, analysis, thread=k > 0))
+            return worst
+
+        code = _guard(out, file, one)
+        if code == EXIT_INPUT and args.json:
+            out.line(_dumps({"file": file, "error": out.last_error}))
+        status = max(status, code)
+    return status
+
+
+def _summary_line(session: Session, analysis, *, thread: bool = False) -> str:
+    name = clean_line(session.path)
+    what = f" thread {clean_line(session.label)}:" if thread and session.label else ""
+    n = len(session.messages)
+    facts = f"{n} message{'s' if n != 1 else ''}, format {session.format}, target {analysis.target}"
+    if not analysis.findings:
+        return f"{name}:{what} no problems ({facts})"
+    return f"{name}:{what} {counts_text(analysis.counts())} ({facts})"
+
+
+# ---------------------------------------------------------------- fix
+
+
+def _parse_codes(value: str, flag: str) -> set[str]:
+    codes = {c.strip() for c in value.split(",") if c.strip()}
+    bad = sorted(codes - set(CODES))
+    if bad:
+        raise UsageError(
+            f"{flag}: unknown finding code {bad[0]!r}; valid codes: {', '.join(CODES)}"
+        )
+    if not codes:
+        raise UsageError(f"{flag}: give at least one finding code; valid codes: {', '.join(CODES)}")
+    return codes
+
+
+def _parse_strategy(value: str) -> dict[str, str]:
+    from .plan import ACTIONS
+
+    out: dict[str, str] = {}
+    for item in (p.strip() for p in value.split(",")):
+        if not item:
+            continue
+        code, sep, action = item.partition("=")
+        code, action = code.strip(), action.strip()
+        if not sep or not action:
+            raise UsageError(f"--strategy: expected CODE=ACTION, got {item!r}")
+        if code not in ACTIONS:
+            raise UsageError(
+                f"--strategy: unknown finding code {code!r}; valid codes: {', '.join(CODES)}"
+            )
+        if action not in ACTIONS[code]:
+            raise UsageError(
+                f"--strategy: {action!r} is not an action for {code}; valid: "
+                + ", ".join(ACTIONS[code])
+            )
+        out[code] = action
+    return out
+
+
+class UsageError(Exception):
+    """A bad flag value: one line, exit 2, before anything is read."""
+
+
+def cmd_fix(args, out: Out) -> int:
+    from .plan import Choices
+
+    try:
+        only = _parse_codes(args.only, "--only") if args.only else None
+        strategy = _parse_strategy(args.strategy) if args.strategy else {}
+    except UsageError as exc:
+        out.error(str(exc))
+        return EXIT_INPUT
+    choices = Choices(by_code=strategy, only=only)
+    return _guard(out, args.file, lambda: _fix(args, out, choices))
+
+
+def _fix(args, out: Out, choices) -> int:
+    from .analysis import analyze
+    from .report import edit_entries
+    from .workbench import Workbench
+
+    session = _load(args.file, args.format, args.target)
+    wb = Workbench(session, choices)
+    wb.apply_all()
+    writing = (args.output or args.in_place) and not args.dry_run
+    result = None
+    if writing and (wb.applied or not args.in_place):
+        result = wb.export(args.output, args.report, in_place=args.in_place)
+        # Read back what was written: the exit status speaks for the file on disk.
+        after = analyze(_load(result.output, session.format, wb.session.target))
+    else:
+        after = wb.analysis
+    edits = [e for fix in wb.applied for e in edit_entries(fix)]
+    status = EXIT_FINDINGS if after.errors else EXIT_OK
+
+    if args.json:
+        out.line(
+            _dumps(
+                {
+                    "file": session.path,
+                    "output": result.output if result else None,
+                    "format": session.format,
+                    "target": after.target,
+                    "edits": edits,
+                    "remaining": [f.to_json() for f in after.findings],
+                }
+            )
+        )
+        return status
+
+    name = clean_line(session.path)
+    for fix in wb.applied:
+        w = where(fix.finding)
+        out.line(
+            f"{name}:{w}: {fix.code} -> {fix.action}: {clean_line(fix.detail)}"
+            if w
+            else f"{name}: {fix.code} -> {fix.action}: {clean_line(fix.detail)}"
+        )
+    for f in after.findings:
+        if f.severity != "info":
+            out.line(finding_line(out, session.path, f) + " [left as is]")
+    if wb.applied and not result:
+        for line in diff_lines(session, wb.session):
+            out.line(_paint_diff(out, line))
+    n = len(wb.applied)
+    left = counts_text(after.counts())
+    if result:
+        extra = "".join(
+            f", {label} {clean_line(path)}"
+            for label, path in (("report", result.report), ("backup", result.backup))
+            if path
+        )
+        out.line(
+            f"{name}: wrote {clean_line(result.output)} ({_plural(n, 'fix')}{extra}); now {left}"
+        )
+    elif writing:
+        out.line(f"{name}: nothing to fix; the file is unchanged ({left})")
+    elif not n:
+        out.line(f"{name}: nothing to fix ({left})")
+    else:
+        out.line(
+            f"{name}: dry run, nothing written: {_plural(n, 'fix')}; after them {left}. "
+            "Write with -o OUT or --in-place."
+        )
+    return status
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def diff_lines(before: Session, after: Session) -> list[str]:
+    """A unified diff of the touched messages (repair.preview's rendering), each hunk
+    header naming the message it starts in; every line sanitised."""
+    from .preview import render, touched
+
+    old, new = touched(before, after)
+    a, b = render(old), render(new)
+    lines = []
+    for line in difflib.unified_diff(a, b, "before", "after", lineterm="", n=3):
+        mo = _HUNK.match(line)
+        if mo:
+            start_a, len_a, start_b = int(mo[1]), int(mo[2] or 1), int(mo[3])
+            src, start = (a, start_a) if len_a else (b, start_b)
+            label = next(
+                (
+                    src[k][3:]
+                    for k in range(min(start, len(src)) - 1, -1, -1)
+                    if src[k].startswith("// message ")
+                ),
+                "",
+            )
+            side = "before" if src is a else "after"
+            line = f"{line} {label} ({side})" if label else line
+        lines.append(clean(line))
+    return lines
+
+
+def _paint_diff(out: Out, line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return out.paint("dim", line)
+    if line[:1] in ("+", "-", "@"):
+        return out.paint(line[:1], line)
+    return line
+
+
+# ---------------------------------------------------------------- explain
+
+
+def cmd_explain(args, out: Out) -> int:
+    from . import explain
+
+    matches = explain.match(args.text)
+    if not matches:
+        out.line(
+            "histview does not know this error text. It knows the tool-pairing, duplicate-id, "
+            "empty-content and role-order errors of Anthropic, Bedrock Converse and OpenAI "
+            "(Chat Completions, Responses); run `histview explain --help` for examples, or "
+            "`histview check FILE` to find every problem in the session."
+        )
+        return EXIT_FINDINGS
+    for k, m in enumerate(matches):
+        if k:
+            out.line()
+        for line in explain.describe(m):
+            out.line(line)
+    if args.file is None:
+        out.line()
+        out.line("Give the session file as well to see the message and block it points at:")
+        out.line('  histview explain "<error text>" FILE')
+        return EXIT_OK
+
+    def locate() -> int:
+        session = _load(args.file, args.format, args.target)
+        for m in matches:
+            out.line()
+            target = args.target or m.rule.target
+            culprit = explain.locate(session, m, target)
+            for line in explain.describe_culprit(session, m, culprit):
+                if isinstance(line, Finding):
+                    out.line("  " + finding_line(out, session.path, line))
+                else:
+                    out.line(line)
+        return EXIT_OK
+
+    return _guard(out, args.file, locate)
+
+
+# ---------------------------------------------------------------- list
+
+
+def cmd_list(args, out: Out) -> int:
+    from . import discover
+
+    roots = discover.Roots.from_env(home=args.home, vscode_storage=args.vscode_storage)
+    found = discover.find_sessions(roots)
+    rows = discover.check_all(found, workers=args.workers)
+    if args.json:
+        out.line(_dumps([r.to_json() for r in rows]))
+        return EXIT_OK
+    if not rows:
+        out.line("No sessions found. Looked in:")
+        for place in roots.describe():
+            out.line(f"  {clean_line(place)}")
+        return EXIT_OK
+    out.line(
+        f"{'MODIFIED':16}  {'TOOL':11}  {'FORMAT':12} {'MSGS':>6} {'ERR':>4} {'WARN':>4}  FILE"
+    )
+    home = roots.home.rstrip(os.sep) + os.sep
+    for r in rows:
+        shown = "~/" + r.path[len(home) :] if r.path.startswith(home) else r.path
+        if r.error is not None:
+            out.line(
+                f"{r.modified_text():16}  {r.tool:11}  {'?':12} {'':>6} {'':>4} {'':>4}  "
+                f"{clean_line(shown)}  {out.paint('error', 'unreadable')}: {clean_line(r.error, 160)}"
+            )
+            continue
+        err = out.paint("error", f"{r.errors:>4}") if r.errors else f"{r.errors:>4}"
+        warn = out.paint("warning", f"{r.warnings:>4}") if r.warnings else f"{r.warnings:>4}"
+        out.line(
+            f"{r.modified_text():16}  {r.tool:11}  {r.format:12} {r.messages:>6} {err} {warn}  "
+            f"{clean_line(shown)}"
+        )
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- argparse
+
+_CHECK_EPILOG = """\
+examples:
+  histview check tasks/7f3a/api_conversation_history.json
+      tasks/7f3a/api_conversation_history.json:messages[5].content[0]: error orphan-tool-result tool_result toolu_01X answers no tool_use in the session.
+      tasks/7f3a/api_conversation_history.json: 1 error, 0 warnings, 0 info (12 messages, format roo, target anthropic)
+  histview check ~/.claude/projects/-home-me-app/*.jsonl      several files; JSONL places are line numbers
+  histview check session.json --target bedrock                 Bedrock's stricter rules
+  histview check session.json --json | jq '.summary'           one JSON object per file, one per line
+
+exit status: 0 no error-level finding, 1 some, 2 a file could not be read (the others are still checked)
+"""
+
+_FIX_EPILOG = """\
+examples:
+  histview fix session.json                      dry run: the plan, one line per fix, and a diff; nothing written
+  histview fix session.json -o fixed.json        write the repaired copy and fixed.report.json beside it
+  histview fix session.json --in-place           replace the file (keeps session.json.bak, atomic rename)
+  histview fix session.json --only orphan-tool-use,duplicate-tool-result
+  histview fix session.json --strategy orphan-tool-use=drop-tool-use,orphan-tool-result=to-text
+  histview fix session.json --strategy malformed=drop -o fixed.json   drop unreadable records explicitly
+  histview fix session.json --json               {file, output, format, target, edits, remaining}
+
+actions per finding code (the first is the default):
+{actions}
+
+exit status: 0 the output has no error-level finding, 1 it still has some, 2 bad input or a refusal
+(malformed records remain, the output exists, the file changed since it was read): nothing is written
+"""
+
+_EXPLAIN_EPILOG = """\
+examples:
+  histview explain "messages.12: \\`tool_use\\` ids were found without \\`tool_result\\` blocks immediately after: toolu_01A"
+  histview explain "messages.4.content.0: unexpected \\`tool_use_id\\` found in \\`tool_result\\` blocks: toolu_01B" \\
+      tasks/7f3a/api_conversation_history.json
+  histview explain "Expected toolResult blocks at messages.6.content for the following Ids: tooluse_x" session.json
+  histview explain "$(pbpaste)" session.json      the whole pasted 400 body works too
+
+messages.N counts the messages that were sent: hidden (condensed, abandoned) and malformed records
+are skipped when FILE is mapped. exit status: 0 the text was recognised, 1 unknown text, 2 FILE unreadable
+"""
+
+_LIST_EPILOG = """\
+examples:
+  histview list
+      MODIFIED          TOOL         FORMAT         MSGS  ERR WARN  FILE
+      2026-07-02 09:14  claude-code  claude-code     412    2    0  ~/.claude/projects/-home-me-app/3f2c1d.jsonl
+      2026-07-01 17:40  roo          roo              88    0    1  ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/7f3a/api_conversation_history.json
+  histview list --json | jq '.[] | select(.errors > 0) | .file'
+
+looks in: ~/.claude/projects/*/*.jsonl (Claude Code), ~/.codex/sessions/**/rollout-*.jsonl (Codex),
+VS Code globalStorage/{rooveterinaryinc.roo-cline,kilocode.kilo-code,saoudrizwan.claude-dev}/tasks/*/
+api_conversation_history.json (Roo Code, Kilo Code, Cline). $HISTVIEW_HOME replaces ~ and
+$HISTVIEW_VSCODE_STORAGE the globalStorage folder (or use --home / --vscode-storage)
+"""
+
+
+def _actions_table() -> str:
+    from .plan import ACTIONS
+
+    return "\n".join(f"  {code:27} {', '.join(acts)}" for code, acts in ACTIONS.items())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="histview",
+        description="Open, explain and repair broken LLM-agent session histories.",
+        epilog="Run `histview FILE` to open the interactive viewer. `histview COMMAND --help` "
+        "shows each command with examples.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{check,fix,explain,list}")
+    sub.required = True
+
+    def session_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--format", help="read as this format instead of detecting it")
+        p.add_argument("--target", choices=TARGETS, help="provider whose rules decide severities")
+
+    p = sub.add_parser(
+        "check",
+        help="list every problem in session files",
+        description="Report each problem as FILE:WHERE: severity code detail, then a summary "
+        "line per file. WHERE is the line for JSONL files, messages[N] for JSON documents.",
+        epilog=_CHECK_EPILOG,
+        formatter_class=raw,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="session files or task folders")
+    p.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
+    session_opts(p)
+    p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser(
+        "fix",
+        help="repair a session (dry run unless -o or --in-place)",
+        description="Plan the repairs for every finding and show them with a diff. Nothing is "
+        "written unless -o or --in-place is given.",
+        epilog=_FIX_EPILOG.replace("{actions}", _actions_table()),
+        formatter_class=raw,
+    )
+    p.add_argument("file", metavar="FILE")
+    dest = p.add_mutually_exclusive_group()
+    dest.add_argument("-o", "--output", metavar="OUT", help="write the repaired session to OUT")
+    dest.add_argument(
+        "--in-place", action="store_true", help="replace FILE, keeping FILE.bak (FILE.bak.1, ...)"
+    )
+    p.add_argument("--dry-run", action="store_true", help="only show the plan, even with -o")
+    p.add_argument("--only", metavar="CODE,...", help="fix only findings with these codes")
+    p.add_argument("--strategy", metavar="CODE=ACTION,...", help="choose another action for a code")
+    p.add_argument(
+        "--report",
+        metavar="R.json",
+        help="where to write the report (default: <name>.report.json beside the output)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    session_opts(p)
+    p.set_defaults(run=cmd_fix)
+
+    p = sub.add_parser(
+        "explain",
+        help="map a provider's 400 error text to its rule (and, with FILE, to the culprit)",
+        description="Recognise an API error text (Anthropic, Bedrock, OpenAI), name the rule "
+        "it enforces and the finding codes that cause it; with FILE, point at the message and "
+        "block it names and the findings there.",
+        epilog=_EXPLAIN_EPILOG,
+        formatter_class=raw,
+    )
+    p.add_argument("text", metavar="ERROR_TEXT", help="the error text, quoted")
+    p.add_argument("file", nargs="?", metavar="FILE", help="the session that was sent")
+    session_opts(p)
+    p.set_defaults(run=cmd_explain)
+
+    p = sub.add_parser(
+        "list",
+        help="recent sessions where the agents keep them, with their health",
+        description="Find Claude Code, Codex, Roo Code, Kilo Code and Cline sessions, newest "
+        "first, and check each (in parallel).",
+        epilog=_LIST_EPILOG,
+        formatter_class=raw,
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("--home", help="home folder to search (default $HISTVIEW_HOME or ~)")
+    p.add_argument(
+        "--vscode-storage",
+        metavar="DIR",
+        help="VS Code globalStorage folder (default $HISTVIEW_VSCODE_STORAGE or the usual places)",
+    )
+    p.add_argument("--workers", type=int, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(run=cmd_list)
+    return parser
+
+
+def main(
+    argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    for stream in (stdout, stderr):
+        reconf = getattr(stream, "reconfigure", None)
+        if reconf is not None:
+            try:
+                reconf(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    out = Out(stdout, stderr, _wants_color(stdout))
+    try:
+        return args.run(args, out)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # the reader (head, less) went away: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes it at exit
+        except OSError:
+            pass
+        return EXIT_OK
