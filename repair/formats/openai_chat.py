@@ -105,7 +105,7 @@ def _score_list(entries: Any) -> int:
         role = e.get("role")
         if role == "assistant" and (isinstance(e.get("tool_calls"), list) or "function_call" in e):
             strong = True
-        elif role == "tool" and "tool_call_id" in e or role == "function":
+        elif role == "tool" and not _ai_sdk_parts(e.get("content")) or role == "function":
             strong = True
         elif role in HIDDEN_ROLES:
             weak = True
@@ -117,6 +117,13 @@ def _score_list(entries: Any) -> int:
     if strong:
         return HYBRID if anthropic else STRONG
     return WEAK if weak and not anthropic else 0
+
+
+def _ai_sdk_parts(content: Any) -> bool:
+    """AI-SDK tool messages (Roo v2) hold `tool-result` parts instead of a tool_call_id."""
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") == "tool-result" for p in content
+    )
 
 
 def _conversation_list(doc: Any) -> tuple[list[Any], str] | None:
