@@ -2,14 +2,17 @@
 
 Load: assistant `tool-call{toolCallId, toolName, input}` parts become `tool_use` blocks and
 `tool-result{toolCallId, toolName, output}` parts `tool_result` blocks (the part is kept in
-the block's `origin`); a run of consecutive `role: "tool"` records becomes ONE normal-form
-user message, so the results of a turn sit in the tool_use's home message. Users may still
-hold legacy Anthropic `tool_result` blocks, assistants legacy `tool_use` blocks.
+the block's `origin`). A run of consecutive `role: "tool"` records, with the user records
+right after it, becomes ONE normal-form user message: Roo stores one turn's results as a
+`tool` record then a `user` record (environment details), and the AI SDK sends such a run
+as one user message, so the results sit in the tool_use's home message and the roles
+alternate as the provider sees them. Users may still hold legacy Anthropic `tool_result`
+blocks, assistants legacy `tool_use` blocks.
 
-Dump: untouched messages give back their records verbatim; an edited tool group is split
-back into its records (untouched parts verbatim, changed ones with the new id, new results
-in AI-SDK shape); a new result in a user record becomes a `tool` record before it, the way
-Roo itself stores results.
+Dump: untouched messages give back their records verbatim; an edited group is split back
+into its records (untouched parts verbatim, changed ones with the new id, new results in
+AI-SDK shape in a tool record); a new result for a plain user record goes to a `tool`
+record written before it, the way Roo itself stores results.
 """
 
 from __future__ import annotations
@@ -133,8 +136,31 @@ def _blocks(rec: dict, index: int) -> list[Block]:
     path = f"/messages/{index}"
     content = rec["content"]
     if isinstance(content, str):
-        return [Block(type="text", data=content, src={"path": f"{path}/content"})]
+        origin = PartOrigin(index, content, content)
+        return [Block(type="text", data=content, src={"path": f"{path}/content"}, origin=origin)]
     return [block_from_part(p, f"{path}/content/{k}", index) for k, p in enumerate(content)]
+
+
+def _joins(rec: Any, role: str, tags: tuple) -> bool:
+    return (
+        isinstance(rec, dict)
+        and rec.get("role") == role
+        and _record_problem(rec) is None
+        and tuple(rec.get(k) for k in _TAG_KEYS) == tags
+    )
+
+
+def _group_end(records: list, i: int) -> int:
+    """End of the group starting with the tool record at `i`: the tool records after it,
+    then the user records after those (Roo writes one turn's results as `tool` + `user`;
+    the AI SDK sends such a run as one user message)."""
+    tags = tuple(records[i].get(k) for k in _TAG_KEYS)
+    j, n = i + 1, len(records)
+    while j < n and _joins(records[j], "tool", tags):
+        j += 1
+    while j < n and _joins(records[j], "user", tags):
+        j += 1
+    return j
 
 
 def load_v2(records: list) -> list[Message]:
@@ -165,16 +191,7 @@ def load_v2(records: list) -> list[Message]:
             i += 1
             continue
         if rec["role"] == "tool":
-            j = i + 1
-            tags = tuple(rec.get(k) for k in _TAG_KEYS)
-            while (
-                j < n
-                and isinstance(records[j], dict)
-                and records[j].get("role") == "tool"
-                and _record_problem(records[j]) is None
-                and tuple(records[j].get(k) for k in _TAG_KEYS) == tags
-            ):
-                j += 1
+            j = _group_end(records, i)
             blocks: list[Block] = []
             for k in range(i, j):
                 blocks.extend(_blocks(records[k], k))
@@ -226,7 +243,7 @@ def _is_legacy_result(b: Block) -> bool:
 
 def plain_part(b: Block) -> Any:
     """A non-tool block (or a legacy Anthropic block) as a content item."""
-    if _unchanged_block(b):
+    if _unchanged_block(b) and not isinstance(b.data, str):
         return b.origin.part
     return block_json(b)
 
@@ -333,36 +350,47 @@ def _user_records(m: Message, base: dict | None, ts: Any, names: dict[str, str])
 
 
 def _tool_group_records(m: Message, o: RecordsOrigin, ts: Any, names: dict[str, str]) -> list:
-    """Split an edited tool group back into its records. Parts keep their record unless
-    that would reorder records; other blocks go to a user record after the group."""
+    """Split an edited group (tool records, then user records) back into its records.
+    Blocks go back to the record they came from; a tool_result that has none goes to the
+    current tool record (never an earlier one, so records keep their order), other new
+    blocks to the last user record of the group (a new one if the group has none)."""
+    kinds = [rec["role"] for rec in o.records]
     position = {idx: p for p, idx in enumerate(o.indices)}
-    buckets: list[list] = [[] for _ in o.indices]
-    trailing: list[Block] = []
-    pos = 0
+    last_user = max((p for p, k in enumerate(kinds) if k == "user"), default=None)
+    buckets: list[list[tuple[Block, Any]]] = [[] for _ in o.records]
+    extra: list[tuple[Block, Any]] = []
+    tool_pos = 0  # the group starts with a tool record
     for b in m.blocks:
         home = position.get(b.origin.record) if isinstance(b.origin, PartOrigin) else None
-        if b.type != TOOL_RESULT and home is None:
-            trailing.append(b)
-            continue
-        if home is not None and home > pos:
-            pos = home
-        if b.type == TOOL_RESULT:
-            buckets[pos].append(tool_result_part(b, names))
+        if b.type == TOOL_RESULT and not (home is not None and kinds[home] == "user"):
+            if home is not None and home > tool_pos:
+                tool_pos = home
+            buckets[tool_pos].append((b, tool_result_part(b, names)))
+        elif home is not None:
+            buckets[home].append((b, plain_part(b)))
+        elif last_user is not None:
+            buckets[last_user].append((b, plain_part(b)))
         else:
-            buckets[pos].append(plain_part(b))
+            extra.append((b, plain_part(b)))
     out: list = []
-    for rec, parts in zip(o.records, buckets, strict=True):
-        if not parts:
+    for rec, bucket in zip(o.records, buckets, strict=True):
+        if not bucket:
             continue
+        parts = [p for _, p in bucket]
         orig = rec["content"]
         if len(parts) == len(orig) and all(a is b for a, b in zip(parts, orig, strict=True)):
             out.append(rec)
-        else:
-            new = dict(rec)
-            new["content"] = parts
-            out.append(new)
-    if trailing:
-        out.append(_with_ts({"role": "user", "content": [plain_part(b) for b in trailing]}, ts))
+            continue
+        blocks = [b for b, _ in bucket]
+        if isinstance(orig, str) and len(blocks) == 1 and blocks[0].data == orig:
+            out.append(rec)
+            continue
+        new = dict(rec)
+        new["content"] = _content(parts, blocks)
+        out.append(new)
+    if extra:
+        content = _content([p for _, p in extra], [b for b, _ in extra])
+        out.append(_with_ts({"role": "user", "content": content}, ts))
     return out
 
 
