@@ -579,8 +579,15 @@ class HistviewApp(App):
     def get_system_commands(self, screen: Screen):
         yield from super().get_system_commands(screen)
         for action, title, help_text in COMMANDS:
-            if self.check_action(action, ()) is not False or action in ("help", "request_quit"):
-                yield SystemCommand(title, help_text, lambda a=action: self.run_action(a))
+            yield SystemCommand(title, help_text, lambda a=action: self._palette_run(a))
+
+    async def _palette_run(self, action: str) -> None:
+        if self.wb is None and action in NEEDS_ANALYSIS:
+            self.notify("The analysis is not ready yet.", markup=False)
+            return
+        if action in NEEDS_REPAIR_PANE and not self.repair_open:
+            self.action_toggle_repair()
+        await self.run_action(action)
 
 
 def find_row(session: Session, table: RowTable, query: str, start: int) -> int | None:

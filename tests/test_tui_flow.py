@@ -1,0 +1,319 @@
+"""Pilot tests: what a user does in the TUI, checked on the app state and on the files written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from tui_helpers import DEMO, HOSTILE, wait_ready
+
+from repair.analysis import analyze
+from repair.formats import load_session
+from tui.app import AnalysisReady, HistviewApp, SessionLoaded
+from tui.timeline import Timeline
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    dst = tmp_path / "demo_session.json"
+    shutil.copy(DEMO, dst)
+    return dst
+
+
+def _timeline(app) -> Timeline:
+    return app.query_one(Timeline)
+
+
+def _current(app):
+    row = _timeline(app).current_row
+    return row.kind, row.mi, row.bi
+
+
+async def test_load_posts_rows_then_analysis(demo_copy):
+    seen = []
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        await wait_ready(pilot)
+        kinds = [type(m) for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
+        assert kinds == [SessionLoaded, AnalysisReady]
+        header = str(app.query_one("#header").render())
+        assert "demo_session.json" in header and "roo → anthropic" in header
+        assert "7 errors" in header and "2 warnings" in header and "2 info" in header
+
+
+async def test_full_repair_flow_and_export(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        wb = app.wb
+        errors0 = wb.analysis.counts()["error"]
+        # n walks finding rows in order
+        await pilot.press("n")
+        first = _current(app)
+        assert _timeline(app).current_row.findings
+        await pilot.press("n")
+        assert _current(app) != first
+        await pilot.press("N")
+        assert _current(app) == first
+        # open the plan: the first fix that changes something is selected, with its diff
+        await pilot.press("r")
+        assert app.repair_open
+        fix = app._selected_fix()
+        assert fix is not None and fix.actionable
+        diff = str(app.query_one("#diff").render())
+        assert "@@" in diff and fix.detail[:30] in diff
+        # apply: one step done, fewer findings, the timeline state changed
+        version = _timeline(app).state.version
+        await pilot.press("a")
+        assert len(wb.done) == 1
+        assert _timeline(app).state.version > version
+        after_one = wb.analysis.counts()["error"] + wb.analysis.counts()["warning"]
+        assert after_one < errors0 + 2
+        # undo and redo
+        await pilot.press("u")
+        assert not wb.done and wb.session is wb.original
+        assert wb.analysis.counts()["error"] == errors0
+        await pilot.press("ctrl+y")
+        assert len(wb.done) == 1
+        # apply all: no error left
+        await pilot.press("A")
+        assert wb.analysis.counts()["error"] == 0
+        assert "0 errors" in str(app.query_one("#header").render())
+        # export with the default names
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        assert app.exported is wb.session
+    out = demo_copy.with_name("demo_session.fixed.json")
+    report = demo_copy.with_name("demo_session.report.json")
+    assert out.exists() and report.exists()
+    fixed = load_session(str(out))
+    assert analyze(fixed).errors == []
+    doc = json.loads(report.read_text())
+    assert doc["output"] == str(out)
+    assert doc["before"]["orphan-tool-use"] == 1
+    codes = {f["finding"] for f in doc["fixes"]}
+    assert {"orphan-tool-use", "duplicate-tool-result", "orphan-tool-result"} <= codes
+    assert not [f for f in doc["remaining"] if f["severity"] == "error"]
+    # the input is untouched
+    assert demo_copy.read_bytes() == DEMO.read_bytes()
+
+
+async def test_cycle_and_skip_change_the_plan(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        fl = app.query_one("#fix-list")
+        idx = next(i for i, f in enumerate(app.fixes) if f.code == "orphan-tool-use")
+        fl.highlighted = idx
+        await pilot.pause()
+        assert app._selected_fix().action == "insert-result"
+        await pilot.press("tab")
+        assert app.fixes[idx].action == "drop-tool-use"
+        assert "Drop the unanswered tool_use toolu_05F" in str(app.query_one("#diff").render())
+        await pilot.press("s")
+        assert app.fixes[idx].skipped and not app.fixes[idx].actionable
+        await pilot.press("a")  # a skipped fix is not applied
+        assert not app.wb.done
+        await pilot.press("s")
+        assert not app.fixes[idx].skipped
+
+
+async def test_export_asks_before_overwriting(demo_copy):
+    out = demo_copy.with_name("demo_session.fixed.json")
+    out.write_text("keep me")
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        assert out.read_text() == "keep me"
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert out.read_text() != "keep me"
+    assert analyze(load_session(str(out))).errors == []
+
+
+async def test_export_over_input_needs_confirmation_and_backup(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        app.screen.query_one("#export-output").value = str(demo_copy)
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        assert demo_copy.read_bytes() == DEMO.read_bytes()
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-output").value = str(demo_copy)
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    backup = demo_copy.with_name("demo_session.json.bak")
+    assert backup.read_bytes() == DEMO.read_bytes()
+    assert analyze(load_session(str(demo_copy))).errors == []
+
+
+async def test_quit_asks_when_changes_are_not_exported(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "q")
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        assert app.is_running
+        await pilot.press("q", "y")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_quit_without_changes_does_not_ask(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_navigation_keys_filter_and_search(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        tl = _timeline(app)
+        n_rows = len(tl.state.table.rows)
+        await pilot.press("G")
+        assert tl.current_row_index == n_rows - 1
+        await pilot.press("g")
+        assert tl.current_row_index == 0
+        await pilot.press("j", "j", "down")
+        assert tl.current_row_index == 3
+        await pilot.press("k")
+        assert tl.current_row_index == 2
+        await pilot.press("pagedown")
+        assert tl.current_row_index > 10
+        await pilot.press("end", "home")
+        assert tl.current_row_index == 0
+        # filter: only rows with findings are shown, and the header says so
+        await pilot.press("f")
+        assert len(tl.view) == len(tl.state.table.finding_rows) < n_rows
+        assert all(tl.state.table.rows[r].findings for r in tl.view)
+        assert "findings only" in str(app.query_one("#header").render())
+        await pilot.press("f")
+        assert len(tl.view) == n_rows
+        # search by tool id, then by text
+        await pilot.press("slash")
+        await pilot.press(*"toolu_06X", "enter")
+        assert _current(app) == ("result", 13, 0)
+        await pilot.press("slash")
+        app.screen.query_one("#search-input").value = "wrap up"
+        await pilot.press("enter")
+        assert _current(app)[1] == 17
+        # raw JSON of the message on J
+        await pilot.press("J")
+        assert "raw JSON" in str(app.query_one("#detail").render())
+        assert '"ts"' in str(app.query_one("#detail").render())
+
+
+async def test_click_selects_a_row(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.click(Timeline, offset=(20, 5))
+        assert _timeline(app).current_row_index == 5  # rows: m0, m1, call, m2, result, m3
+        assert "message 3 · assistant" in str(app.query_one("#detail").render())
+
+
+async def test_help_and_palette_list_every_key(demo_copy):
+    from tui.app import COMMANDS
+    from tui.screens import KEYS
+
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("question_mark")
+        text = str(app.screen.query_one("#help-text").render())
+        for key, what in KEYS:
+            assert key in text and what in text
+        for k in ("n / N", "J", "tab", "ctrl+y", "ctrl+p"):
+            assert k in text
+        await pilot.press("escape")
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {title for _a, title, _h in COMMANDS} <= titles
+
+
+async def test_load_error_is_a_message_not_a_crash(tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text('[{"role": "user", "content": "hi"}')
+    app = HistviewApp(str(bad))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        assert app.is_running
+        text = str(app.query_one("#load-error").render())
+        assert "Cannot open this session" in text and "broken.json" in text
+        assert "Traceback" not in text
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_hostile_text_is_inert(tmp_path):
+    """Markup-looking text in a session is shown literally and clicking it does nothing."""
+    app = HistviewApp(str(HOSTILE))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        tl = _timeline(app)
+        # the row of message 2 shows "[@click=app.quit]Never mind[/]" literally
+        row2 = tl.state.table.message_row[2]
+        strip = tl.render_line(row2 - tl.scroll_offset.y)
+        text = "".join(seg.text for seg in strip)
+        assert "[@click=app.quit]Never mind[/]" in text
+        assert not any("@click" in (seg.style.meta if seg.style else {}) for seg in strip)
+        col = text.index("[@click")
+        await pilot.click(Timeline, offset=(col + 3, row2))
+        await pilot.pause()
+        assert app.is_running and app.screen is app.screen_stack[0]
+        # the detail pane shows the escapes as visible stand-ins, never raw
+        await pilot.press("g", "j")
+        detail = str(app.query_one("#detail").render())
+        assert "[bold]BOLD?[/bold]" in detail and "␛[2J" in detail
+        for ch in ("\x1b", "\x9b", "\x00", "\u202e", "\u2028"):
+            assert ch not in detail
+        # clicking inside the detail text does nothing either
+        await pilot.click("#detail", offset=(5, 2))
+        await pilot.pause()
+        assert app.is_running
+        # notifications show text literally (a search that fails echoes the query)
+        await pilot.press("slash")
+        app.screen.query_one("#search-input").value = "[@click=app.quit]zz\x1b"
+        await pilot.press("enter")
+        await pilot.pause()
+        note = list(app._notifications)[-1]
+        assert note.markup is False and "\x1b" not in note.message
+        # the repair preview of the hostile tool id is sanitised
+        await pilot.press("r")
+        diff = str(app.query_one("#diff").render())
+        for ch in ("\x1b", "\x9b", "\u202e", "\u2028"):
+            assert ch not in diff
+
+
+def test_palette_titles_hold_no_session_text():
+    from tui.app import COMMANDS
+
+    for _action, title, help_text in COMMANDS:
+        assert "[" not in title and "[" not in help_text
