@@ -68,7 +68,8 @@ class RooAdapter(Adapter):
             messages = load_v2(shape.entries)
             apply_roo_meta(messages, first_record)
         else:
-            messages = messages_from_entries(shape.entries, "")
+            prefix = "" if shape.container == "list" else "/messages"
+            messages = messages_from_entries(shape.entries, prefix)
             apply_roo_meta(messages, _raw)
         pair_text_results(messages)
         return Session(
