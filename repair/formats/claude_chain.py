@@ -1,0 +1,302 @@
+"""Claude Code's conversation graph, rebuilt the way its own loader (2.1.88) does on resume.
+
+Steps (notes/claude_code_resume.md §1-§4): user/assistant/attachment/system records become
+nodes keyed by uuid (a duplicate uuid keeps the last line's content at the first line's
+place); `progress` records are dropped and a node whose parent is one is re-pointed to its
+nearest non-progress ancestor (only when the progress line came first, as in Claude Code);
+the last compact boundary's preserved segment is re-linked and older nodes pruned; the
+start record is the newest leaf candidate; the chain is the `parentUuid` walk from it; and
+assistant siblings / tool results left off the chain by parallel calls are put back after
+their `message.id` group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .base import JsonlLine
+
+NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
+MESSAGE_TYPES = frozenset({"user", "assistant"})
+PROGRESS = "progress"
+
+
+@dataclass(slots=True)
+class Node:
+    uuid: str
+    idx: int  # 0-based line index of the record holding the node's content
+    pos: int  # place in Claude Code's map (first occurrence), decides timestamp ties
+    type: str
+    parent: str | None  # effective parentUuid (after the progress bridge)
+    sidechain: bool
+    ts: str  # timestamp as written ("" when absent)
+
+
+@dataclass
+class Graph:
+    nodes: dict[str, Node]  # in map order
+    lines: list[JsonlLine]
+    shadowed: list[int] = field(default_factory=list)  # lines replaced by a later duplicate uuid
+    bridged: int = 0  # nodes re-pointed over progress records
+    pruned: set[str] = field(default_factory=set)  # pre-compaction nodes removed from the map
+    _children: set[str] | None = None
+    _roots: dict[str, str] | None = None
+
+    def obj(self, uuid: str) -> Any:
+        return self.lines[self.nodes[uuid].idx].obj
+
+    @property
+    def has_child(self) -> set[str]:
+        if self._children is None:
+            self._children = {n.parent for n in self.nodes.values() if n.parent is not None}
+        return self._children
+
+
+def build_graph(lines: list[JsonlLine]) -> Graph:
+    nodes: dict[str, Node] = {}
+    progress_anc: dict[str, str | None] = {}
+    shadowed: list[int] = []
+    bridged = 0
+    boundaries: list[int] = []
+    for i, ln in enumerate(lines):
+        obj = ln.obj
+        if type(obj) is not dict:
+            continue
+        t = obj.get("type")
+        u = obj.get("uuid")
+        if not isinstance(u, str) or (t not in NODE_TYPES and t != PROGRESS):
+            continue
+        p = obj.get("parentUuid")
+        if not isinstance(p, str):
+            p = None
+        if t == PROGRESS:
+            progress_anc[u] = progress_anc[p] if p in progress_anc else p
+            continue
+        if p is not None and p in progress_anc:
+            p = progress_anc[p]
+            bridged += 1
+        ts = obj.get("timestamp")
+        ts = ts if isinstance(ts, str) else ""
+        side = obj.get("isSidechain") is True
+        old = nodes.get(u)
+        if old is None:
+            nodes[u] = Node(u, i, len(nodes), t, p, side, ts)
+        else:
+            shadowed.append(old.idx)
+            old.idx, old.type, old.parent, old.sidechain, old.ts = i, t, p, side, ts
+        if t == "system" and obj.get("subtype") == "compact_boundary":
+            boundaries.append(i)
+    g = Graph(nodes=nodes, lines=lines, shadowed=shadowed, bridged=bridged)
+    if boundaries:
+        _apply_preserved_segment(g, boundaries[-1])
+    return g
+
+
+def _apply_preserved_segment(g: Graph, boundary_idx: int) -> None:
+    """Claude Code keeps a compaction's preserved segment: head re-parented onto the anchor,
+    the anchor's other children onto the tail, every other node before the boundary pruned."""
+    meta = g.lines[boundary_idx].obj.get("compactMetadata")
+    seg = meta.get("preservedSegment") if isinstance(meta, dict) else None
+    if not isinstance(seg, dict):
+        return
+    head, anchor, tail = seg.get("headUuid"), seg.get("anchorUuid"), seg.get("tailUuid")
+    nodes = g.nodes
+    if not all(isinstance(x, str) and x in nodes for x in (head, anchor, tail)):
+        return
+    keep: set[str] = set()
+    u: str | None = tail
+    while u is not None and u in nodes and u not in keep:
+        keep.add(u)
+        if u == head:
+            break
+        u = nodes[u].parent
+    if head not in keep:
+        return  # the tail does not reach the head: Claude Code prunes nothing
+    nodes[head].parent = anchor
+    for n in nodes.values():
+        if n.parent == anchor and n.uuid != head:
+            n.parent = tail
+    for n in list(nodes.values()):
+        if n.idx < boundary_idx and n.uuid not in keep:
+            g.pruned.add(n.uuid)
+            del nodes[n.uuid]
+    g._children = None
+
+
+_ms_cache: dict[str, float] = {}
+
+
+def ts_ms(ts: str) -> float | None:
+    """`Date.parse` of an ISO timestamp, in ms; None when absent or unreadable."""
+    if not ts:
+        return None
+    v = _ms_cache.get(ts)
+    if v is None:
+        try:
+            v = datetime.fromisoformat(ts).timestamp() * 1000.0
+        except ValueError:
+            return None
+        if len(_ms_cache) > 4096:
+            _ms_cache.clear()
+        _ms_cache[ts] = v
+    return v
+
+
+def candidates(g: Graph) -> list[str]:
+    """Leaf candidates in map order: each childless node, walked up through attachment and
+    system nodes to the nearest user/assistant node."""
+    nodes, has_child = g.nodes, g.has_child
+    found: dict[str, None] = {}
+    memo: dict[str, str | None] = {}
+    for n in nodes.values():
+        if n.uuid in has_child:
+            continue
+        path: list[str] = []
+        cur: Node | None = n
+        result: str | None = None
+        while cur is not None:
+            if cur.uuid in memo:
+                result = memo[cur.uuid]
+                break
+            if cur.type in MESSAGE_TYPES:
+                result = cur.uuid
+                break
+            if cur.uuid in path:  # a cycle of system/attachment nodes
+                break
+            path.append(cur.uuid)
+            cur = nodes.get(cur.parent) if cur.parent is not None else None
+        for u in path:
+            memo[u] = result
+        if result is not None:
+            found[result] = None
+    return list(found)
+
+
+def newest(g: Graph, uuids: list[str]) -> str | None:
+    """The newest by timestamp; on a tie the first in map order (Claude Code's strict `>`)."""
+    best, best_ms = None, None
+    for u in sorted(uuids, key=lambda x: g.nodes[x].pos):
+        ms = ts_ms(g.nodes[u].ts)
+        if best is None or (ms is not None and (best_ms is None or ms > best_ms)):
+            best, best_ms = u, ms
+    return best
+
+
+@dataclass
+class Walk:
+    chain: list[str]  # root first
+    stop: str | None = None  # "missing" (a parentUuid naming no record) or "cycle"
+    stop_uuid: str | None = None
+
+
+def walk(g: Graph, leaf: str) -> Walk:
+    nodes = g.nodes
+    out: list[str] = []
+    seen: set[str] = set()
+    u: str | None = leaf
+    stop = stop_uuid = None
+    while u is not None:
+        if u not in nodes:
+            stop, stop_uuid = "missing", u
+            break
+        if u in seen:
+            stop, stop_uuid = "cycle", u
+            break
+        seen.add(u)
+        out.append(u)
+        u = nodes[u].parent
+    out.reverse()
+    return Walk(out, stop, stop_uuid)
+
+
+def message_id(obj: Any) -> str | None:
+    msg = obj.get("message") if type(obj) is dict else None
+    mid = msg.get("id") if type(msg) is dict else None
+    return mid if isinstance(mid, str) and mid else None
+
+
+def holds_tool_result(obj: Any) -> bool:
+    msg = obj.get("message") if type(obj) is dict else None
+    content = msg.get("content") if type(msg) is dict else None
+    if type(content) is not list:
+        return False
+    return any(type(b) is dict and b.get("type") == "tool_result" for b in content)
+
+
+def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
+    """`recoverOrphanedParallelToolResults`: for each message.id group with a line on the
+    chain, insert its off-chain assistant lines, then the off-chain tool-result lines whose
+    parent is a group member, right after the group's last on-chain line (each list sorted by
+    the timestamp string). Returns the new chain and the number of lines recovered."""
+    nodes = g.nodes
+    index = {u: i for i, u in enumerate(chain)}
+    groups: dict[str, list[str]] = {}
+    results_by_parent: dict[str, list[str]] = {}
+    for n in nodes.values():
+        if n.type == "assistant":
+            mid = message_id(g.lines[n.idx].obj)
+            if mid is not None:
+                groups.setdefault(mid, []).append(n.uuid)
+        elif n.type == "user" and n.parent is not None and n.uuid not in index:
+            if holds_tool_result(g.lines[n.idx].obj):
+                results_by_parent.setdefault(n.parent, []).append(n.uuid)
+    inserts: dict[int, list[str]] = {}
+    taken: set[str] = set()
+    for members in groups.values():
+        last = -1
+        for m in members:
+            k = index.get(m)
+            if k is not None and k > last:
+                last = k
+        if last < 0:
+            continue
+        sib = [m for m in members if m not in index and m not in taken]
+        res = [r for m in members for r in results_by_parent.get(m, ()) if r not in taken]
+        if not sib and not res:
+            continue
+        sib.sort(key=lambda u: nodes[u].ts)
+        res.sort(key=lambda u: nodes[u].ts)
+        taken.update(sib)
+        taken.update(res)
+        inserts.setdefault(last, []).extend(sib + res)
+    if not inserts:
+        return chain, 0
+    out: list[str] = []
+    for i, u in enumerate(chain):
+        out.append(u)
+        extra = inserts.get(i)
+        if extra:
+            out.extend(extra)
+    return out, len(taken)
+
+
+def roots(g: Graph) -> dict[str, str]:
+    """Each node's root (the top of its parentUuid walk), memoised: O(n)."""
+    if g._roots is not None:
+        return g._roots
+    nodes = g.nodes
+    root: dict[str, str] = {}
+    for n in nodes.values():
+        if n.uuid in root:
+            continue
+        path: list[str] = []
+        seen: set[str] = set()
+        u: str | None = n.uuid
+        top = n.uuid
+        while u is not None and u in nodes:
+            if u in root:
+                top = root[u]
+                break
+            if u in seen:
+                top = u
+                break
+            seen.add(u)
+            path.append(u)
+            top = u
+            u = nodes[u].parent
+        for p in path:
+            root[p] = top
+    g._roots = root
+    return root

@@ -1,0 +1,340 @@
+"""`claude-code`: Claude Code session transcripts (`~/.claude/projects/<project>/<id>.jsonl`).
+
+Loading reproduces what `claude --resume <file>` rebuilds (notes/claude_code_resume.md):
+the newest non-sidechain leaf, its `parentUuid` chain, parallel results put back after
+their `message.id` group, compaction boundaries respected. Sidechains (inline
+`isSidechain` records, the `<id>/subagents/agent-*.jsonl` files, project-level
+`agent-*.jsonl` files of this session) become `Session.threads`. Records without a uuid
+(summary, file-history-snapshot, queue-operation, last-prompt, ...) and progress/attachment/
+system records are not messages and are written back untouched; `system` local commands are
+not shown as messages either (they only become user text at send time).
+
+Writing (claude_write) maps the engine's edits back to records and re-runs this loader on
+the written bytes.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+from ..errors import InputError
+from ..model import Message, Session
+from . import register
+from .base import Adapter, JsonlLine, Probe
+from .claude_chain import (
+    MESSAGE_TYPES,
+    NODE_TYPES,
+    PROGRESS,
+    build_graph,
+    candidates,
+    newest,
+    recover_parallel,
+    roots,
+    walk,
+)
+from .claude_load import CCFile, CCState, build_view
+
+# Records that are not conversation nodes (no uuid): metadata, passed through untouched.
+META_TYPES = frozenset(
+    {
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "custom-title",
+        "permission-mode",
+        "tag",
+        "mode",
+        "pr-link",
+        "worktree-state",
+        "content-replacement",
+        "agent-name",
+        "ai-title",
+        "agent-setting",
+        "bridge-session",
+    }
+)
+
+
+def is_record(obj) -> bool:
+    return (
+        type(obj) is dict
+        and (obj.get("type") in NODE_TYPES or obj.get("type") == PROGRESS)
+        and isinstance(obj.get("uuid"), str)
+        and "parentUuid" in obj
+        and "sessionId" in obj
+    )
+
+
+class ClaudeCodeAdapter(Adapter):
+    name = "claude-code"
+    default_target = "anthropic"
+    description = "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.kind == "json":
+            return 85 if is_record(probe.doc) else 0
+        seen = 0
+        meta_only = True
+        for ln in probe.lines[:200]:
+            obj = ln.obj
+            if type(obj) is not dict:
+                continue
+            seen += 1
+            if is_record(obj):
+                return 90
+            if obj.get("type") not in META_TYPES or "payload" in obj:
+                meta_only = False
+            if seen >= 50:
+                break
+        return 50 if seen and meta_only else 0
+
+    def load(self, probe: Probe) -> Session:
+        return load_probe(self, probe, with_files=True)
+
+    def dump(self, session: Session) -> bytes:
+        from .claude_write import dump_session
+
+        return dump_session(session)
+
+    def claim_folder(self, folder: str) -> str | None:
+        folder = os.path.normpath(folder)
+        sibling = folder + ".jsonl"
+        if os.path.isfile(sibling) and os.path.isdir(os.path.join(folder, "subagents")):
+            return sibling
+        return None
+
+
+def file_from_probe(probe: Probe) -> CCFile:
+    if probe.kind == "json":
+        body = probe.data[3:] if probe.bom else probe.data
+        stripped = body.rstrip(b"\r\n")
+        lines = [JsonlLine(lineno=1, raw=stripped, obj=probe.doc)]
+        newline = "\r\n" if stripped != body and body.endswith(b"\r\n") else "\n"
+        return CCFile(
+            probe.path,
+            probe.data,
+            lines,
+            newline,
+            stripped != body,
+            probe.bom,
+            build_graph(lines),
+            single_doc=True,
+        )
+    return CCFile(
+        probe.path,
+        probe.data,
+        probe.lines,
+        probe.newline,
+        probe.trailing_newline,
+        probe.bom,
+        build_graph(probe.lines),
+    )
+
+
+def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
+    f = file_from_probe(probe)
+    g = f.graph
+    nodes = g.nodes
+    cands = candidates(g)
+    main_cands = [u for u in cands if not nodes[u].sidechain] or cands
+    leaf = newest(g, main_cands)
+    chain: list[str] = []
+    stop = None
+    recovered = 0
+    if leaf is not None:
+        w = walk(g, leaf)
+        chain, recovered = recover_parallel(g, w.chain)
+        if w.stop == "missing":
+            stop = f"the chain stops at a parentUuid naming no record ({w.stop_uuid})"
+        elif w.stop == "cycle":
+            stop = f"the chain loops back to {w.stop_uuid}"
+    main_side = bool(chain) and nodes[chain[-1]].sidechain
+    on_chain = set(chain)
+    root = roots(g)
+    main_root = root.get(chain[0]) if chain else None
+    boundary = _boundary_line(f, chain)
+
+    # sidechain components not on the main chain: their own threads
+    side_groups: dict[str, list[str]] = {}
+    for n in nodes.values():
+        if n.sidechain and n.uuid not in on_chain and n.type in MESSAGE_TYPES:
+            side_groups.setdefault(root.get(n.uuid, n.uuid), []).append(n.uuid)
+    in_threads: set[int] = set()
+    thread_specs = []
+    for members in side_groups.values():
+        member_set = set(members)
+        tl = newest(g, [u for u in cands if u in member_set]) or members[-1]
+        tw = walk(g, tl)
+        tchain, _ = recover_parallel(g, tw.chain)
+        tchain_set = set(tchain)
+        hidden = [
+            (nodes[u].idx, "an abandoned branch of this sidechain")
+            for u in members
+            if u not in tchain_set
+        ]
+        hidden.sort()
+        in_threads.update(nodes[u].idx for u in members)
+        in_threads.update(nodes[u].idx for u in tchain)
+        thread_specs.append((tchain, hidden))
+
+    # the main view's hidden and malformed lines
+    hidden: list[tuple[int, str]] = []
+    pruned_reason = "history before the last compaction (not sent)"
+    for i, ln in enumerate(f.lines):
+        obj = ln.obj
+        if ln.error is not None:
+            hidden.append((i, f"malformed: line {ln.lineno} is not JSON ({ln.error})"))
+            continue
+        if ln.blank:
+            continue
+        if type(obj) is not dict:
+            hidden.append(
+                (i, f"malformed: line {ln.lineno} is a JSON {type(obj).__name__}, not a record")
+            )
+            continue
+        t = obj.get("type")
+        if t not in MESSAGE_TYPES:
+            continue
+        u = obj.get("uuid")
+        if not isinstance(u, str):
+            hidden.append((i, f"malformed: a {t} record without a uuid"))
+            continue
+        if i in in_threads:
+            continue
+        node = nodes.get(u)
+        if node is None:
+            if u in g.pruned:
+                hidden.append((i, pruned_reason))
+            continue
+        if node.idx != i or u in on_chain:
+            continue  # a shadowed duplicate, or live
+        if node.sidechain and not main_side:
+            continue
+        if boundary is not None and i < boundary:
+            reason = pruned_reason
+        elif main_root is not None and root.get(u) == main_root:
+            reason = "an abandoned branch (rewind/edit): not on the resumed chain"
+        else:
+            reason = "not connected to the resumed conversation"
+        hidden.append((i, reason))
+    view = build_view(f, chain, hidden, sidechain=main_side)
+    session = Session(
+        path=f.path,
+        format=adapter.name,
+        target=adapter.default_target,
+        messages=view.messages,
+        adapter=adapter,
+        state=CCState(f, view, stop=stop, recovered=recovered),
+        label="main conversation" if not main_side else "sidechain",
+    )
+    for tchain, thidden in thread_specs:
+        tview = build_view(f, tchain, thidden, sidechain=True)
+        first = tview.messages[0].src["line"] if tview.messages else 0
+        session.threads.append(
+            Session(
+                path=f.path,
+                format=adapter.name,
+                target=adapter.default_target,
+                messages=tview.messages,
+                adapter=adapter,
+                state=CCState(f, tview, inline_thread=True),
+                label=f"sidechain at line {first}",
+            )
+        )
+    if with_files:
+        session.threads.extend(_subagent_threads(adapter, f, chain))
+    return session
+
+
+def _boundary_line(f: CCFile, chain: list[str]) -> int | None:
+    """Line index of the compact boundary the chain starts from, if any."""
+    if not chain:
+        return None
+    first = f.graph.nodes[chain[0]]
+    obj = f.lines[first.idx].obj
+    if first.type == "system" and obj.get("subtype") == "compact_boundary":
+        return first.idx
+    return None
+
+
+def _session_id(f: CCFile, chain: list[str]) -> str | None:
+    for u in reversed(chain):
+        sid = f.graph.obj(u).get("sessionId")
+        if isinstance(sid, str):
+            return sid
+    return None
+
+
+def _subagent_threads(adapter: Adapter, f: CCFile, chain: list[str]) -> list[Session]:
+    """`<dir>/<session>/subagents/agent-*.jsonl` (2.1.x) and project-level `agent-*.jsonl`
+    files whose records carry this session's id (2.0.x)."""
+    from . import probe_path
+
+    base, ext = os.path.splitext(f.path)
+    if ext != ".jsonl" or os.path.basename(base).startswith("agent-"):
+        return []
+    paths = sorted(glob.glob(os.path.join(glob.escape(base), "subagents", "agent-*.jsonl")))
+    sid = _session_id(f, chain)
+    if sid:
+        for p in sorted(
+            glob.glob(os.path.join(glob.escape(os.path.dirname(base)), "agent-*.jsonl"))
+        ):
+            if _first_session_id(p) == sid:
+                paths.append(p)
+    out = []
+    for p in paths:
+        try:
+            probe = probe_path(p)
+            if adapter.detect(probe) <= 0:
+                raise InputError(p, "not a Claude Code transcript")
+            t = load_probe(adapter, probe, with_files=False)
+        except InputError as exc:
+            t = Session(
+                path=p,
+                format=adapter.name,
+                target=adapter.default_target,
+                adapter=adapter,
+                messages=[
+                    Message(
+                        role=None,
+                        blocks=(),
+                        malformed=f"cannot read the subagent file: {exc}",
+                        src={"line": 1},
+                    )
+                ],
+            )
+        t.label = _agent_label(p)
+        out.append(t)
+    return out
+
+
+def _first_session_id(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.readline(1 << 20)
+        obj = json.loads(head)
+    except (OSError, ValueError):
+        return None
+    sid = obj.get("sessionId") if isinstance(obj, dict) else None
+    return sid if isinstance(sid, str) else None
+
+
+def _agent_label(path: str) -> str:
+    name = os.path.basename(path)[: -len(".jsonl")]
+    meta_path = os.path.join(os.path.dirname(path), name + ".meta.json")
+    try:
+        with open(meta_path, "rb") as fh:
+            meta = json.loads(fh.read(1 << 16))
+    except (OSError, ValueError):
+        return f"subagent {name}"
+    if isinstance(meta, dict):
+        bits = [str(meta[k]) for k in ("agentType", "description") if isinstance(meta.get(k), str)]
+        if bits:
+            return f"subagent {name} ({': '.join(bits)})"
+    return f"subagent {name}"
+
+
+register(ClaudeCodeAdapter())

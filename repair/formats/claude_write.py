@@ -1,0 +1,850 @@
+"""Writing a Claude Code session back: the engine's edited messages mapped onto records.
+
+The new message list defines the new conversation as a sequence of records: each message's
+blocks, in order, grouped by the record holding them (`Block.origin` = its line index);
+chain records that are not messages (attachments, system, whitespace-only lines Claude Code
+drops) follow the record they followed before. Then (notes/claude_code_resume.md §9):
+
+- a record whose blocks all went is deleted, and its children are re-linked to its parent;
+- a record that lost, gained or reordered blocks, or whose block got a new id, is rewritten
+  (and only that record);
+- a synthetic tool_result becomes a new `user` record: compact JSON, key order copied from a
+  neighbouring tool-result record of the same version, parentUuid first, a fresh uuid4, a
+  timestamp 1 ms after its parent (never after its child), the tool_use record's envelope,
+  `toolUseResult` = the text, `sourceToolAssistantUUID` = the tool_use record; it is written
+  right after its parent line;
+- in every turn (an assistant message and what follows it up to the next one) that changed,
+  each record's parentUuid becomes the record before it, so the walk from the leaf gives the
+  new order without relying on Claude Code's parallel-result recovery; off-chain results are
+  thereby laid out after their assistant group and the old child re-linked. No new leaf.
+
+Untouched lines are written from their original bytes. The written bytes are loaded again
+with the loader and must give the repaired conversation, else the export is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid as uuidlib
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..errors import ExportRefused
+from ..jsonio import compact
+from ..model import TOOL_RESULT, Block, Message, Session, content_text
+from .claude_chain import ts_ms
+from .claude_load import CCFile, CCState, View
+
+_ROOT = ("root",)
+
+ENVELOPE = (
+    "isSidechain",
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "slug",
+    "entrypoint",
+    "agentId",
+    "teamName",
+    "sessionKind",
+)
+DEFAULT_RESULT_KEYS = (
+    "parentUuid",
+    "isSidechain",
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "type",
+    "message",
+    "uuid",
+    "timestamp",
+    "toolUseResult",
+    "sourceToolAssistantUUID",
+)
+# Keys that describe one particular record and must not be copied onto a new one.
+_RECORD_SPECIFIC = frozenset(
+    {
+        "toolUseResult",
+        "sourceToolAssistantUUID",
+        "sourceToolUseID",
+        "isMeta",
+        "isCompactSummary",
+        "isVisibleInTranscriptOnly",
+        "thinkingMetadata",
+        "todos",
+        "imagePasteIds",
+        "planContent",
+        "isApiErrorMessage",
+    }
+)
+
+
+def dump_session(session: Session) -> bytes:
+    st: CCState = session.state
+    f = st.file
+    views: list[tuple[View, list[Message]]] = [(st.view, session.messages)]
+    if not st.inline_thread:
+        for t in session.threads:
+            ts = t.state
+            if isinstance(ts, CCState) and ts.file is f and ts.inline_thread:
+                views.append((ts.view, t.messages))
+    if all(_unchanged(v, msgs) for v, msgs in views):
+        return f.data
+    w = _Writer(f)
+    for v, msgs in views:
+        w.plan_view(v, msgs)
+    out = w.render()
+    verify_written(out, session, views)
+    return out
+
+
+def _unchanged(view: View, messages: list[Message]) -> bool:
+    return len(messages) == len(view.messages) and all(
+        a is b for a, b in zip(messages, view.messages, strict=True)
+    )
+
+
+# --------------------------------------------------------------------------- planning
+
+
+@dataclass(eq=False)
+class _New:
+    """A record histview creates."""
+
+    kind: str  # "result" | "clone" | "plain"
+    role: str
+    blocks: list[Block]
+    base: int | None = None  # clone: the record it is split from
+    obj: dict | None = None
+    uuid: str = ""
+    ts_ms: float | None = None
+
+
+@dataclass(eq=False)
+class _Run:
+    rec: Any  # line index (int) or _New
+    blocks: list[Block]
+    role: str
+    starts_assistant: bool = False
+    edited: bool = False  # the message it belongs to was edited
+
+
+@dataclass
+class _Writer:
+    f: CCFile
+    deleted: set[int] = field(default_factory=set)
+    relink: dict[int, str | None] = field(default_factory=dict)  # line -> new parentUuid
+    rewrite: dict[int, dict] = field(default_factory=dict)  # line -> new record object
+    after: dict[Any, list[Any]] = field(default_factory=dict)  # emitted-after links
+    deferred: set[int] = field(default_factory=set)
+    new_records: list[_New] = field(default_factory=list)
+    _fresh: set[str] = field(default_factory=set)
+    _result_lines: list[int] | None = None
+    _dup_lines: dict[str, list[int]] | None = None
+    _children: dict[str, list[int]] | None = None
+
+    # --- one conversation
+    def plan_view(self, view: View, messages: list[Message]) -> None:
+        f = self.f
+        g = f.graph
+        lines = f.lines
+        orig_by_uid = {m.uid: m for m in view.messages}
+        present = {m.uid for m in messages}
+        msg_recs: set[int] = set()
+        for m in view.messages:
+            recs = view.msg_records.get(m.uid, ())
+            if not m.hidden:
+                msg_recs.update(recs)
+            elif m.malformed is not None and m.uid not in present:
+                for idx in recs:  # an unreadable line the user chose to drop
+                    self._delete(idx)
+
+        runs = self._runs(view, messages, orig_by_uid)
+        owners: set[int] = set()
+        for r in runs:
+            if isinstance(r.rec, int):
+                if r.rec in owners:  # the record's blocks are split: a copy holds these
+                    r.rec = _New("clone", r.role, r.blocks, base=r.rec)
+                else:
+                    owners.add(r.rec)
+
+        chain_idx = [g.nodes[u].idx for u in view.chain]
+        glue: dict[Any, list[int]] = {_ROOT: []}
+        owner: Any = _ROOT
+        dropped: list[int] = []
+        for idx in chain_idx:
+            if idx in msg_recs:
+                if idx in owners:
+                    owner = idx
+                else:
+                    dropped.append(idx)
+                continue
+            glue.setdefault(owner, []).append(idx)
+
+        # the new sequence of chain entries
+        seq: list[Any] = list(glue[_ROOT])
+        turn_of: list[int] = [0] * len(seq)
+        first_of_turn: set[int] = set()
+        turn = 0
+        for r in runs:
+            if r.starts_assistant:
+                turn += 1
+                first_of_turn.add(len(seq))
+            seq.append(r.rec)
+            turn_of.append(turn)
+            if isinstance(r.rec, int):
+                for gi in glue.get(r.rec, ()):
+                    seq.append(gi)
+                    turn_of.append(turn)
+        if not seq:
+            for idx in dropped:
+                self._delete(idx)
+            return
+
+        pred_c: dict[int, Any] = {}
+        prev: Any = _ROOT
+        for idx in chain_idx:
+            pred_c[idx] = prev
+            prev = idx
+        root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
+
+        def pred_n(i: int) -> Any:
+            return seq[i - 1] if i > 0 else _ROOT
+
+        changed = [
+            isinstance(e, _New) or pred_c.get(e, None) != pred_n(i) for i, e in enumerate(seq)
+        ]
+        touched = {
+            turn_of[i]
+            for i, e in enumerate(seq)
+            if isinstance(e, _New) or (changed[i] and i not in first_of_turn)
+        }
+        for idx in dropped:
+            self._delete(idx)
+
+        # uuids and timestamps of new records, parents, content rewrites
+        self._finish_runs(view, runs)
+        self._build_new(view, seq, root_parent)
+        for i, e in enumerate(seq):
+            if isinstance(e, _New):
+                continue
+            if not (changed[i] or turn_of[i] in touched):
+                continue
+            p = pred_n(i)
+            parent = root_parent if p is _ROOT else self._uuid_of(p)
+            if lines[e].obj.get("parentUuid") != parent:
+                self.relink[e] = parent
+        self._relink_orphaned_children(view, chain_idx, set(seq))
+        self._place(seq)
+
+    def _runs(self, view: View, messages: list[Message], orig_by_uid: dict) -> list[_Run]:
+        """Each live message's blocks grouped by the record that will hold them."""
+        plans: list[tuple[Message, bool, list[Any]]] = []  # (message, unchanged, runs|items)
+        used: set[int] = set()
+        for m in messages:
+            if m.hidden:
+                continue
+            om = orig_by_uid.get(m.uid)
+            if om is not None and not om.hidden and _same_blocks(m.blocks, om.blocks):
+                recs = view.msg_records.get(m.uid, ())
+                used.update(recs)
+                role = m.role or "user"
+                plans.append(
+                    (m, True, [_Run(r, list(view.rec_blocks.get(r, ())), role) for r in recs])
+                )
+                continue
+            items: list[list[Any]] = []
+            for b in m.blocks:
+                rec = (
+                    b.origin if isinstance(b.origin, int) and b.origin in view.rec_blocks else None
+                )
+                if rec is not None:
+                    used.add(rec)
+                items.append([rec, b])
+            plans.append((m, False, items))
+        runs: list[_Run] = []
+        for m, unchanged, plan in plans:
+            role = m.role or "user"
+            mruns = plan if unchanged else self._edited_runs(view, m, plan, used, role)
+            if role == "assistant" and mruns:
+                mruns[0].starts_assistant = True
+            runs.extend(mruns)
+        return runs
+
+    def _edited_runs(
+        self, view: View, m: Message, items: list[list[Any]], used: set[int], role: str
+    ) -> list[_Run]:
+        # blocks histview created: a synthetic result gets a record of its own; other new
+        # blocks take a record of this message that lost all its blocks, else join the
+        # record before them (or after them), else a new record.
+        vacated = [r for r in view.msg_records.get(m.uid, ()) if r not in used]
+        pending = False
+        for k, item in enumerate(items):
+            rec, b = item
+            if rec is not None:
+                continue
+            prev = items[k - 1][0] if k > 0 else None
+            if b.type == TOOL_RESULT:
+                item[0] = _New("result", "user", [b])
+            elif vacated:
+                item[0] = vacated.pop(0)
+                used.add(item[0])
+            elif prev is not None and not _is_result_record(prev):
+                item[0] = prev
+            else:
+                pending = True
+        if pending:
+            nxt: Any = None
+            for item in reversed(items):
+                if item[0] is None:
+                    if nxt is None or _is_result_record(nxt):
+                        nxt = _New("plain", role, [])
+                    item[0] = nxt
+                else:
+                    nxt = item[0]
+        mruns: list[_Run] = []
+        for rec, b in items:
+            if mruns and mruns[-1].rec is rec:
+                mruns[-1].blocks.append(b)
+            else:
+                mruns.append(_Run(rec, [b], role, edited=True))
+        if not mruns:  # emptied but kept by the engine: keep its records as they are
+            for r in view.msg_records.get(m.uid, ()):
+                if r not in used:
+                    used.add(r)
+                    mruns.append(_Run(r, [], role, edited=True))
+        for r in mruns:
+            if isinstance(r.rec, _New):
+                r.rec.blocks = r.blocks
+        return mruns
+
+    def _finish_runs(self, view: View, runs: list[_Run]) -> None:
+        """Content rewrites of existing records (and message.id of merged assistants)."""
+        lines = self.f.lines
+        first_mid: str | None = None
+        for r in runs:
+            if r.starts_assistant:
+                first_mid = None
+            if not isinstance(r.rec, int):
+                continue
+            idx = r.rec
+            obj = lines[idx].obj
+            new_obj = None
+            if r.edited and not _same_blocks(r.blocks, view.rec_blocks.get(idx, ())):
+                new_obj = _with_content(obj, r.blocks, view.rec_blocks.get(idx, ()))
+            if r.role == "assistant":
+                mid = _mid(obj)
+                if first_mid is None:
+                    first_mid = mid
+                elif mid != first_mid and r.edited:
+                    # merged into the assistant message before it: Claude Code merges by id
+                    new_obj = new_obj or _copy_record(obj)
+                    new_obj["message"]["id"] = first_mid
+            if new_obj is not None:
+                self.rewrite[idx] = new_obj
+
+    # --- new records
+    def _build_new(self, view: View, seq: list[Any], root_parent: str | None) -> None:
+        lines = self.f.lines
+        tool_owner: dict[str, int] = {}
+        last_assistant: int | None = None
+        prompt_id: str | None = None
+        n = len(seq)
+        for i, e in enumerate(seq):
+            if isinstance(e, int):
+                obj = lines[e].obj
+                t = obj.get("type")
+                if t == "assistant":
+                    last_assistant = e
+                    for b in _content_list(obj):
+                        if b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                            tool_owner[b["id"]] = e
+                elif t == "user" and isinstance(obj.get("promptId"), str):
+                    prompt_id = obj["promptId"]
+                continue
+            parent_key = seq[i - 1] if i > 0 else None
+            parent = self._uuid_of(parent_key) if parent_key is not None else root_parent
+            p_ts = self._ts_of(seq, i - 1)
+            c_ts = next(
+                (self._ts_of(seq, j) for j in range(i + 1, n) if isinstance(seq[j], int)), None
+            )
+            ts = _between(p_ts, c_ts)
+            e.ts_ms = ts
+            if e.kind == "result":
+                b = e.blocks[0]
+                src = tool_owner.get(b.tool_id or "", last_assistant)
+                e.uuid = self._new_uuid(parent, b.tool_id or "")
+                e.obj = self._result_record(b, src, parent, e.uuid, ts, prompt_id)
+            else:
+                base = e.base if e.base is not None else self._nearest_role(seq, i, e.role)
+                e.uuid = self._new_uuid(parent, f"{e.kind}:{i}")
+                e.obj = self._clone_record(base, e, parent, ts)
+            self.new_records.append(e)
+
+    def _result_record(
+        self,
+        block: Block,
+        src: int | None,
+        parent: str | None,
+        uid: str,
+        ts: float | None,
+        prompt_id: str | None,
+    ) -> dict:
+        lines = self.f.lines
+        src_obj = lines[src].obj if src is not None else {}
+        tmpl_idx = self._template(src)
+        tmpl = lines[tmpl_idx].obj if tmpl_idx is not None else None
+        keys = list(tmpl) if tmpl is not None else list(DEFAULT_RESULT_KEYS)
+        if "parentUuid" in keys:
+            keys.remove("parentUuid")
+        keys.insert(0, "parentUuid")
+        data = block.data if isinstance(block.data, dict) else {}
+        text = content_text(data.get("content"))
+        out_block = _ordered_like(data, _first_result_block(tmpl))
+        message = {"role": "user", "content": [out_block]}
+        tstr = _iso(ts) if ts is not None else (src_obj.get("timestamp") or "")
+        values = {
+            "parentUuid": parent,
+            "type": "user",
+            "message": message,
+            "uuid": uid,
+            "timestamp": tstr,
+            "toolUseResult": text,
+            "sourceToolAssistantUUID": src_obj.get("uuid"),
+        }
+        rec: dict = {}
+        for k in keys:
+            if k in values:
+                rec[k] = values[k]
+            elif k == "promptId":
+                if prompt_id is not None:
+                    rec[k] = prompt_id
+            elif k in ENVELOPE:
+                if k in src_obj:
+                    rec[k] = src_obj[k]
+                elif tmpl is not None and k in tmpl:
+                    rec[k] = tmpl[k]
+        for k in (
+            "type",
+            "message",
+            "uuid",
+            "timestamp",
+            "toolUseResult",
+            "sourceToolAssistantUUID",
+        ):
+            if k not in rec:
+                rec[k] = values[k]
+        for k in ENVELOPE:
+            if k not in rec and k in src_obj:
+                rec[k] = src_obj[k]
+        return rec
+
+    def _clone_record(
+        self, base: int | None, e: _New, parent: str | None, ts: float | None
+    ) -> dict:
+        lines = self.f.lines
+        src = lines[base].obj if base is not None else {"type": e.role}
+        rec = _copy_record(src)
+        if e.kind == "plain" or not any(b.type == TOOL_RESULT for b in e.blocks):
+            for k in _RECORD_SPECIFIC:
+                rec.pop(k, None)
+        rec["parentUuid"] = parent
+        rec["uuid"] = e.uuid
+        if ts is not None:
+            rec["timestamp"] = _iso(ts)
+        msg = rec.get("message") if isinstance(rec.get("message"), dict) else {"role": e.role}
+        msg["content"] = [_block_dict(b) for b in e.blocks]
+        rec["message"] = msg
+        if "parentUuid" in rec and next(iter(rec)) != "parentUuid":
+            rec = {"parentUuid": parent, **{k: v for k, v in rec.items() if k != "parentUuid"}}
+        return rec
+
+    def _template(self, near: int | None) -> int | None:
+        """The tool-result user record nearest to `near`, preferring the same CLI version."""
+        lines = self.f.lines
+        if self._result_lines is None:
+            self._result_lines = [
+                i
+                for i, ln in enumerate(lines)
+                if type(ln.obj) is dict
+                and ln.obj.get("type") == "user"
+                and _first_result_block(ln.obj)
+            ]
+        cands = self._result_lines
+        if not cands:
+            return None
+        if near is None:
+            return cands[-1]
+        version = lines[near].obj.get("version")
+        k = bisect_left(cands, near)
+        lo, hi = k - 1, k
+        nearest = None
+        for _ in range(128):
+            picks = []
+            if lo >= 0:
+                picks.append(cands[lo])
+                lo -= 1
+            if hi < len(cands):
+                picks.append(cands[hi])
+                hi += 1
+            if not picks:
+                break
+            for c in picks:
+                if nearest is None:
+                    nearest = c
+                if lines[c].obj.get("version") == version:
+                    return c
+        return nearest
+
+    def _nearest_role(self, seq: list[Any], i: int, role: str) -> int | None:
+        lines = self.f.lines
+        for j in range(i - 1, -1, -1):
+            e = seq[j]
+            if isinstance(e, int) and lines[e].obj.get("type") == role:
+                return e
+        for e in seq[i + 1 :]:
+            if isinstance(e, int) and lines[e].obj.get("type") == role:
+                return e
+        return None
+
+    def _new_uuid(self, parent: str | None, salt: str) -> str:
+        """A uuid4-shaped id derived from its place, so that a fix writes the same bytes
+        every time it runs."""
+        k = 0
+        while True:
+            h = hashlib.sha256(f"histview|{parent}|{salt}|{k}".encode()).digest()
+            u = str(uuidlib.UUID(bytes=h[:16], version=4))
+            if u not in self.f.graph.nodes and u not in self._fresh:
+                self._fresh.add(u)
+                return u
+            k += 1
+
+    # --- helpers on entries
+    def _uuid_of(self, e: Any) -> str | None:
+        if isinstance(e, _New):
+            return e.uuid
+        return self.f.lines[e].obj.get("uuid")
+
+    def _ts_of(self, seq: list[Any], i: int) -> float | None:
+        """The timestamp of entry i, or of the nearest entry before it that has one."""
+        for j in range(i, -1, -1):
+            e = seq[j]
+            if isinstance(e, _New):
+                ms = e.ts_ms
+            else:
+                ts = self.f.lines[e].obj.get("timestamp")
+                ms = ts_ms(ts) if isinstance(ts, str) else None
+            if ms is not None:
+                return ms
+        return None
+
+    # --- deletions and their children
+    def _delete(self, idx: int) -> None:
+        self.deleted.add(idx)
+        obj = self.f.lines[idx].obj
+        u = obj.get("uuid") if type(obj) is dict else None
+        if isinstance(u, str):
+            for d in self._dups().get(u, ()):
+                self.deleted.add(d)
+
+    def _dups(self) -> dict[str, list[int]]:
+        if self._dup_lines is None:
+            self._dup_lines = {}
+            for idx in self.f.graph.shadowed:
+                u = self.f.lines[idx].obj.get("uuid")
+                self._dup_lines.setdefault(u, []).append(idx)
+        return self._dup_lines
+
+    def _relink_orphaned_children(self, view: View, chain_idx: list[int], in_seq: set[Any]) -> None:
+        """Lines off the new sequence whose parent was deleted hang on the deleted record's
+        nearest surviving ancestor on the chain."""
+        if not self.deleted:
+            return
+        lines = self.f.lines
+        if self._children is None:
+            self._children = {}
+            for i, ln in enumerate(lines):
+                obj = ln.obj
+                if type(obj) is dict and isinstance(obj.get("parentUuid"), str):
+                    self._children.setdefault(obj["parentUuid"], []).append(i)
+        root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
+        last_alive = root_parent
+        repl: dict[str, str | None] = {}
+        for idx in chain_idx:
+            u = lines[idx].obj.get("uuid")
+            if idx in self.deleted:
+                repl[u] = last_alive
+            else:
+                last_alive = u
+        for idx in self.deleted:
+            obj = lines[idx].obj
+            u = obj.get("uuid") if type(obj) is dict else None
+            if not isinstance(u, str):
+                continue
+            if u not in repl:  # an off-chain record: its children go to its own parent
+                p = obj.get("parentUuid")
+                repl[u] = p if isinstance(p, str) else None
+            for child in self._children.get(u, ()):
+                if child in self.deleted or child in in_seq or child in self.relink:
+                    continue
+                self.relink[child] = repl[u]
+
+    # --- physical placement
+    def _place(self, seq: list[Any]) -> None:
+        """New records go right after their parent's line; a re-linked line whose new parent
+        is written later in the file moves to just after it."""
+        pos: dict[Any, int] = {}
+        for i, e in enumerate(seq):
+            if isinstance(e, _New):
+                p = seq[i - 1] if i > 0 else None
+                self.after.setdefault(p, []).append(e)
+                pos[e] = pos.get(p, -1) if p is not None else -1
+            elif e in self.relink and i > 0:
+                p = seq[i - 1]
+                ppos = pos.get(p, p if isinstance(p, int) else -1)
+                if ppos > e:
+                    self.after.setdefault(p, []).append(e)
+                    self.deferred.add(e)
+                    pos[e] = ppos
+                else:
+                    pos[e] = e
+            else:
+                pos[e] = e
+
+    # --- bytes
+    def render(self) -> bytes:
+        f = self.f
+        out: list[bytes] = []
+        written: set[Any] = set()
+        head = self.after.get(None)
+        if head:
+            self._emit_followers(None, out, written)
+        for idx in range(len(f.lines)):
+            if idx in self.deleted or idx in self.deferred:
+                continue
+            self._emit(idx, out, written)
+        for items in list(self.after.values()):  # safety: anything not reached yet
+            for e in items:
+                if e not in written:
+                    self._emit(e, out, written)
+        nl = f.newline.encode()
+        body = nl.join(out)
+        if f.trailing_newline and out:
+            body += nl
+        if f.bom:
+            body = b"\xef\xbb\xbf" + body
+        return body
+
+    def _emit(self, key: Any, out: list[bytes], written: set[Any]) -> None:
+        stack = [key]
+        while stack:
+            k = stack.pop()
+            if k in written or (isinstance(k, int) and k in self.deleted):
+                continue
+            written.add(k)
+            out.append(self._bytes(k))
+            followers = self.after.get(k)
+            if followers:
+                stack.extend(reversed(followers))
+
+    def _emit_followers(self, key: Any, out: list[bytes], written: set[Any]) -> None:
+        for e in self.after.get(key, ()):
+            self._emit(e, out, written)
+
+    def _bytes(self, k: Any) -> bytes:
+        if isinstance(k, _New):
+            return compact(k.obj)
+        ln = self.f.lines[k]
+        if k in self.rewrite:
+            obj = self.rewrite[k]
+            if k in self.relink:
+                obj = _set_parent(obj, self.relink[k])
+            return compact(obj)
+        if k in self.relink:
+            return _swap_parent(ln.raw, ln.obj, self.relink[k])
+        return ln.raw
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _is_result_record(rec: Any) -> bool:
+    return isinstance(rec, _New) and rec.kind == "result"
+
+
+def _same_blocks(a, b) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def _mid(obj: dict) -> str | None:
+    msg = obj.get("message")
+    mid = msg.get("id") if type(msg) is dict else None
+    return mid if isinstance(mid, str) else None
+
+
+def _content_list(obj: dict) -> list[dict]:
+    msg = obj.get("message")
+    content = msg.get("content") if type(msg) is dict else None
+    return [b for b in content if type(b) is dict] if type(content) is list else []
+
+
+def _first_result_block(obj: Any) -> dict | None:
+    if type(obj) is not dict:
+        return None
+    for b in _content_list(obj):
+        if b.get("type") == TOOL_RESULT:
+            return b
+    return None
+
+
+def _ordered_like(data: dict, like: dict | None) -> dict:
+    if not like:
+        return dict(data)
+    out = {k: data[k] for k in like if k in data}
+    out.update((k, v) for k, v in data.items() if k not in out)
+    return out
+
+
+def _block_dict(b: Block) -> Any:
+    if isinstance(b.data, str):
+        return {"type": "text", "text": b.data}
+    return b.data
+
+
+def _copy_record(obj: dict) -> dict:
+    rec = dict(obj)
+    if type(rec.get("message")) is dict:
+        rec["message"] = dict(rec["message"])
+    return rec
+
+
+def _with_content(obj: dict, blocks: list[Block], orig: tuple[Block, ...]) -> dict:
+    rec = _copy_record(obj)
+    msg = rec.get("message")
+    if type(msg) is not dict:
+        msg = {"role": obj.get("type"), "content": []}
+        rec["message"] = msg
+    if len(blocks) == 1 and isinstance(blocks[0].data, str) and isinstance(msg.get("content"), str):
+        msg["content"] = blocks[0].data
+    else:
+        msg["content"] = [_block_dict(b) for b in blocks]
+    # an id carried to this record's result: keep the record's own pointer in step
+    by_bid = {b.bid: b for b in orig}
+    for b in blocks:
+        old = by_bid.get(b.bid)
+        if old is not None and old is not b and old.tool_id and b.tool_id != old.tool_id:
+            if rec.get("sourceToolUseID") == old.tool_id:
+                rec["sourceToolUseID"] = b.tool_id
+    return rec
+
+
+def _set_parent(obj: dict, parent: str | None) -> dict:
+    if "parentUuid" in obj:
+        rec = dict(obj)
+        rec["parentUuid"] = parent
+        return rec
+    return {"parentUuid": parent, **obj}
+
+
+def _swap_parent(raw: bytes, obj: dict, parent: str | None) -> bytes:
+    """Replace only the parentUuid value in the original bytes when it is the first key."""
+    old = obj.get("parentUuid")
+    old_tok = b"null" if old is None else b'"' + old.encode() + b'"'
+    head = b'{"parentUuid":' + old_tok
+    if raw.startswith(head) and ("\\" not in (old or "")):
+        new_tok = b"null" if parent is None else b'"' + parent.encode() + b'"'
+        return b'{"parentUuid":' + new_tok + raw[len(head) :]
+    return compact(_set_parent(obj, parent))
+
+
+def _between(p_ms: float | None, c_ms: float | None) -> float | None:
+    """Parent + 1 ms, but never later than the child (and never before the parent)."""
+    if p_ms is None:
+        return c_ms
+    t = p_ms + 1.0
+    if c_ms is not None and c_ms < t:
+        t = max(p_ms, c_ms)
+    return t
+
+
+def _iso(ms: float) -> str:
+    whole = int(round(ms))
+    dt = datetime.fromtimestamp(whole // 1000, UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{whole % 1000:03d}Z"
+
+
+# --------------------------------------------------------------------------- verification
+
+
+def _signature(messages: list[Message]) -> list[tuple]:
+    out = []
+    for m in messages:
+        if not m.live:
+            continue
+        out.append((m.role, tuple(_block_sig(b) for b in m.blocks)))
+    return out
+
+
+def _block_sig(b: Block) -> Any:
+    data = b.data
+    if isinstance(data, str):
+        return ("text", data)
+    if isinstance(data, dict) and data.get("type") == "text" and set(data) <= {"type", "text"}:
+        return ("text", data.get("text"))
+    return ("block", _freeze(data))
+
+
+def _freeze(v: Any) -> Any:
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    return v
+
+
+def verify_written(data: bytes, session: Session, views: list[tuple[View, list[Message]]]) -> None:
+    """Load the written bytes with the loader and check it resumes the repaired conversation."""
+    from . import probe_bytes
+    from .claude_code import load_probe
+
+    st: CCState = session.state
+    try:
+        probe = probe_bytes(data, path=st.file.path)
+        again = load_probe(session.adapter, probe, with_files=False)
+    except Exception as exc:  # the written file must load; anything else is a writer bug
+        raise ExportRefused(f"{st.file.path}: the written file does not load again: {exc}") from exc
+    if st.inline_thread:
+        got_main = None
+        got_threads = [_signature(again.messages)] + [_signature(t.messages) for t in again.threads]
+        want_threads = [_signature(views[0][1])]
+    else:
+        got_main = _signature(again.messages)
+        want = _signature(views[0][1])
+        if got_main != want:
+            raise ExportRefused(_mismatch(st.file.path, want, got_main))
+        got_threads = [_signature(t.messages) for t in again.threads]
+        want_threads = [_signature(msgs) for _, msgs in views[1:]]
+    for w in want_threads:
+        if w not in got_threads:
+            raise ExportRefused(
+                f"{st.file.path}: after writing, a sidechain thread no longer loads as repaired"
+            )
+
+
+def _mismatch(path: str, want: list, got: list) -> str:
+    for i, (a, b) in enumerate(zip(want, got, strict=False)):
+        if a != b:
+            return (
+                f"{path}: the written file would not resume as the repaired conversation "
+                f"(message {i} differs on reload)"
+            )
+    return (
+        f"{path}: the written file would not resume as the repaired conversation "
+        f"({len(got)} live messages on reload, {len(want)} expected)"
+    )
