@@ -94,8 +94,14 @@ def counts_text(counts: dict[str, int]) -> str:
     return ", ".join(_plural(counts.get(s, 0), s) for s in ("error", "warning", "info"))
 
 
+# Characters JSON may carry raw inside strings but that a terminal or a line splitter would
+# act on: DEL, C1 controls, line/paragraph separators, bidi controls. Written as \uXXXX.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _dumps(obj) -> str:
-    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+    text = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _load(path: str, fmt: str | None, target: str | None) -> Session:

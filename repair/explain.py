@@ -248,7 +248,7 @@ RULES: tuple[Rule, ...] = (
         "O2",
         "OpenAI Chat Completions",
         "openai-chat",
-        r"messages with role 'tool' must be a response to a preced(?:e)?ing message with "
+        r"messages with role 'tool' must be a response to a prece+ding message with "
         r"'tool_calls'",
         "a tool message must follow an assistant message with tool_calls (or another tool "
         "message answering it).",

@@ -1,0 +1,497 @@
+"""`histview check` and `histview fix` as a user runs them (SPEC §7): the lines printed, the
+files written (or not), the exit status."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import repair.cli as cli
+from repair.targets import CODES
+from tui.cli import main
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+
+TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+# An interrupted call (the user typed "continue") and a result for a call that never was.
+BROKEN = [
+    {"role": "user", "content": "list the files"},
+    {"role": "assistant", "content": [{"type": "text", "text": "Listing."}, TOOL_USE]},
+    {"role": "user", "content": [{"type": "text", "text": "continue"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_9", "content": "stale"},
+            {"type": "text", "text": "and now?"},
+        ],
+    },
+    {"role": "assistant", "content": [{"type": "text", "text": "Anything else?"}]},
+]
+CLEAN = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": [TOOL_USE]},
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a"}],
+    },
+    {"role": "assistant", "content": "one file"},
+]
+
+
+def write(path: Path, doc) -> str:
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    return str(path)
+
+
+@pytest.fixture
+def broken(tmp_path) -> str:
+    return write(tmp_path / "broken.json", BROKEN)
+
+
+@pytest.fixture
+def clean(tmp_path) -> str:
+    return write(tmp_path / "clean.json", CLEAN)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def files_in(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+# ---------------------------------------------------------------- check
+
+
+def test_check_prints_file_where_severity_code_detail_and_a_summary(capsys, broken):
+    code, out, err = run(capsys, "check", broken)
+    assert code == 1 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{broken}:messages[1].content[1]: error orphan-tool-use ")
+    assert "toolu_1" in lines[0]
+    assert lines[1].startswith(f"{broken}:messages[4].content[0]: error orphan-tool-result ")
+    assert "toolu_9" in lines[1]
+    assert lines[-1] == (
+        f"{broken}: 2 errors, 0 warnings, 0 info (6 messages, format anthropic, target anthropic)"
+    )
+    assert "\x1b" not in out  # not a terminal: no colour
+
+
+def test_check_clean_file_exits_0(capsys, clean):
+    code, out, _ = run(capsys, "check", clean)
+    assert code == 0
+    assert out.strip() == f"{clean}: no problems (4 messages, format anthropic, target anthropic)"
+
+
+def test_check_several_files_keeps_going_after_an_unreadable_one(capsys, tmp_path, broken, clean):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"role": "user", "content": "hi"},\n  {"role": ')
+    code, out, err = run(capsys, "check", clean, str(bad), broken)
+    assert code == 2  # unreadable wins over findings
+    assert f"{clean}: no problems" in out
+    assert f"{broken}: 2 errors" in out
+    (line,) = err.splitlines()
+    assert line.startswith(f"histview: {bad}:line 2") and "not JSON" in line
+    assert "Traceback" not in out + err
+
+
+def test_check_several_clean_and_broken_files_exit_1(capsys, broken, clean):
+    assert run(capsys, "check", clean, broken)[0] == 1
+
+
+def test_check_json_one_object_per_file_per_line_in_the_spec_shape(capsys, tmp_path, broken, clean):
+    missing = str(tmp_path / "gone.json")
+    code, out, _ = run(capsys, "check", broken, missing, clean, "--json")
+    assert code == 2
+    objs = [json.loads(line) for line in out.splitlines()]
+    assert [o["file"] for o in objs] == [broken, missing, clean]
+    first = objs[0]
+    assert set(first) == {"file", "format", "target", "messages", "findings", "summary"}
+    assert first["messages"] == 6 and first["format"] == "anthropic"
+    assert first["summary"] == {"orphan-tool-use": 1, "orphan-tool-result": 1}
+    f = first["findings"][0]
+    assert set(f) == {
+        "code", "severity", "message_index", "block_index", "tool_use_id", "detail", "rule",
+        "source",
+    }  # fmt: skip
+    assert (f["code"], f["message_index"], f["block_index"], f["tool_use_id"]) == (
+        "orphan-tool-use", 1, 1, "toolu_1",
+    )  # fmt: skip
+    assert f["source"] == {"path": "/1/content/1"}
+    assert objs[1] == {"file": missing, "error": f"{missing}: no such file or folder"}
+    assert objs[2]["findings"] == [] and objs[2]["summary"] == {}
+
+
+def test_check_target_bedrock_makes_split_turns_errors(capsys, tmp_path):
+    doc = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [TOOL_USE, {**TOOL_USE, "id": "toolu_2"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "b"}]},
+        {"role": "assistant", "content": "ok"},
+    ]  # fmt: skip
+    path = write(tmp_path / "split.json", doc)
+    code, out, _ = run(capsys, "check", path)
+    assert code == 0 and "warning misplaced-tool-result" in out
+    code, out, _ = run(capsys, "check", path, "--target", "bedrock")
+    assert code == 1 and "error misplaced-tool-result" in out and "target bedrock" in out
+
+
+def test_check_jsonl_findings_name_the_line(capsys, tmp_path):
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:00.000Z", "message": {"role": "user", "content": "ls"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01.000Z",
+         "message": {"id": "msg_1", "role": "assistant", "content": [TOOL_USE]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:02.000Z",
+         "message": {"role": "user", "content": "continue"}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    assert out.splitlines()[0].startswith(f"{path}:2: error orphan-tool-use ")
+    assert out.splitlines()[0].endswith("(message 1)")
+
+
+def test_colour_only_on_a_terminal_and_never_from_session_text(tmp_path):
+    evil = "toolu_\x1b[2J\x1b]0;pwned\x07"
+    doc = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{**TOOL_USE, "id": evil}]},
+        {"role": "user", "content": "continue"},
+    ]
+    path = write(tmp_path / "evil.json", doc)
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Tty()
+    assert cli.main(["check", path], stdout=out, stderr=io.StringIO()) == 1
+    text = out.getvalue()
+    assert "\x1b[1;31merror\x1b[0m" in text  # histview's own colour on the severity
+    assert "\x1b[2J" not in text and "\x07" not in text  # the session's escapes are neutered
+    assert "toolu_␛[2J␛]0;pwned␇" in text
+
+
+def test_no_color_env_turns_colour_off(tmp_path, monkeypatch, broken):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Tty()
+    cli.main(["check", broken], stdout=out, stderr=io.StringIO())
+    assert "\x1b" not in out.getvalue()
+
+
+def test_unexpected_failure_is_one_line_naming_the_file(capsys, monkeypatch, broken, clean):
+    import repair.analysis
+
+    real = repair.analysis.analyze
+
+    def explode(session, target=None):
+        if session.path == broken:
+            raise ZeroDivisionError("boom")
+        return real(session, target)
+
+    monkeypatch.setattr(repair.analysis, "analyze", explode)
+    code, out, err = run(capsys, "check", broken, clean)
+    assert code == 2
+    assert err == f"histview: {broken}: internal error: ZeroDivisionError: boom\n"
+    assert f"{clean}: no problems" in out  # the next file is still checked
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b"", "the file is empty"),
+        (b"\x00\x01\x02binary", "binary"),
+        (b'{"hello": "world"}', "unknown format"),
+        (b"[" * 100_000 + b"]" * 100_000, "nesting"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_no_traceback(capsys, tmp_path, data, says):
+    path = tmp_path / "in.json"
+    path.write_bytes(data)
+    for argv in (["check", str(path)], ["fix", str(path), "--in-place"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2
+        assert len(err.splitlines()) == 1 and err.startswith(f"histview: {path}")
+        assert says in err and "Traceback" not in err
+    assert files_in(tmp_path) == {"in.json": data}  # nothing written
+
+
+# ---------------------------------------------------------------- fix
+
+
+def test_fix_is_a_dry_run_printing_plan_and_diff(capsys, tmp_path, broken):
+    before = files_in(tmp_path)
+    code, out, err = run(capsys, "fix", broken)
+    assert code == 0 and err == ""
+    assert files_in(tmp_path) == before
+    lines = out.splitlines()
+    assert lines[0] == (
+        f"{broken}:messages[1].content[1]: orphan-tool-use -> insert-result: Insert a synthetic "
+        "error result for toolu_1 into message 2."
+    )
+    assert lines[1].startswith(f"{broken}:messages[4].content[0]: orphan-tool-result -> drop: ")
+    assert "--- before" in lines and "+++ after" in lines
+    assert any(line.startswith("@@ ") and "message 2" in line for line in lines)
+    assert '+      "tool_use_id": "toolu_1",' in lines
+    assert '-      "tool_use_id": "toolu_9",' in lines
+    assert lines[-1].startswith(f"{broken}: dry run, nothing written: 2 fixes; after them 0 errors")
+
+
+def test_fix_output_writes_repaired_copy_and_report(capsys, tmp_path, broken):
+    out_path = tmp_path / "repaired.json"
+    code, out, _ = run(capsys, "fix", broken, "-o", str(out_path))
+    assert code == 0
+    report = tmp_path / "repaired.report.json"
+    assert out.splitlines()[-1] == (
+        f"{broken}: wrote {out_path} (2 fixes, report {report}); now 0 errors, 0 warnings, 0 info"
+    )
+    assert json.loads(Path(broken).read_text()) == BROKEN  # the input is untouched
+    assert run(capsys, "check", str(out_path))[0] == 0
+    doc = json.loads(report.read_text())
+    removed = [e["removed"] for e in doc["edits"] if "removed" in e]
+    assert {"type": "tool_result", "tool_use_id": "toolu_9", "content": "stale"} in removed
+
+
+def test_fix_report_flag_names_the_report(capsys, tmp_path, broken):
+    rep = tmp_path / "r" / "what-changed.json"
+    rep.parent.mkdir()
+    assert run(capsys, "fix", broken, "-o", str(tmp_path / "o.json"), "--report", str(rep))[0] == 0
+    assert json.loads(rep.read_text())["file"] == broken
+    assert not (tmp_path / "o.report.json").exists()
+
+
+def test_fix_dry_run_flag_wins_over_output(capsys, tmp_path, broken):
+    before = files_in(tmp_path)
+    code, out, _ = run(capsys, "fix", broken, "-o", str(tmp_path / "o.json"), "--dry-run")
+    assert code == 0 and "dry run, nothing written" in out
+    assert files_in(tmp_path) == before
+
+
+def test_fix_refuses_to_overwrite_an_existing_output(capsys, tmp_path, broken):
+    target = tmp_path / "o.json"
+    target.write_text("mine")
+    code, out, err = run(capsys, "fix", broken, "-o", str(target))
+    assert code == 2 and out == ""
+    assert (
+        err
+        == f"histview: {broken}: refused: {target} exists; refusing to overwrite it; nothing written\n"
+    )
+    assert target.read_text() == "mine"
+    assert not (tmp_path / "o.report.json").exists()
+
+
+def test_fix_in_place_keeps_numbered_backups(capsys, tmp_path, broken):
+    original = Path(broken).read_bytes()
+    code, out, _ = run(capsys, "fix", broken, "--in-place")
+    assert code == 0
+    assert f"backup {broken}.bak" in out
+    assert Path(broken + ".bak").read_bytes() == original
+    assert run(capsys, "check", broken)[0] == 0
+    # A second breakage, a second repair: the first backup is kept, the new one is .bak.1
+    second = json.loads(Path(broken).read_text()) + [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x9", "content": "?"}]}
+    ]
+    write(Path(broken), second)
+    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+    assert Path(broken + ".bak").read_bytes() == original
+    assert json.loads(Path(broken + ".bak.1").read_text()) == second
+
+
+def test_fix_in_place_with_nothing_to_fix_writes_nothing(capsys, tmp_path, clean):
+    before = files_in(tmp_path)
+    code, out, _ = run(capsys, "fix", clean, "--in-place")
+    assert code == 0 and "nothing to fix; the file is unchanged" in out
+    assert files_in(tmp_path) == before
+
+
+def test_fix_in_place_refuses_when_the_file_changed_meanwhile(
+    capsys, monkeypatch, tmp_path, broken
+):
+    from repair.workbench import Workbench
+
+    real = Workbench.apply_all
+
+    def edited_by_the_agent_meanwhile(self):
+        with open(broken, "a") as fh:
+            fh.write(" ")
+        return real(self)
+
+    monkeypatch.setattr(Workbench, "apply_all", edited_by_the_agent_meanwhile)
+    code, out, err = run(capsys, "fix", broken, "--in-place")
+    assert code == 2 and out == ""
+    assert err == (
+        f"histview: {broken}: refused: {broken} changed since it was read; load it again; "
+        "nothing written\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json"]
+
+
+def test_fix_refuses_while_malformed_records_remain_unless_dropped(capsys, tmp_path):
+    doc = CLEAN + [{"role": "user", "content": 42}, {"role": "assistant", "content": "ok"}]
+    path = write(tmp_path / "m.json", doc)
+    code, out, _ = run(capsys, "fix", path)
+    assert code == 1  # dry run: the malformed record is an error left as is
+    assert "error malformed" in out and "[left as is]" in out
+    code, _, err = run(capsys, "fix", path, "-o", str(tmp_path / "o.json"))
+    assert code == 2 and "refused: 1 malformed record(s) remain" in err
+    assert not (tmp_path / "o.json").exists()
+    out_path = tmp_path / "o.json"
+    code, _, _ = run(capsys, "fix", path, "-o", str(out_path), "--strategy", "malformed=drop")
+    assert code == 0
+    assert {"role": "user", "content": 42} not in json.loads(out_path.read_text())
+
+
+def test_fix_only_leaves_other_codes(capsys, tmp_path, broken):
+    out_path = tmp_path / "o.json"
+    code, out, _ = run(capsys, "fix", broken, "--only", "orphan-tool-result", "-o", str(out_path))
+    assert code == 1  # the orphan tool_use is still there
+    assert "orphan-tool-result -> drop" in out
+    assert "error orphan-tool-use" in out and "[left as is]" in out
+    codes = {
+        f["code"] for f in json.loads(run(capsys, "check", str(out_path), "--json")[1])["findings"]
+    }
+    assert codes == {"orphan-tool-use"}
+
+
+def test_fix_strategy_picks_the_alternative(capsys, tmp_path, broken):
+    out_path = tmp_path / "o.json"
+    argv = ["fix", broken, "-o", str(out_path)]
+    argv += ["--strategy", "orphan-tool-use=drop-tool-use,orphan-tool-result=to-text"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    doc = json.loads(out_path.read_text())
+    text = json.dumps(doc)
+    assert "toolu_1" not in text  # the unanswered call was dropped, not answered
+    assert "stale" in text and '"tool_result"' not in text  # the orphan kept as text
+
+
+@pytest.mark.parametrize(
+    "flag, value, says",
+    [
+        ("--strategy", "orphan-tool-use=zap", "'zap' is not an action for orphan-tool-use; valid: insert-result, drop-tool-use"),
+        ("--strategy", "nope=drop", "unknown finding code 'nope'; valid codes: " + ", ".join(CODES)),
+        ("--strategy", "orphan-tool-use", "expected CODE=ACTION"),
+        ("--only", "orphan-tool-use,nope", "unknown finding code 'nope'"),
+    ],
+)  # fmt: skip
+def test_fix_bad_choices_are_one_line_errors_listing_the_valid_ones(
+    capsys, broken, flag, value, says
+):
+    code, out, err = run(capsys, "fix", broken, flag, value)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and says in err
+
+
+def test_fix_json_is_the_spec_shape(capsys, tmp_path, broken):
+    code, out, _ = run(capsys, "fix", broken, "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert set(doc) == {"file", "output", "format", "target", "edits", "remaining"}
+    assert doc["output"] is None  # dry run
+    assert (doc["file"], doc["format"], doc["target"]) == (broken, "anthropic", "anthropic")
+    for e in doc["edits"]:
+        assert {"fix", "finding", "message_index", "tool_use_id", "action", "detail"} <= set(e)
+        assert set(e) <= {
+            "fix",
+            "finding",
+            "message_index",
+            "tool_use_id",
+            "action",
+            "detail",
+            "removed",
+        }
+    assert {e["finding"] for e in doc["edits"]} == {"orphan-tool-use", "orphan-tool-result"}
+    assert doc["remaining"] == []
+    out_path = tmp_path / "o.json"
+    doc = json.loads(run(capsys, "fix", broken, "-o", str(out_path), "--json")[1])
+    assert doc["output"] == str(out_path) and out_path.exists()
+
+
+def test_fix_exit_1_when_errors_remain_without_a_fix(capsys, tmp_path):
+    doc = CLEAN + [{"role": "user", "content": 42}]
+    path = write(tmp_path / "m.json", doc)
+    assert run(capsys, "fix", path, "--json")[0] == 1
+
+
+def test_fix_output_and_in_place_are_exclusive(capsys, broken):
+    with pytest.raises(SystemExit) as info:
+        main(["fix", broken, "-o", "x.json", "--in-place"])
+    assert info.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- help
+
+
+@pytest.mark.parametrize("command", ["check", "fix", "explain", "list"])
+def test_every_subcommand_help_teaches_with_an_example(capsys, command):
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out
+    assert f"  histview {command} " in out or out.count(f"histview {command}") >= 2
+    assert "exit status" in out or command == "list"
+
+
+def test_fix_help_lists_the_actions_per_code(capsys):
+    with pytest.raises(SystemExit):
+        main(["fix", "--help"])
+    out = capsys.readouterr().out
+    assert "orphan-tool-use             insert-result, drop-tool-use" in out
+
+
+# ---------------------------------------------------------------- samples
+
+
+def _samples() -> list[Path]:
+    if not SAMPLES.is_dir():
+        return []
+    return sorted(p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))
+
+
+@pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
+def test_every_sample_checks_and_fixes_to_no_error(capsys, tmp_path, sample):
+    code, out, err = run(capsys, "check", str(sample), "--json")
+    assert code in (0, 1) and err == ""
+    objs = [json.loads(line) for line in out.splitlines()]
+    fixed = tmp_path / ("fixed" + sample.suffix)
+    code, out, err = run(capsys, "fix", str(sample), "-o", str(fixed), "--json")
+    assert err == ""
+    doc = json.loads(out)
+    assert doc["output"] == str(fixed)
+    assert [f for f in doc["remaining"] if f["severity"] == "error"] == []
+    assert code == 0
+    if any(o["findings"] for o in objs):
+        assert fixed.read_bytes() != sample.read_bytes() or not doc["edits"]
+
+
+def test_json_output_escapes_separators_and_bidi_but_keeps_values(capsys, tmp_path):
+    hostile = "toolu_\u2028\u202e\x85\x1b[31m"
+    doc = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{**TOOL_USE, "id": hostile}]},
+        {"role": "user", "content": "continue"},
+    ]
+    path = write(tmp_path / "h.json", doc)
+    _, out, _ = run(capsys, "check", path, "--json")
+    assert "\u2028" not in out and "\u202e" not in out and "\x1b" not in out
+    (line,) = out.splitlines()  # str.splitlines splits on U+2028: still one line
+    assert json.loads(line)["findings"][0]["tool_use_id"] == hostile

@@ -1,0 +1,164 @@
+"""`histview list`: sessions found where Claude Code, Codex, Roo Code, Kilo Code and Cline
+keep them, newest first, with their health; unreadable ones listed with their error."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from repair import discover
+from tui.cli import main
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+
+TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+
+
+def cc_records(orphan: bool) -> str:
+    recs = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:00.000Z",
+         "message": {"role": "user", "content": "list the files"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:01.000Z",
+         "message": {"id": "m1", "role": "assistant", "content": [TOOL_USE]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "timestamp": "2026-01-01T00:00:02.000Z",
+         "message": {"role": "user", "content": "continue" if orphan else [
+             {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]}},
+    ]  # fmt: skip
+    return "".join(json.dumps(r) + "\n" for r in recs)
+
+
+def roo_task(text: str) -> str:
+    return json.dumps(
+        [
+            {"role": "user", "content": [{"type": "text", "text": text}], "ts": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "ts": 2},
+        ]
+    )
+
+
+def put(path: Path, text: str, mtime: float) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    """A home folder with sessions of every tool, mtimes 1000..7000 (newest: the broken one)."""
+    h = tmp_path / "home"
+    projects = h / ".claude" / "projects" / "-home-me-app"
+    put(projects / "0b5e.jsonl", cc_records(orphan=True), 7000)
+    put(projects / "9a1f.jsonl", cc_records(orphan=False), 3000)
+    put(projects / "agent-1234.jsonl", cc_records(orphan=True), 9000)  # a subagent thread
+    put(projects / "notes.txt", "not a session", 9000)
+    put(h / ".codex" / "sessions" / "2026" / "01" / "02" / "rollout-2026-01-02-x.jsonl",
+        "this is not json\nnor this\n", 5000)  # fmt: skip
+    storage = h / ".config" / "Code" / "User" / "globalStorage"
+    put(storage / "rooveterinaryinc.roo-cline" / "tasks" / "t1" / "api_conversation_history.json",
+        roo_task("roo task"), 6000)  # fmt: skip
+    put(storage / "kilocode.kilo-code" / "tasks" / "t2" / "api_conversation_history.json",
+        roo_task("kilo task"), 2000)  # fmt: skip
+    put(storage / "saoudrizwan.claude-dev" / "tasks" / "t3" / "api_conversation_history.json",
+        roo_task("cline task"), 1000)  # fmt: skip
+    put(storage / "saoudrizwan.claude-dev" / "tasks" / "t3" / "ui_messages.json", "[]", 9000)
+    return h
+
+
+def test_finds_every_tool_newest_first_without_subagent_threads(home):
+    found = discover.find_sessions(discover.Roots.from_env(home=str(home)))
+    assert [(Path(f.path).name, f.tool) for f in found] == [
+        ("0b5e.jsonl", "claude-code"),
+        ("api_conversation_history.json", "roo"),
+        ("rollout-2026-01-02-x.jsonl", "codex"),
+        ("9a1f.jsonl", "claude-code"),
+        ("api_conversation_history.json", "kilo"),
+        ("api_conversation_history.json", "cline"),
+    ]
+
+
+def test_health_counts_and_unreadable_files(home):
+    found = discover.find_sessions(discover.Roots.from_env(home=str(home)))
+    rows = {(r.tool, Path(r.path).name): r for r in discover.check_all(found, workers=1)}
+    broken = rows[("claude-code", "0b5e.jsonl")]
+    assert (broken.format, broken.messages, broken.errors, broken.error) == (
+        "claude-code", 3, 1, None,
+    )  # fmt: skip
+    assert broken.title == "list the files"
+    healthy = rows[("claude-code", "9a1f.jsonl")]
+    assert (healthy.errors, healthy.warnings, healthy.messages) == (0, 0, 3)
+    roo = rows[("roo", "api_conversation_history.json")]
+    assert (roo.format, roo.messages, roo.title) == ("roo", 2, "roo task")
+    bad = rows[("codex", "rollout-2026-01-02-x.jsonl")]
+    assert bad.format is None and "not JSON" in bad.error
+
+
+def test_process_pool_gives_the_same_rows_as_in_process(home):
+    found = discover.find_sessions(discover.Roots.from_env(home=str(home)))
+    pooled = [r.to_json() for r in discover.check_all(found, workers=3)]
+    local = [r.to_json() for r in discover.check_all(found, workers=1)]
+    assert pooled == local and len(pooled) == 6
+
+
+def test_list_command_text(capsys, home):
+    assert main(["list", "--home", str(home)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["MODIFIED", "TOOL", "FORMAT", "MSGS", "ERR", "WARN", "FILE"]
+    first = lines[1].split()
+    assert first[2:8] == ["claude-code", "claude-code", "3", "1", "0",
+                          "~/.claude/projects/-home-me-app/0b5e.jsonl"]  # fmt: skip
+    codex = next(line for line in lines if "rollout-" in line)
+    assert "unreadable: not JSON" in codex
+    assert len(lines) == 7
+
+
+def test_list_json_and_env_overrides(capsys, home, tmp_path, monkeypatch):
+    monkeypatch.setenv("HISTVIEW_HOME", str(home))
+    other = tmp_path / "elsewhere"
+    put(other / "kilocode.kilo-code" / "tasks" / "t9" / "api_conversation_history.json",
+        roo_task("moved storage"), 8000)  # fmt: skip
+    monkeypatch.setenv("HISTVIEW_VSCODE_STORAGE", str(other))
+    assert main(["list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["tool"] for r in rows] == ["kilo", "claude-code", "codex", "claude-code"]
+    assert set(rows[0]) == {
+        "file", "tool", "modified", "size", "format", "messages", "errors", "warnings", "infos",
+        "title", "error",
+    }  # fmt: skip
+    assert rows[0]["title"] == "moved storage" and rows[0]["error"] is None
+    assert rows[2]["error"] and rows[2]["format"] is None
+
+
+def test_nothing_found_says_where_it_looked(capsys, tmp_path):
+    assert main(["list", "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("No sessions found. Looked in:")
+    assert str(tmp_path / ".claude" / "projects") in out
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="real corpus absent")
+def test_real_sessions_laid_out_as_on_disk_are_all_read(tmp_path):
+    h = tmp_path / "home"
+    (h / ".claude").mkdir(parents=True)
+    (h / ".claude" / "projects").symlink_to(REAL / "claude_code")
+    (h / ".codex").mkdir()
+    (h / ".codex" / "sessions").symlink_to(REAL / "codex")
+    tasks = tmp_path / "storage" / "rooveterinaryinc.roo-cline" / "tasks"
+    tasks.mkdir(parents=True)
+    for task in (REAL / "roo").iterdir():
+        if (task / "api_conversation_history.json").exists():
+            (tasks / task.name).symlink_to(task)
+    roots = discover.Roots.from_env(home=str(h), vscode_storage=str(tmp_path / "storage"))
+    rows = discover.check_all(discover.find_sessions(roots))
+    tools = {r.tool for r in rows}
+    assert tools == {"claude-code", "codex", "roo"}
+    for r in rows:
+        assert r.error is None, (r.path, r.error)
+        assert r.messages > 0 and r.errors == 0
+    assert not any(Path(r.path).name.startswith("agent-") for r in rows)
