@@ -511,3 +511,19 @@ def test_user_message_between_call_and_output_is_misplaced_and_fixed_by_order():
     out, _ = fix(data)
     assert out == rollout(lines[0], lines[1], lines[2], lines[4], lines[3], lines[5])
     assert errors(out) == []
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b""])
+def test_one_line_rollout_is_codex_and_round_trips(end):
+    data = meta().encode() + end
+    s = load_bytes(data, path="r.jsonl")
+    assert s.format == "codex" and s.messages == []
+    assert s.export_bytes() == data
+
+
+def test_line_weaving_reproduces_the_real_rollout_when_every_message_is_rebuilt():
+    # new Message objects with the same blocks take the line-by-line path, not the fast one
+    for path in real_rollouts():
+        s = load_session(str(path))
+        rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
+        assert rebuilt.export_bytes() == path.read_bytes()

@@ -23,9 +23,9 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ExportRefused
-from ..jsonio import compact, loads
+from ..jsonio import compact, loads, strip_bom
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from . import register
+from . import register, split_lines
 from .base import Adapter, JsonlLine, Probe
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
@@ -60,6 +60,8 @@ class CodexState:
     line_blocks: dict[int, list[Block]]  # line index -> its blocks as loaded (message items)
     call_kind: dict[str, str]  # call_id -> item type of the call (for synthetic outputs)
     message_lines: set[int]  # lines placed by the messages (items and malformed records)
+    loaded: list[Message]  # the messages as loaded (an unedited session writes `data` back)
+    data: bytes
 
 
 def parse_time(value: Any) -> float | None:
@@ -78,11 +80,18 @@ class CodexAdapter(Adapter):
 
     # ---------------------------------------------------------------- detection
     def detect(self, probe: Probe) -> int:
-        if probe.kind != "jsonl":
+        if probe.kind == "json":  # a rollout of one line (a session that never got going)
+            doc = probe.doc
+            if (
+                isinstance(doc, dict)
+                and set(doc) == ENVELOPE_KEYS
+                and doc.get("type") in RECORD_TYPES
+            ):
+                return 100 if doc.get("type") == "session_meta" else 80
             return 0
         seen = enveloped = 0
         first = None
-        for line in probe.lines:
+        for line in _lines(probe):
             if line.blank or line.error is not None:
                 continue
             obj = line.obj
@@ -110,7 +119,7 @@ class CodexAdapter(Adapter):
 
     # ---------------------------------------------------------------- load
     def load(self, probe: Probe) -> Session:
-        lines = probe.lines
+        lines, newline, trailing_newline = _split(probe)
         messages: list[Message] = []
         original: dict[int, Block] = {}
         line_blocks: dict[int, list[Block]] = {}
@@ -195,13 +204,15 @@ class CodexAdapter(Adapter):
 
         state = CodexState(
             lines=lines,
-            newline=probe.newline,
-            trailing_newline=probe.trailing_newline,
+            newline=newline,
+            trailing_newline=trailing_newline,
             bom=probe.bom,
             original=original,
             line_blocks=line_blocks,
             call_kind=call_kind,
             message_lines={i for m in messages for i in m.origin},
+            loaded=list(messages),
+            data=probe.data,
         )
         return Session(
             path=probe.path,
@@ -216,7 +227,12 @@ class CodexAdapter(Adapter):
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
         state: CodexState = session.state
-        units = _units(session.messages, state)
+        msgs = session.messages
+        if len(msgs) == len(state.loaded) and all(
+            a is b for a, b in zip(msgs, state.loaded, strict=True)
+        ):
+            return state.data
+        units = _units(msgs, state)
         out: list[bytes] = []
         lines = state.lines
         emitted_upto = 0  # lines before this index that are not items were written
@@ -241,6 +257,18 @@ class CodexAdapter(Adapter):
 
 
 # -------------------------------------------------------------------- loading helpers
+
+
+def _lines(probe: Probe) -> list[JsonlLine]:
+    return _split(probe)[0]
+
+
+def _split(probe: Probe) -> tuple[list[JsonlLine], str, bool]:
+    """The lines, line ending and final newline, also for a one-line file (probed as JSON)."""
+    if probe.kind == "jsonl":
+        return probe.lines, probe.newline, probe.trailing_newline
+    body, _bom = strip_bom(probe.data)
+    return split_lines(body)
 
 
 def _item_blocks(
@@ -359,7 +387,10 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
             idx = m.origin[0]
             units.append((idx, lines[idx].raw))
             continue
-        done_lines: set[int] = set()
+        parts_of: dict[int, list[Block]] = {}  # message item line -> its blocks in this message
+        for b in m.blocks:
+            if isinstance(b.origin, ItemRef) and b.origin.part is not None:
+                parts_of.setdefault(b.origin.line, []).append(b)
         new_texts: list[Block] = []
         for block in m.blocks:
             ref = block.origin
@@ -383,13 +414,9 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
                 if block.type == TOOL_USE:
                     units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
                 continue
-            if ref.line in done_lines:
-                continue
-            done_lines.add(ref.line)
-            mine = [
-                b for b in m.blocks if isinstance(b.origin, ItemRef) and b.origin.line == ref.line
-            ]
-            units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
+            mine = parts_of.pop(ref.line, None)
+            if mine is not None:  # the item's line is written once, at its first part
+                units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
         _flush_texts(units, new_texts, m, lines)
     return units
 
