@@ -5,11 +5,12 @@ the tool messages a fix writes."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from repair.analysis import analyze
-from repair.formats import detect, get_adapter, load_bytes, probe_bytes
+from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
 
@@ -328,3 +329,14 @@ def test_jsonl_records_are_threads_and_untouched_lines_keep_their_bytes():
     rec = json.loads(out[2])
     assert rec["id"] == 7 and rec["messages"][2]["role"] == "tool"
     assert out[2].startswith('{"messages": [')  # the line keeps its separators
+
+
+def test_rewriting_every_message_reproduces_the_sample():
+    path = (
+        Path(__file__).resolve().parents[1]
+        / "sample_sessions"
+        / "openai_chat_user_between_calls.json"
+    )
+    s = load_session(str(path))
+    rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
+    assert rebuilt.export_bytes() == path.read_bytes()

@@ -413,3 +413,12 @@ def test_empty_text_part_is_dropped():
     assert [f.code for f in errors(data)] == ["empty-content"]
     out = fix(data)
     assert [p.get("id") for p in json.loads(out)["messages"][1]["parts"]] == ["prt_msg_a1_s", "t"]
+
+
+def test_rewriting_every_message_reproduces_the_real_file_and_the_sample():
+    # new Message objects take the document-rewriting path: the JSON style must match
+    sample = Path(__file__).resolve().parents[1] / "sample_sessions" / "opencode_stuck_running.json"
+    for path in (real_pair() / "messages.json", sample):
+        s = load_session(str(path))
+        rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
+        assert rebuilt.export_bytes() == path.read_bytes()
