@@ -33,7 +33,7 @@ def _current(app):
 async def test_load_posts_rows_then_analysis(demo_copy):
     seen = []
     app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await wait_ready(pilot)
         kinds = [type(m) for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
         assert kinds == [SessionLoaded, AnalysisReady]

@@ -255,6 +255,9 @@ class HistviewApp(App):
         box.display = True
         self._set_header(Content.assemble(("histview ", "bold"), ("load failed", "$error")))
 
+    def on_resize(self) -> None:
+        self._update_header()
+
     def _mark(self, what: str) -> None:
         self.timings[what] = time.perf_counter() - self._t0
 
@@ -273,18 +276,20 @@ class HistviewApp(App):
             parts.append(("analysing…", "italic dim"))
         else:
             c = self.wb.analysis.counts()
+            wide = self.size.width >= 100
+            e, w, i = c["error"], c["warning"], c["info"]
             parts += [
                 (
-                    f"● {c['error']} error{'s' if c['error'] != 1 else ''}",
-                    "bold $error" if c["error"] else "dim",
+                    f"● {e}" + (f" error{'s' if e != 1 else ''}" if wide else ""),
+                    "bold $error" if e else "dim",
                 ),
                 "  ",
                 (
-                    f"▲ {c['warning']} warning{'s' if c['warning'] != 1 else ''}",
-                    "bold $warning" if c["warning"] else "dim",
+                    f"▲ {w}" + (f" warning{'s' if w != 1 else ''}" if wide else ""),
+                    "bold $warning" if w else "dim",
                 ),
                 "  ",
-                (f"○ {c['info']} info", "$primary" if c["info"] else "dim"),
+                (f"○ {i}" + (" info" if wide else ""), "$primary" if i else "dim"),
             ]
             if self.wb.done:
                 parts.append((f"  {len(self.wb.applied)} fixed", "$success"))

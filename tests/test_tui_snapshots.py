@@ -1,0 +1,123 @@
+"""Snapshot tests of the TUI (pytest-textual-snapshot). Each SVG was converted to PNG and
+looked at before it was accepted. Deterministic: animations off (conftest), fixed sizes,
+basenames only on screen, no clock on screen (times come from the session)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from tui_helpers import DEMO, HOSTILE, SAMPLES, wait_ready
+
+from tui.app import HistviewApp
+
+SNAPS = Path(__file__).parent / "__snapshots__" / "test_tui_snapshots"
+SIZES = [(80, 24), (120, 40)]
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+CLEAN = b"""[
+{"role":"user","content":"List the files, please."},
+{"role":"assistant","content":[{"type":"text","text":"Listing them."},{"type":"tool_use","id":"toolu_1","name":"list_files","input":{"path":"."}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"README.md\\nsrc/"}]},
+{"role":"assistant","content":[{"type":"text","text":"There is a README.md and a src/ folder."}]}
+]"""
+
+
+def _app(path) -> HistviewApp:
+    return HistviewApp(str(path))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_clean_session(snap_compare, tmp_path, size):
+    path = tmp_path / "clean_session.json"
+    path.write_bytes(CLEAN)
+    assert snap_compare(_app(path), terminal_size=size, run_before=wait_ready)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_demo_broken(snap_compare, size):
+    """The demo: every kind of lane (paired, orphan, duplicate, misplaced, above, mismatch)."""
+    assert snap_compare(_app(DEMO), press=["n"], terminal_size=size, run_before=wait_ready)
+
+
+def _samples() -> list[Path]:
+    return sorted(p for p in SAMPLES.glob("*") if p.suffix in (".json", ".jsonl"))
+
+
+@pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
+def test_broken_sample(snap_compare, sample):
+    assert snap_compare(_app(sample), press=["n"], terminal_size=(120, 40), run_before=wait_ready)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_detail_raw_json(snap_compare, size):
+    assert snap_compare(
+        _app(DEMO), press=["n", "n", "n", "J"], terminal_size=size, run_before=wait_ready
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_repair_preview(snap_compare, size):
+    assert snap_compare(_app(DEMO), press=["r"], terminal_size=size, run_before=wait_ready)
+
+
+def _copy(tmp_path) -> Path:
+    dst = tmp_path / DEMO.name
+    shutil.copy(DEMO, dst)
+    return dst
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_after_apply(snap_compare, tmp_path, size):
+    assert snap_compare(
+        _app(_copy(tmp_path)), press=["r", "a"], terminal_size=size, run_before=wait_ready
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_after_undo(snap_compare, tmp_path, size):
+    assert snap_compare(
+        _app(_copy(tmp_path)), press=["r", "a", "u"], terminal_size=size, run_before=wait_ready
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_help_screen(snap_compare, size):
+    assert snap_compare(
+        _app(DEMO), press=["question_mark"], terminal_size=size, run_before=wait_ready
+    )
+
+
+def _no_control_bytes(name: str) -> None:
+    path = SNAPS / name
+    if not path.exists():  # --snapshot-update writes it at the end of the session
+        return
+    svg = path.read_text(encoding="utf-8")
+    bad = sorted({f"U+{ord(c):04X}" for c in CONTROL.findall(svg)} - {"U+000A"})
+    assert not bad, f"raw control characters in {name}: {bad}"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_hostile_timeline_and_detail(snap_compare, size):
+    assert snap_compare(_app(HOSTILE), press=["j"], terminal_size=size, run_before=wait_ready)
+    _no_control_bytes(f"test_hostile_timeline_and_detail[{size[0]}x{size[1]}].svg")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_hostile_repair_preview(snap_compare, size):
+    assert snap_compare(_app(HOSTILE), press=["r"], terminal_size=size, run_before=wait_ready)
+    _no_control_bytes(f"test_hostile_repair_preview[{size[0]}x{size[1]}].svg")
+
+
+def test_hostile_raw_json_and_notification(snap_compare):
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await pilot.press("j", "J")
+        pilot.app.last_search = "[@click=app.quit]none\x1b[2J\u202e"
+
+    assert snap_compare(
+        _app(HOSTILE), press=["slash", "enter"], terminal_size=(120, 40), run_before=run_before
+    )
+    _no_control_bytes("test_hostile_raw_json_and_notification.svg")
