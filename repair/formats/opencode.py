@@ -289,7 +289,7 @@ def _load_entry(i: int, entry: Any, base: str) -> list[Message]:
             Message(
                 role="user",
                 blocks=tuple(results),
-                raw=None,
+                raw=[parts[b.origin.part] for b in results],  # the tool parts holding them
                 meta=rmeta,
                 hidden=hidden,
                 src=dict(results[0].src),
