@@ -783,11 +783,17 @@ def _iso(ms: float) -> str:
 
 
 def _signature(messages: list[Message]) -> list[tuple]:
-    out = []
+    """The live conversation as the API receives it: consecutive messages of one role are
+    merged (the loader merges consecutive user records; providers merge the rest)."""
+    out: list[tuple] = []
     for m in messages:
         if not m.live:
             continue
-        out.append((m.role, tuple(_block_sig(b) for b in m.blocks)))
+        blocks = tuple(_block_sig(b) for b in m.blocks)
+        if out and out[-1][0] == m.role:
+            out[-1] = (m.role, out[-1][1] + blocks)
+        else:
+            out.append((m.role, blocks))
     return out
 
 
