@@ -8,10 +8,12 @@ as the rows exist (SessionLoaded) and adds lanes, marks and counts when the anal
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
 from bisect import bisect_left, bisect_right
+from contextlib import contextmanager
 from pathlib import Path
 
 from textual import on, work
@@ -34,11 +36,24 @@ from repair.workbench import Workbench
 from .detail import message_detail, raw_json
 from .lanes import LaneLayout, layout
 from .repair_pane import RepairPane
-from .rows import RowTable, build_rows
+from .rows import RowTable, build_rows, with_findings
 from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen
 from .timeline import Timeline, TimelineState
 
 DEMO = Path(__file__).resolve().parent / "demo" / "demo_session.json"
+
+
+@contextmanager
+def gc_paused(freeze: bool = False):
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+        if freeze:
+            gc.freeze()
 
 
 class SessionLoaded(Message):
@@ -197,24 +212,27 @@ class HistviewApp(App):
     @work(thread=True, exit_on_error=False, exclusive=True, group="load")
     def load(self) -> None:
         t0 = time.perf_counter()
-        try:
-            session = self.given_session or load_session(self.path, self.format, self.target)
-        except InputError as exc:
-            self.post_message(LoadFailed(str(exc)))
-            return
-        except Exception as exc:  # a bug in an adapter must not become a traceback
-            name = os.path.basename(self.path or "session")
-            self.post_message(
-                LoadFailed(f"{name}: could not be read ({type(exc).__name__}: {exc})")
-            )
-            return
-        table = build_rows(session)
-        self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
-        wb = Workbench(session)
-        analysis = wb.analysis
-        table = build_rows(session, analysis)
-        lanes = layout(analysis.pairing, table)
-        self.post_message(AnalysisReady(wb, table, lanes))
+        # The cyclic GC would rescan the growing object graph again and again while a large
+        # session is built: it is off during the load, and what was built is frozen after.
+        with gc_paused(freeze=True):
+            try:
+                session = self.given_session or load_session(self.path, self.format, self.target)
+            except InputError as exc:
+                self.post_message(LoadFailed(str(exc)))
+                return
+            except Exception as exc:  # a bug in an adapter must not become a traceback
+                name = os.path.basename(self.path or "session")
+                self.post_message(
+                    LoadFailed(f"{name}: could not be read ({type(exc).__name__}: {exc})")
+                )
+                return
+            table = build_rows(session)
+            self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
+            wb = Workbench(session)
+            analysis = wb.analysis
+            table = with_findings(table, analysis)
+            lanes = layout(analysis.pairing, table)
+            self.post_message(AnalysisReady(wb, table, lanes))
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
         self.session = msg.session
@@ -226,6 +244,7 @@ class HistviewApp(App):
         tl.focus()
         self._update_header()
         self.timings["loaded"] = time.perf_counter() - self._t0
+        self.timings["load_worker"] = msg.seconds
         self.call_after_refresh(self._mark, "first_paint")
 
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
@@ -329,9 +348,10 @@ class HistviewApp(App):
     def _refresh_state(self) -> None:
         """Rebuild rows and lanes for the workbench's current session (after a step)."""
         wb = self.wb
-        analysis = wb.analysis
-        table = build_rows(wb.session, analysis)
-        lanes = layout(analysis.pairing, table)
+        with gc_paused():
+            analysis = wb.analysis
+            table = build_rows(wb.session, analysis)
+            lanes = layout(analysis.pairing, table)
         self.version += 1
         tl = self.query_one(Timeline)
         keep = tl.current_row_index

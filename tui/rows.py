@@ -64,25 +64,33 @@ def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
             if _is_tool_row(block):
                 block_row[(mi, bi)] = len(rows)
                 rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
-    finding_rows: list[int] = []
-    if analysis is not None:
-        for f in analysis.findings:
-            ri = None
-            if f.message_index is not None and f.message_index < len(message_row):
-                ri = (
-                    block_row.get((f.message_index, f.block_index))
-                    if f.block_index is not None
-                    else None
-                )
-                if ri is None:
-                    ri = message_row[f.message_index]
+    table = RowTable(rows, message_row, block_row, [])
+    return with_findings(table, analysis) if analysis is not None else table
+
+
+def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
+    """The same rows with the analysis' findings marked: a new table (rows with findings are
+    new Row objects), so a table already on screen is never mutated from a worker thread."""
+    rows = list(table.rows)
+    message_row, block_row = table.message_row, table.block_row
+    marked: dict[int, Row] = {}
+    for f in analysis.findings:
+        ri = None
+        if f.message_index is not None and f.message_index < len(message_row):
+            if f.block_index is not None:
+                ri = block_row.get((f.message_index, f.block_index))
             if ri is None:
-                continue
-            row = rows[ri]
-            row.findings = (*row.findings, f)
-            if row.severity is None or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[row.severity]:
-                row.severity = f.severity
-        finding_rows = [i for i, r in enumerate(rows) if r.findings]
+                ri = message_row[f.message_index]
+        if ri is None:
+            continue
+        row = marked.get(ri)
+        if row is None:
+            old = rows[ri]
+            row = marked[ri] = rows[ri] = Row(old.kind, old.mi, old.bi)
+        row.findings = (*row.findings, f)
+        if row.severity is None or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[row.severity]:
+            row.severity = f.severity
+    finding_rows = sorted(marked)
     return RowTable(rows, message_row, block_row, finding_rows)
 
 
