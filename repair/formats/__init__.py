@@ -94,15 +94,24 @@ def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
     given = given or path
     body, bom = strip_bom(data)
     if not body.strip():
-        raise InputError(path, "the file is empty" if not body else "the file holds only whitespace")
+        raise InputError(
+            path, "the file is empty" if not body else "the file holds only whitespace"
+        )
     head = body[:8192]
     if b"\x00" in head:
         at = head.index(b"\x00")
         raise InputError(path, "binary data, not a JSON or JSONL session", where=f"byte {at}")
     try:
         doc = loads(body)
-        return Probe(path=path, given=given, data=data, kind="json", doc=doc, bom=bom,
-                     trailing_newline=body.endswith(b"\n"))
+        return Probe(
+            path=path,
+            given=given,
+            data=data,
+            kind="json",
+            doc=doc,
+            bom=bom,
+            trailing_newline=body.endswith(b"\n"),
+        )
     except ValueError as exc:
         whole_error = exc
     except RecursionError:
@@ -112,12 +121,26 @@ def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
     first = next((ln for ln in lines if not ln.blank), None)
     if first is None or first.error is not None or len(lines) < 2:
         if isinstance(whole_error, UnicodeDecodeError):
-            raise InputError(path, f"not UTF-8 text (binary?): {whole_error.reason}",
-                             where=f"byte {whole_error.start}") from None
-        raise InputError(path, f"not JSON: {_describe_json_error(whole_error)}",
-                         where=_json_error_place(whole_error)) from None
-    return Probe(path=path, given=given, data=data, kind="jsonl", lines=lines,
-                 newline=newline, trailing_newline=trailing, bom=bom)
+            raise InputError(
+                path,
+                f"not UTF-8 text (binary?): {whole_error.reason}",
+                where=f"byte {whole_error.start}",
+            ) from None
+        raise InputError(
+            path,
+            f"not JSON: {_describe_json_error(whole_error)}",
+            where=_json_error_place(whole_error),
+        ) from None
+    return Probe(
+        path=path,
+        given=given,
+        data=data,
+        kind="jsonl",
+        lines=lines,
+        newline=newline,
+        trailing_newline=trailing,
+        bom=bom,
+    )
 
 
 def _json_error_place(exc: Exception) -> str | None:
@@ -155,8 +178,11 @@ def detect(probe: Probe) -> Adapter:
         if score > best_score:
             best, best_score = a, score
     if best is None:
-        raise InputError(probe.given, f"unknown format: {describe_shape(probe)}; histview reads "
-                         + ", ".join(adapter_names()))
+        raise InputError(
+            probe.given,
+            f"unknown format: {describe_shape(probe)}; histview reads "
+            + ", ".join(adapter_names()),
+        )
     return best
 
 
@@ -169,7 +195,9 @@ def describe_shape(probe: Probe) -> str:
         return f"JSONL whose first record is a {type(first).__name__}"
     doc = probe.doc
     if isinstance(doc, dict):
-        return "a JSON object with keys " + ", ".join(list(doc)[:8]) if doc else "an empty JSON object"
+        return (
+            "a JSON object with keys " + ", ".join(list(doc)[:8]) if doc else "an empty JSON object"
+        )
     if isinstance(doc, list):
         if not doc:
             return "an empty JSON list"
@@ -191,7 +219,9 @@ def _load_session(given: str, format: str | None, target: str | None) -> Session
         try:
             adapter = get_adapter(format)
         except KeyError:
-            raise InputError(given, f"unknown format {format!r}; known: {', '.join(adapter_names())}") from None
+            raise InputError(
+                given, f"unknown format {format!r}; known: {', '.join(adapter_names())}"
+            ) from None
         if adapter.detect(probe) <= 0:
             raise InputError(given, f"does not look like {format}: {describe_shape(probe)}")
     else:
@@ -202,8 +232,9 @@ def _load_session(given: str, format: str | None, target: str | None) -> Session
     return session
 
 
-def load_bytes(data: bytes, path: str = "<memory>", format: str | None = None,
-               target: str | None = None) -> Session:
+def load_bytes(
+    data: bytes, path: str = "<memory>", format: str | None = None, target: str | None = None
+) -> Session:
     with gc_paused():
         return _load_bytes(data, path, format, target)
 
