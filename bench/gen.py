@@ -1,0 +1,431 @@
+"""Write large synthetic sessions for the benchmark (bench/run.py).
+
+    python bench/gen.py                      # roo 1k/10k/100k + claude-code 100k into bench/out/
+    python bench/gen.py --sizes 1000 --claude-code 0
+
+Roo Code files (`roo_<n>.json`) are what Roo writes: a compact JSON list, no trailing
+newline, `ts` in epoch ms, about 1 KB per message (tool results with `<environment_details>`,
+parallel calls on about a third of the turns). The Claude Code file (`claude_code_<n>.jsonl`)
+has one record per content block in Claude Code's envelope, parallel results written in
+completion order with `parentUuid` pointing at their tool_use record (the shape Claude Code's
+resume repairs), and `n` API messages.
+
+Faults: about 1% of the messages carry one, each one of: a result dropped, a result
+duplicated into the next turn, a result moved to the next turn, a result with a wrong id.
+Everything is seeded, so a size always gives the same file. `manifest.json` lists what
+was written and the faults injected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+FAULTS = ("drop", "duplicate", "move", "re-id")
+FAULT_RATE = 0.01  # per message
+OUT = Path(__file__).resolve().parent / "out"
+
+WORDS = (
+    "the invoice total route handler returns a list of rows from the database and maps each "
+    "one to a DTO with the customer id issued date due date status and amount in cents while "
+    "the test suite checks that the CSV export quotes commas and that filters on status and "
+    "date range are applied before the rows are streamed to the client"
+).split()
+TOOLS = ("read_file", "apply_diff", "execute_command", "search_files", "list_files")
+B62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+class Words:
+    """Cheap pseudo-text: slices of a long pre-built string of words and newlines."""
+
+    def __init__(self, rng: random.Random) -> None:
+        parts = []
+        for _ in range(20000):
+            parts.append(rng.choice(WORDS))
+            if rng.random() < 0.08:
+                parts.append('\n  const x = "y";\n')
+        self.text = " ".join(parts)
+        self.rng = rng
+
+    def __call__(self, n: int) -> str:
+        start = self.rng.randrange(0, len(self.text) - n - 1)
+        return self.text[start : start + n]
+
+
+def tool_id(rng: random.Random) -> str:
+    return "toolu_01" + "".join(rng.choices(B62, k=22))
+
+
+def tool_input(name: str, words: Words) -> dict:
+    path = f"src/{words(12).strip().replace(' ', '_') or 'a'}.ts"
+    if name == "apply_diff":
+        return {
+            "path": path,
+            "diff": f"<<<<<<< SEARCH\n{words(60)}\n=======\n{words(60)}\n>>>>>>> REPLACE",
+        }
+    if name == "execute_command":
+        return {"command": "pnpm test -- " + words(20).strip(), "cwd": None}
+    if name == "search_files":
+        return {"path": "src", "regex": words(15).strip(), "file_pattern": "*.ts"}
+    return {"path": path}
+
+
+def plan_faults(turns: int, n_messages: int, rng: random.Random) -> dict[int, str]:
+    """Which turns get a fault (never two neighbours, never the last two turns)."""
+    want = max(1, round(n_messages * FAULT_RATE)) if n_messages >= 100 else 0
+    chosen: dict[int, str] = {}
+    candidates = list(range(1, max(1, turns - 2)))
+    rng.shuffle(candidates)
+    for t in candidates:
+        if len(chosen) >= want:
+            break
+        if t - 1 in chosen or t + 1 in chosen:
+            continue
+        chosen[t] = FAULTS[len(chosen) % len(FAULTS)]
+    return chosen
+
+
+# --------------------------------------------------------------------------------------
+# Roo Code
+
+
+def roo_turns(n_messages: int, rng: random.Random, words: Words):
+    """(assistant content, results) per turn; results are (tool_use_id, text)."""
+    turns = []
+    for _ in range((n_messages - 1) // 2):
+        k = 1 if rng.random() < 0.65 else rng.choice((2, 3))
+        uses = []
+        for _ in range(k):
+            name = rng.choice(TOOLS)
+            uses.append(
+                {
+                    "type": "tool_use",
+                    "id": tool_id(rng),
+                    "name": name,
+                    "input": tool_input(name, words),
+                }
+            )
+        assistant = [{"type": "text", "text": words(rng.randint(120, 260))}, *uses]
+        per = max(80, 900 // k)
+        results = [(u["id"], words(rng.randint(per // 2, per))) for u in uses]
+        turns.append((assistant, results))
+    return turns
+
+
+def apply_faults(turns, faults: dict[int, str], rng: random.Random) -> list[list[tuple[str, str]]]:
+    """The results each turn's user message carries once the faults are applied."""
+    carried = [list(results) for _, results in turns]
+    for t, kind in sorted(faults.items()):
+        results = carried[t]
+        i = rng.randrange(len(results))
+        rid, text = results[i]
+        if kind == "drop":
+            del results[i]
+        elif kind == "duplicate":
+            carried[t + 1].append((rid, text))
+        elif kind == "move":
+            del results[i]
+            carried[t + 1].append((rid, text))
+        elif kind == "re-id":
+            results[i] = (tool_id(rng), text)
+    return carried
+
+
+def env_details(ts: int) -> dict:
+    when = datetime.fromtimestamp(ts / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return {
+        "type": "text",
+        "text": "<environment_details>\n# VSCode Visible Files\nsrc/routes/invoices.ts\n\n"
+        "# Current Time\nCurrent time in ISO 8601 UTC format: " + when + "\nUser time zone: "
+        "Europe/Berlin, UTC+1:00\n\n# Current Mode\n<slug>code</slug>\n<name>Code</name>\n"
+        "<model>claude-sonnet-4-5</model>\n</environment_details>",
+    }
+
+
+def gen_roo(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    rng = random.Random(seed)
+    words = Words(rng)
+    turns = roo_turns(n_messages, rng, words)
+    faults = plan_faults(len(turns), n_messages, rng)
+    carried = apply_faults(turns, faults, rng)
+    ts = 1767720000000
+    doc = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "<user_message>\n" + words(300) + "\n</user_message>"},
+                env_details(ts),
+            ],
+            "ts": ts,
+        }
+    ]
+    for (assistant, _), results in zip(turns, carried, strict=True):
+        ts += rng.randint(2000, 15000)
+        doc.append(
+            {
+                "role": "assistant",
+                "content": assistant,
+                "id": "msg_01" + "".join(rng.choices(B62, k=22)),
+                "ts": ts,
+            }
+        )
+        ts += rng.randint(300, 3000)
+        content = [
+            {"type": "tool_result", "tool_use_id": rid, "content": text} for rid, text in results
+        ]
+        content.append(env_details(ts))
+        doc.append({"role": "user", "content": content, "ts": ts})
+    if len(doc) < n_messages:  # an even size ends with the model's last answer
+        ts += rng.randint(2000, 15000)
+        doc.append(
+            {"role": "assistant", "content": [{"type": "text", "text": words(400)}], "ts": ts}
+        )
+    data = orjson.dumps(doc)
+    return data, {"messages": len(doc), "faults": _count(faults)}
+
+
+def _count(faults: dict[int, str]) -> dict[str, int]:
+    out = dict.fromkeys(FAULTS, 0)
+    for kind in faults.values():
+        out[kind] += 1
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Claude Code
+
+
+class CCWriter:
+    """Appends records the way Claude Code's insertMessageChain does: every record's
+    `parentUuid` is the previous record, except a tool result, whose parent is its
+    tool_use record (`sourceToolAssistantUUID`); the cursor moves on every record."""
+
+    def __init__(self, rng: random.Random, session_id: str) -> None:
+        self.rng = rng
+        self.lines: list[bytes] = []
+        self.cursor: str | None = None
+        self.t = datetime(2026, 4, 18, 9, 0, 0, tzinfo=UTC).timestamp()
+        self.session_id = session_id
+        self.env = {
+            "userType": "external",
+            "entrypoint": "cli",
+            "cwd": "/home/dana/src/invoicing",
+            "sessionId": session_id,
+            "version": "2.1.114",
+            "gitBranch": "main",
+        }
+
+    def uuid(self) -> str:
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+    def stamp(self, lo: float, hi: float) -> str:
+        self.t += self.rng.uniform(lo, hi)
+        return datetime.fromtimestamp(self.t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+    def write(self, rec: dict) -> None:
+        self.lines.append(orjson.dumps(rec))
+
+    def prompt(self, text: str) -> None:
+        uid = self.uuid()
+        self.write(
+            {
+                "parentUuid": self.cursor,
+                "isSidechain": False,
+                "promptId": self.uuid(),
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "uuid": uid,
+                "timestamp": self.stamp(5, 60),
+                "permissionMode": "acceptEdits",
+                **self.env,
+            }
+        )
+        self.cursor = uid
+
+    def assistant(self, blocks: list[dict], stop: str) -> list[str]:
+        """One API message, one record per block; returns the records' uuids."""
+        mid = "msg_01" + "".join(self.rng.choices(B62, k=22))
+        req = "req_011C" + "".join(self.rng.choices(B62, k=20))
+        out_tokens = self.rng.randint(50, 3000)
+        uids = []
+        for block in blocks:
+            uid = self.uuid()
+            self.write(
+                {
+                    "parentUuid": self.cursor,
+                    "isSidechain": False,
+                    "message": {
+                        "model": "claude-opus-4-7",
+                        "id": mid,
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [block],
+                        "stop_reason": stop,
+                        "stop_sequence": None,
+                        "usage": {
+                            "input_tokens": 6,
+                            "cache_creation_input_tokens": self.rng.randint(0, 3000),
+                            "cache_read_input_tokens": self.rng.randint(10000, 90000),
+                            "output_tokens": out_tokens,
+                            "service_tier": "standard",
+                        },
+                    },
+                    "requestId": req,
+                    "type": "assistant",
+                    "uuid": uid,
+                    "timestamp": self.stamp(0.2, 2.0),
+                    **self.env,
+                }
+            )
+            self.cursor = uid
+            uids.append(uid)
+        return uids
+
+    def result(self, parent: str, tool_use_id: str, text: str, *, on_chain: bool = False) -> None:
+        uid = self.uuid()
+        self.write(
+            {
+                "parentUuid": self.cursor if on_chain else parent,
+                "isSidechain": False,
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "tool_use_id": tool_use_id,
+                            "type": "tool_result",
+                            "content": text,
+                            "is_error": False,
+                        }
+                    ],
+                },
+                "uuid": uid,
+                "timestamp": self.stamp(0.05, 4.0),
+                "toolUseResult": {
+                    "stdout": text[:200],
+                    "stderr": "",
+                    "interrupted": False,
+                    "isImage": False,
+                },
+                "sourceToolAssistantUUID": parent,
+                **self.env,
+            }
+        )
+        self.cursor = uid
+
+
+def gen_claude_code(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    rng = random.Random(seed)
+    words = Words(rng)
+    session_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    w = CCWriter(rng, session_id)
+    w.write({"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": session_id})
+    w.prompt(words(300))
+    messages = 1
+    faults = plan_faults(n_messages // 2, n_messages, rng)
+    late: list[tuple[str, str, str]] = []  # results moved to the next turn
+    applied: dict[int, str] = {}
+    t = -1
+    while messages < n_messages - 1:
+        t += 1
+        if t % 25 == 24 and messages + 2 < n_messages:  # the model ends its turn, the user writes
+            w.assistant([{"type": "text", "text": words(rng.randint(200, 500))}], "end_turn")
+            w.prompt(words(rng.randint(80, 300)))
+            messages += 2
+            continue
+        k = 1 if rng.random() < 0.65 else rng.choice((2, 3))
+        blocks: list[dict] = []
+        if rng.random() < 0.3:
+            blocks.append(
+                {
+                    "type": "thinking",
+                    "thinking": "",
+                    "signature": "Eq" + "".join(rng.choices(B62, k=300)),
+                }
+            )
+        blocks.append({"type": "text", "text": words(rng.randint(80, 200))})
+        uses = []
+        for _ in range(k):
+            name = rng.choice(TOOLS)
+            uses.append(
+                {
+                    "type": "tool_use",
+                    "id": tool_id(rng),
+                    "name": name,
+                    "input": tool_input(name, words),
+                }
+            )
+        uids = w.assistant(blocks + uses, "tool_use")
+        use_uids = uids[len(blocks) :]
+        messages += 1
+        written = len(late)
+        for parent, tid, text in late:
+            w.result(parent, tid, text, on_chain=True)
+        late = []
+        order = list(range(k))
+        rng.shuffle(order)  # completion order
+        kind = faults.get(t)
+        hit = rng.choice(order) if kind else None
+        if kind:
+            applied[t] = kind
+        for i in order:
+            text = words(rng.randint(300 // k, 800 // k))
+            if i == hit and kind == "drop":
+                continue
+            if i == hit and kind == "move":
+                late.append((use_uids[i], uses[i]["id"], text))
+                continue
+            tid = tool_id(rng) if i == hit and kind == "re-id" else uses[i]["id"]
+            w.result(use_uids[i], tid, text)
+            written += 1
+            if i == hit and kind == "duplicate":
+                late.append((use_uids[i], tid, text))
+        if written:
+            messages += 1
+    if messages < n_messages:
+        w.assistant([{"type": "text", "text": words(300)}], "end_turn")
+        messages += 1
+    data = b"\n".join(w.lines) + b"\n"
+    return data, {"messages": messages, "records": len(w.lines), "faults": _count(applied)}
+
+
+# --------------------------------------------------------------------------------------
+
+
+def label(n: int) -> str:
+    return f"{n // 1000}k" if n % 1000 == 0 else str(n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--sizes", default="1000,10000,100000", help="Roo sizes, in messages")
+    ap.add_argument("--claude-code", type=int, default=100000, help="messages; 0 to skip")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    manifest = {}
+    jobs = [("roo", int(s), gen_roo, "json") for s in args.sizes.split(",") if s]
+    if args.claude_code:
+        jobs.append(("claude_code", args.claude_code, gen_claude_code, "jsonl"))
+    for fmt, n, fn, ext in jobs:
+        data, info = fn(n, args.seed + n)
+        name = f"{fmt}_{label(n)}.{ext}"
+        (args.out / name).write_bytes(data)
+        info["bytes"] = len(data)
+        manifest[name] = info
+        print(
+            f"{name}: {info['messages']} messages, {len(data) / 1e6:.1f} MB, faults {info['faults']}"
+        )
+    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,285 @@
+"""Time and memory of `check` on the generated sessions, as ratios to parsing the same file.
+
+    python bench/gen.py && python bench/run.py
+    python bench/run.py --files roo_100k.json --repeat 5
+    python bench/run.py --profile roo_100k.json     # where the time goes (cProfile)
+
+For every file in bench/out/manifest.json, each figure comes from its own fresh process:
+
+- time, in process: `load_session` + `analyze` against a bare `orjson.loads` of the file
+  (for JSONL: `orjson.loads` of each line); both include reading the file; best of N runs;
+- time, command: `histview check FILE` against `python -c "orjson.loads(...)"`, wall clock of
+  the whole process (interpreter start included), best of N;
+- peak memory: the child's ru_maxrss (from wait4) for a check and for a bare parse, raw and
+  net of an idle interpreter that imported the same modules; and the tracemalloc peak of
+  the work itself (Python allocations only).
+
+A format that cannot be loaded (its adapter is missing) is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = Path(__file__).resolve().parent / "out"
+GOAL = 2.0
+
+
+# --------------------------------------------------------------------------------------
+# Worker: runs inside the child process
+
+
+def _parse(path: str) -> None:
+    import orjson
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if path.endswith(".jsonl"):
+        for line in data.split(b"\n"):
+            if line.strip():
+                orjson.loads(line)
+    else:
+        orjson.loads(data)
+
+
+def _check(path: str) -> tuple[float, float]:
+    from repair.analysis import analyze
+    from repair.formats import load_session
+
+    t0 = time.perf_counter()
+    session = load_session(path)
+    t1 = time.perf_counter()
+    analyze(session)
+    return t1 - t0, time.perf_counter() - t1
+
+
+def _imports(mode: str) -> None:
+    import orjson  # noqa: F401
+
+    if mode != "parse":
+        import repair.analysis  # noqa: F401
+        import repair.formats
+
+        repair.formats.adapters()
+
+
+def worker(mode: str, path: str, repeat: int, trace: bool) -> dict:
+    """mode: parse | check | idle-parse | idle-check (imports only, for the RSS baseline)."""
+    _imports("parse" if mode in ("parse", "idle-parse") else "check")
+    if mode.startswith("idle"):
+        return {}
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start()
+    times, split = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        if mode == "parse":
+            _parse(path)
+        else:
+            parts = _check(path)
+        times.append(time.perf_counter() - t)
+        if mode == "check" and times[-1] == min(times):
+            split = parts
+    out: dict = {"best": min(times), "all": times}
+    if split:
+        out["load"], out["analyze"] = split
+    if trace:
+        out["traced_peak"] = tracemalloc.get_traced_memory()[1]
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Driver
+
+
+def _child(args: list[str]) -> tuple[dict, int, float]:
+    """Run a child; return its JSON output, its peak RSS in bytes and its wall time."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(
+            f"{' '.join(args[:4])}... exited {proc.returncode}: {err.decode()[-2000:]}"
+        )
+    data = json.loads(out) if out.strip().startswith(b"{") else {}
+    return data, usage.ru_maxrss * 1024, wall
+
+
+def _work(mode: str, path: Path, repeat: int = 1, trace: bool = False) -> tuple[dict, int]:
+    args = [sys.executable, __file__, "--worker", mode, str(path), "--repeat", str(repeat)]
+    if trace:
+        args.append("--trace")
+    data, rss, _ = _child(args)
+    return data, rss
+
+
+def _cli_wall(cmd: list[str], repeat: int) -> tuple[float, int]:
+    best, rss = float("inf"), 0
+    for _ in range(repeat):
+        _, peak, wall = _child(cmd)
+        best = min(best, wall)
+        rss = max(rss, peak)
+    return best, rss
+
+
+def can_load(path: Path) -> str | None:
+    """None when the file loads, else why not (in a child: loading may be heavy)."""
+    code = (
+        "import sys\nfrom repair.formats import probe_path, detect\n"
+        "p = probe_path(sys.argv[1])\nprint(detect(p).name)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, env=env, cwd=ROOT
+    )
+    if r.returncode != 0:
+        return (r.stderr.decode().strip().splitlines() or ["cannot load"])[-1]
+    fmt = r.stdout.decode().strip()
+    expected = "claude-code" if path.suffix == ".jsonl" else "roo"
+    if fmt != expected:
+        return f"detected as {fmt!r}: the {expected} adapter is not available"
+    return None
+
+
+def histview_cmd() -> list[str]:
+    exe = Path(sys.executable).with_name("histview")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "tui.cli"]
+
+
+def measure(path: Path, repeat: int) -> dict:
+    parse, _ = _work("parse", path, repeat)
+    check, _ = _work("check", path, repeat)
+    _, rss_parse = _work("parse", path)
+    _, rss_check = _work("check", path)
+    _, idle_parse = _work("idle-parse", path)
+    _, idle_check = _work("idle-check", path)
+    traced_parse, _ = _work("parse", path, trace=True)
+    traced_check, _ = _work("check", path, trace=True)
+    bare = [
+        sys.executable,
+        "-c",
+        "import sys, orjson; orjson.loads(open(sys.argv[1], 'rb').read())",
+    ]
+    if path.suffix == ".jsonl":
+        bare = [
+            sys.executable,
+            "-c",
+            "import sys, orjson\n"
+            "for l in open(sys.argv[1], 'rb').read().split(b'\\n'):\n"
+            "    l.strip() and orjson.loads(l)",
+        ]
+    cli_parse, cli_parse_rss = _cli_wall([*bare, str(path)], repeat)
+    cli_check, cli_check_rss = _cli_wall([*histview_cmd(), "check", str(path)], repeat)
+    return {
+        "bytes": path.stat().st_size,
+        "parse_s": parse["best"],
+        "check_s": check["best"],
+        "load_s": check["load"],
+        "analyze_s": check["analyze"],
+        "time_ratio": check["best"] / parse["best"],
+        "cli_parse_s": cli_parse,
+        "cli_check_s": cli_check,
+        "cli_ratio": cli_check / cli_parse,
+        "rss_parse": rss_parse,
+        "rss_check": rss_check,
+        "rss_ratio": rss_check / rss_parse,
+        "rss_net_ratio": (rss_check - idle_check) / max(1, rss_parse - idle_parse),
+        "cli_rss_ratio": cli_check_rss / cli_parse_rss,
+        "traced_ratio": traced_check["traced_peak"] / traced_parse["traced_peak"],
+        "traced_parse": traced_parse["traced_peak"],
+        "traced_check": traced_check["traced_peak"],
+    }
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.0f} MB" if n >= 10e6 else f"{n / 1e6:.1f} MB"
+
+
+def report(name: str, messages: int, r: dict) -> str:
+    ok_t = "ok" if r["time_ratio"] <= GOAL else "MISSED"
+    ok_m = "ok" if r["rss_net_ratio"] <= GOAL and r["traced_ratio"] <= GOAL else "MISSED"
+    return "\n".join(
+        [
+            f"{name}  ({messages} messages, {_mb(r['bytes'])})",
+            f"  time    check {r['check_s']:.3f} s (load {r['load_s']:.3f} + analyze {r['analyze_s']:.3f})"
+            f" / parse {r['parse_s']:.3f} s = {r['time_ratio']:.2f}x  [{ok_t}]",
+            f"  command histview check {r['cli_check_s']:.3f} s / python orjson.loads {r['cli_parse_s']:.3f} s"
+            f" = {r['cli_ratio']:.2f}x",
+            f"  memory  peak RSS {_mb(r['rss_check'])} / {_mb(r['rss_parse'])} = {r['rss_ratio']:.2f}x;"
+            f" net of the interpreter {r['rss_net_ratio']:.2f}x;"
+            f" traced {_mb(r['traced_check'])} / {_mb(r['traced_parse'])} = {r['traced_ratio']:.2f}x  [{ok_m}]",
+            f"  command peak RSS ratio {r['cli_rss_ratio']:.2f}x",
+        ]
+    )
+
+
+def profile(path: Path, top: int) -> None:
+    import cProfile
+    import pstats
+
+    sys.path.insert(0, str(ROOT))
+    _imports("check")
+    prof = cProfile.Profile()
+    prof.runcall(_check, str(path))
+    stats = pstats.Stats(prof)
+    stats.strip_dirs().sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--files", help="comma-separated names from the manifest (default: all)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true", help="print the raw figures as JSON")
+    ap.add_argument("--profile", metavar="NAME", help="cProfile one check of this file")
+    ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--worker", nargs=2, metavar=("MODE", "FILE"), help=argparse.SUPPRESS)
+    ap.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.worker:
+        mode, path = args.worker
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(worker(mode, path, args.repeat, args.trace)))
+        return 0
+    if args.profile:
+        profile(args.out / args.profile, args.top)
+        return 0
+
+    manifest_path = args.out / "manifest.json"
+    if not manifest_path.exists():
+        print(f"no {manifest_path}: run `python bench/gen.py` first", file=sys.stderr)
+        return 2
+    manifest = json.loads(manifest_path.read_text())
+    names = args.files.split(",") if args.files else list(manifest)
+    results = {}
+    for name in names:
+        path = args.out / name
+        why = can_load(path)
+        if why:
+            print(f"{name}: skipped ({why})")
+            continue
+        r = measure(path, args.repeat)
+        results[name] = r
+        print(report(name, manifest.get(name, {}).get("messages", 0), r), flush=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
