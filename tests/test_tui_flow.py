@@ -317,3 +317,17 @@ def test_palette_titles_hold_no_session_text():
 
     for _action, title, help_text in COMMANDS:
         assert "[" not in title and "[" not in help_text
+
+
+async def test_filter_on_a_clean_session_says_so(tmp_path):
+    path = tmp_path / "clean.json"
+    path.write_text(
+        '[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"hello"}]}]'
+    )
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f")
+        tl = _timeline(app)
+        assert not tl.findings_only and len(tl.view) == 2
+        assert "No findings" in list(app._notifications)[-1].message

@@ -432,6 +432,9 @@ class HistviewApp(App):
 
     def action_toggle_filter(self) -> None:
         tl = self.query_one(Timeline)
+        if not tl.findings_only and not tl.state.table.finding_rows:
+            self.notify("No findings in this session: nothing to filter to.", markup=False)
+            return
         tl.set_findings_only(not tl.findings_only)
         self._update_header()
 

@@ -246,19 +246,19 @@ class Timeline(ScrollView, can_focus=True):
                 role_style = f"timeline--{msg.role}"
             else:
                 role_style = "timeline--other"
-            add(f"{role_label(msg):<9}", role_style)
+            add(f"{role_label(msg):<10}", role_style)
             if wide:
                 add(f"{fmt_time(msg):<9}", "timeline--time")
-            used = 1 + 5 + 1 + GUTTER + 1 + 9 + (9 if wide else 0)
+            used = 1 + 5 + 1 + GUTTER + 1 + 10 + (9 if wide else 0)
             add(
                 summary(state.session, row, max(width - used, 0)),
                 role_style if msg.hidden else None,
             )
         else:
             label = "→ call" if row.kind == USE else "← result"
-            add(f"{label:<9}", "timeline--block")
+            add(f"{label:<10}", "timeline--block")
             if wide:
                 add(" " * 9)
-            used = 1 + 5 + 1 + GUTTER + 1 + 9 + (9 if wide else 0)
+            used = 1 + 5 + 1 + GUTTER + 1 + 10 + (9 if wide else 0)
             add(summary(state.session, row, max(width - used, 0)), "timeline--block")
         return Strip(segs)
