@@ -331,3 +331,19 @@ async def test_filter_on_a_clean_session_says_so(tmp_path):
         tl = _timeline(app)
         assert not tl.findings_only and len(tl.view) == 2
         assert "No findings" in list(app._notifications)[-1].message
+
+
+async def test_palette_runs_an_action(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Apply all")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        for _ in range(20):
+            await pilot.pause(0.05)
+            if app.wb.done:
+                break
+        assert app.wb.done and app.wb.analysis.counts()["error"] == 0
