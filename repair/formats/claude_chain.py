@@ -32,6 +32,7 @@ class Node:
     parent: str | None  # effective parentUuid (after the progress bridge)
     sidechain: bool
     ts: str  # timestamp as written ("" when absent)
+    mid: str | None = None  # message.id of an assistant record
 
 
 @dataclass
@@ -40,7 +41,9 @@ class Graph:
     lines: list[JsonlLine]
     shadowed: list[int] = field(default_factory=list)  # lines replaced by a later duplicate uuid
     bridged: int = 0  # nodes re-pointed over progress records
-    pruned: set[str] = field(default_factory=set)  # pre-compaction nodes removed from the map
+    pruned: dict[str, int] = field(default_factory=dict)  # pre-compaction nodes removed: line
+    # lines that are no node but must be shown: (line index, reason) in file order
+    odd: list[tuple[int, str]] = field(default_factory=list)
     _children: set[str] | None = None
     _roots: dict[str, str] | None = None
 
@@ -60,13 +63,22 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
     shadowed: list[int] = []
     bridged = 0
     boundaries: list[int] = []
+    odd: list[tuple[int, str]] = []
     for i, ln in enumerate(lines):
         obj = ln.obj
         if type(obj) is not dict:
+            if ln.error is not None:
+                odd.append((i, f"line {ln.lineno} is not JSON ({ln.error})"))
+            elif obj is not None or ln.raw.strip():
+                odd.append((i, f"line {ln.lineno} is a JSON {type(obj).__name__}, not a record"))
             continue
         t = obj.get("type")
         u = obj.get("uuid")
-        if not isinstance(u, str) or (t not in NODE_TYPES and t != PROGRESS):
+        if type(u) is not str:
+            if t in MESSAGE_TYPES:
+                odd.append((i, f"a {t} record without a uuid"))
+            continue
+        if t not in NODE_TYPES and t != PROGRESS:
             continue
         p = obj.get("parentUuid")
         if not isinstance(p, str):
@@ -80,15 +92,16 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
         ts = obj.get("timestamp")
         ts = ts if isinstance(ts, str) else ""
         side = obj.get("isSidechain") is True
+        mid = message_id(obj) if t == "assistant" else None
         old = nodes.get(u)
         if old is None:
-            nodes[u] = Node(u, i, len(nodes), t, p, side, ts)
+            nodes[u] = Node(u, i, len(nodes), t, p, side, ts, mid)
         else:
             shadowed.append(old.idx)
-            old.idx, old.type, old.parent, old.sidechain, old.ts = i, t, p, side, ts
+            old.idx, old.type, old.parent, old.sidechain, old.ts, old.mid = i, t, p, side, ts, mid
         if t == "system" and obj.get("subtype") == "compact_boundary":
             boundaries.append(i)
-    g = Graph(nodes=nodes, lines=lines, shadowed=shadowed, bridged=bridged)
+    g = Graph(nodes=nodes, lines=lines, shadowed=shadowed, bridged=bridged, odd=odd)
     if boundaries:
         _apply_preserved_segment(g, boundaries[-1])
     return g
@@ -120,7 +133,7 @@ def _apply_preserved_segment(g: Graph, boundary_idx: int) -> None:
             n.parent = tail
     for n in list(nodes.values()):
         if n.idx < boundary_idx and n.uuid not in keep:
-            g.pruned.add(n.uuid)
+            g.pruned[n.uuid] = n.idx
             del nodes[n.uuid]
     g._children = None
 
@@ -231,17 +244,33 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
     parent is a group member, right after the group's last on-chain line (each list sorted by
     the timestamp string). Returns the new chain and the number of lines recovered."""
     nodes = g.nodes
+    on = set(chain)
+    off_asst: list[Node] = []
+    off_res: list[Node] = []
+    for n in nodes.values():
+        if n.uuid in on:
+            continue
+        if n.type == "assistant":
+            off_asst.append(n)
+        elif n.type == "user" and n.parent is not None and holds_tool_result(g.lines[n.idx].obj):
+            off_res.append(n)
+    if not off_asst and not off_res:
+        return chain, 0
+    wanted: set[str] = {n.mid for n in off_asst if n.mid is not None}
+    for n in off_res:
+        p = nodes.get(n.parent)
+        if p is not None and p.mid is not None:
+            wanted.add(p.mid)
+    if not wanted:
+        return chain, 0
     index = {u: i for i, u in enumerate(chain)}
     groups: dict[str, list[str]] = {}
-    results_by_parent: dict[str, list[str]] = {}
     for n in nodes.values():
-        if n.type == "assistant":
-            mid = message_id(g.lines[n.idx].obj)
-            if mid is not None:
-                groups.setdefault(mid, []).append(n.uuid)
-        elif n.type == "user" and n.parent is not None and n.uuid not in index:
-            if holds_tool_result(g.lines[n.idx].obj):
-                results_by_parent.setdefault(n.parent, []).append(n.uuid)
+        if n.mid in wanted:
+            groups.setdefault(n.mid, []).append(n.uuid)
+    results_by_parent: dict[str, list[str]] = {}
+    for n in off_res:
+        results_by_parent.setdefault(n.parent, []).append(n.uuid)
     inserts: dict[int, list[str]] = {}
     taken: set[str] = set()
     for members in groups.values():

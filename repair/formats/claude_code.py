@@ -153,73 +153,46 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
             stop = f"the chain loops back to {w.stop_uuid}"
     main_side = bool(chain) and nodes[chain[-1]].sidechain
     on_chain = set(chain)
-    root = roots(g)
+    off = [n for n in nodes.values() if n.type in MESSAGE_TYPES and n.uuid not in on_chain]
+    root = roots(g) if off else {}
     main_root = root.get(chain[0]) if chain else None
     boundary = _boundary_line(f, chain)
 
     # sidechain components not on the main chain: their own threads
     side_groups: dict[str, list[str]] = {}
-    for n in nodes.values():
-        if n.sidechain and n.uuid not in on_chain and n.type in MESSAGE_TYPES:
+    for n in off:
+        if n.sidechain:
             side_groups.setdefault(root.get(n.uuid, n.uuid), []).append(n.uuid)
-    in_threads: set[int] = set()
     thread_specs = []
     for members in side_groups.values():
         member_set = set(members)
         tl = newest(g, [u for u in cands if u in member_set]) or members[-1]
-        tw = walk(g, tl)
-        tchain, _ = recover_parallel(g, tw.chain)
+        tchain, _ = recover_parallel(g, walk(g, tl).chain)
         tchain_set = set(tchain)
-        hidden = [
+        hidden = sorted(
             (nodes[u].idx, "an abandoned branch of this sidechain")
             for u in members
             if u not in tchain_set
-        ]
-        hidden.sort()
-        in_threads.update(nodes[u].idx for u in members)
-        in_threads.update(nodes[u].idx for u in tchain)
+        )
         thread_specs.append((tchain, hidden))
 
     # the main view's hidden and malformed lines
-    hidden: list[tuple[int, str]] = []
     pruned_reason = "history before the last compaction (not sent)"
-    for i, ln in enumerate(f.lines):
-        obj = ln.obj
-        if ln.error is not None:
-            hidden.append((i, f"malformed: line {ln.lineno} is not JSON ({ln.error})"))
+    hidden: list[tuple[int, str]] = [(i, "malformed: " + why) for i, why in g.odd]
+    for idx in g.pruned.values():
+        if f.lines[idx].obj.get("type") in MESSAGE_TYPES:
+            hidden.append((idx, pruned_reason))
+    for n in off:
+        if n.sidechain:
             continue
-        if ln.blank:
-            continue
-        if type(obj) is not dict:
-            hidden.append(
-                (i, f"malformed: line {ln.lineno} is a JSON {type(obj).__name__}, not a record")
-            )
-            continue
-        t = obj.get("type")
-        if t not in MESSAGE_TYPES:
-            continue
-        u = obj.get("uuid")
-        if not isinstance(u, str):
-            hidden.append((i, f"malformed: a {t} record without a uuid"))
-            continue
-        if i in in_threads:
-            continue
-        node = nodes.get(u)
-        if node is None:
-            if u in g.pruned:
-                hidden.append((i, pruned_reason))
-            continue
-        if node.idx != i or u in on_chain:
-            continue  # a shadowed duplicate, or live
-        if node.sidechain and not main_side:
-            continue
-        if boundary is not None and i < boundary:
+        if boundary is not None and n.idx < boundary:
             reason = pruned_reason
-        elif main_root is not None and root.get(u) == main_root:
+        elif main_root is not None and root.get(n.uuid) == main_root:
             reason = "an abandoned branch (rewind/edit): not on the resumed chain"
         else:
             reason = "not connected to the resumed conversation"
-        hidden.append((i, reason))
+        hidden.append((n.idx, reason))
+    hidden.sort()
     view = build_view(f, chain, hidden, sidechain=main_side)
     session = Session(
         path=f.path,

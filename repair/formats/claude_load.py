@@ -13,11 +13,12 @@ lines that cannot be read become malformed messages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from ..model import THINKING_TYPES, Block, Message, block_from_anthropic
+from ..model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
 from .base import JsonlLine
-from .claude_chain import MESSAGE_TYPES, Graph, ts_ms
+from .claude_chain import MESSAGE_TYPES, Graph
 
 
 @dataclass
@@ -54,22 +55,52 @@ class CCState:
 
 
 def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], str | None]:
-    """The blocks of a user/assistant record, or the reason it is not a readable message."""
+    """The blocks of a user/assistant record, or the reason it is not a readable message.
+    (Blocks are made here rather than with `block_from_anthropic`, same fields: this runs once
+    per record of files with 100k records.)"""
     msg = obj.get("message")
     if type(msg) is not dict:
         return (), "the record has no `message` object"
     content = msg.get("content")
     src = {"line": lineno}
-    if isinstance(content, str):
-        return (Block(type="text", data=content, src=src, origin=idx),), None
+    if type(content) is str:
+        return (Block("text", content, None, None, False, src, idx),), None
     if type(content) is not list:
         kind = "missing" if content is None else f"a {type(content).__name__}"
         return (), f"message.content is {kind}, not a string or a list of blocks"
     blocks = []
     for k, item in enumerate(content):
-        if type(item) is not dict or not isinstance(item.get("type"), str):
+        t = item.get("type") if type(item) is dict else None
+        if type(t) is not str:
             return (), f"message.content[{k}] is not a content block (no `type`)"
-        blocks.append(block_from_anthropic(item, src={"line": lineno}, origin=idx))
+        if t == TOOL_USE:
+            tid, name = item.get("id"), item.get("name")
+            blocks.append(
+                Block(
+                    t,
+                    item,
+                    tid if type(tid) is str else None,
+                    name if type(name) is str else None,
+                    False,
+                    src,
+                    idx,
+                )
+            )
+        elif t == TOOL_RESULT:
+            tid = item.get("tool_use_id")
+            blocks.append(
+                Block(
+                    t,
+                    item,
+                    tid if type(tid) is str else None,
+                    None,
+                    item.get("is_error") is True,
+                    src,
+                    idx,
+                )
+            )
+        else:
+            blocks.append(Block(t, item, None, None, False, src, idx))
     return tuple(blocks), None
 
 
@@ -80,16 +111,51 @@ def is_api_error(obj: dict) -> bool:
     return type(msg) is dict and msg.get("model") == "<synthetic>"
 
 
+def _resume_drop(blocks: tuple[Block, ...]) -> str | None:
+    """Claude Code drops these assistant records when it resumes (notes §6.3):
+    whitespace-only text (the `"\\n\\n"` opening thinking turns) -> "blank"; thinking-only
+    records are dropped when their message.id has no other content -> "thinking"."""
+    if len(blocks) == 1:  # the usual shape: one block per record
+        t = blocks[0].type
+        if t == "text":
+            d = blocks[0].data
+            txt = d.get("text") if type(d) is dict else None
+            return "blank" if type(txt) is str and not txt.strip() else None
+        return "thinking" if t in THINKING_TYPES else None
+    if not blocks:
+        return None
+    if all(
+        b.type == "text"
+        and isinstance(b.data, dict)
+        and isinstance(b.data.get("text"), str)
+        and not b.data["text"].strip()
+        for b in blocks
+    ):
+        return "blank"
+    if all(b.type in THINKING_TYPES for b in blocks):
+        return "thinking"
+    return None
+
+
 class _Builder:
     """Accumulates records into messages (merging rules above)."""
 
-    def __init__(self, file: CCFile, hidden: bool = False, reason: str | None = None):
+    def __init__(
+        self,
+        file: CCFile,
+        hidden: bool = False,
+        reason: str | None = None,
+        skip: frozenset[int] = frozenset(),
+    ):
         self.file = file
         self.hidden = hidden
         self.reason = reason
+        self.skip = skip
         self.out: list[Message] = []
         self.rec_blocks: dict[int, tuple[Block, ...]] = {}
         self.msg_records: dict[int, tuple[int, ...]] = {}
+        self.thinking_only: list[tuple[int, str | None]] = []
+        self.with_content: set[str] = set()
         self._role: str | None = None
         self._mid: str | None = None
         self._recs: list[int] = []
@@ -104,18 +170,36 @@ class _Builder:
             self.flush()
             self._single(idx, malformed=f"{role} record: {bad}")
             return
-        if not self.hidden and is_api_error(obj):
-            self.flush()
-            self._single(
-                idx, blocks=blocks, hidden="an API error record (Claude Code does not send it)"
-            )
-            return
         mid = None
         if role == "assistant":
             msg = obj["message"]
-            mid = msg.get("id") if isinstance(msg.get("id"), str) else None
+            mid = msg.get("id")
+            if type(mid) is not str:
+                mid = None
+            if not self.hidden:
+                if obj.get("isApiErrorMessage") is True or msg.get("model") == "<synthetic>":
+                    self.flush()
+                    self._single(
+                        idx,
+                        blocks=blocks,
+                        hidden="an API error record (Claude Code does not send it)",
+                    )
+                    return
+                drop = _resume_drop(blocks)
+                if drop == "blank" or idx in self.skip:
+                    return  # not sent: passes through like an attachment
+                if drop == "thinking":
+                    self.thinking_only.append((idx, mid))
+                elif mid is not None:
+                    self.with_content.add(mid)
             same = self._role == "assistant" and mid is not None and mid == self._mid
         else:
+            if not self.hidden and obj.get("isApiErrorMessage") is True:
+                self.flush()
+                self._single(
+                    idx, blocks=blocks, hidden="an API error record (Claude Code does not send it)"
+                )
+                return
             same = self._role == "user"
         if not same:
             self.flush()
@@ -123,6 +207,9 @@ class _Builder:
         self._recs.append(idx)
         self._blocks.extend(blocks)
         self.rec_blocks[idx] = blocks
+
+    def orphan_thinking(self) -> frozenset[int]:
+        return frozenset(i for i, mid in self.thinking_only if mid not in self.with_content)
 
     def _single(self, idx: int, blocks=(), malformed=None, hidden=None) -> None:
         ln = self.file.lines[idx]
@@ -132,7 +219,7 @@ class _Builder:
             role=role if role in MESSAGE_TYPES else None,
             blocks=tuple(blocks),
             raw=obj,
-            meta=_meta([obj], hidden or (self.reason if self.hidden else None)),
+            meta=_meta(obj, hidden or (self.reason if self.hidden else None)),
             hidden=self.hidden or hidden is not None,
             malformed=malformed,
             src={"line": ln.lineno},
@@ -147,35 +234,39 @@ class _Builder:
         self._single(idx, malformed=reason)
 
     def flush(self) -> None:
-        if not self._recs:
+        recs = self._recs
+        if not recs:
             return
         lines = self.file.lines
-        objs = [lines[i].obj for i in self._recs]
+        first = lines[recs[0]].obj
         m = Message(
             role=self._role,
             blocks=tuple(self._blocks),
-            raw=objs[0] if len(objs) == 1 else objs,
-            meta=_meta(objs, self.reason if self.hidden else None),
+            raw=first if len(recs) == 1 else [lines[i].obj for i in recs],
+            meta=_meta(first, self.reason if self.hidden else None),
             hidden=self.hidden,
-            src={"line": lines[self._recs[0]].lineno},
-            origin=tuple(self._recs),
+            src={"line": lines[recs[0]].lineno},
+            origin=tuple(recs),
         )
-        self.msg_records[m.uid] = tuple(self._recs)
+        self.msg_records[m.uid] = m.origin
         self.out.append(m)
         self._role = self._mid = None
         self._recs, self._blocks = [], []
 
 
-def _meta(objs: list, hidden_reason: str | None) -> dict:
-    first = objs[0] if objs and type(objs[0]) is dict else {}
+def _meta(first: Any, hidden_reason: str | None) -> dict:
     meta: dict = {}
+    if type(first) is not dict:
+        return meta
     ts = first.get("timestamp")
-    if isinstance(ts, str):
-        ms = ts_ms(ts)
-        if ms is not None:
-            meta["timestamp"] = ms / 1000.0
-    if isinstance(first.get("uuid"), str):
-        meta["uuid"] = first["uuid"]
+    if type(ts) is str:
+        try:
+            meta["timestamp"] = datetime.fromisoformat(ts).timestamp()
+        except ValueError:
+            pass
+    u = first.get("uuid")
+    if type(u) is str:
+        meta["uuid"] = u
     if hidden_reason:
         meta["hidden_reason"] = hidden_reason
     return meta
@@ -189,14 +280,18 @@ def build_view(
 ) -> View:
     """Messages of one conversation: the chain's messages, with the hidden/malformed lines
     (`hidden`: (line index, reason) in file order) placed by file position among them."""
-    g = file.graph
-    dropped = dropped_on_resume(file, chain)
+    nodes = file.graph.nodes
+    idxs = [nodes[u].idx for u in chain if nodes[u].type in MESSAGE_TYPES]
     live = _Builder(file)
-    for u in chain:
-        node = g.nodes[u]
-        if node.type in MESSAGE_TYPES and node.idx not in dropped:
-            live.add(node.idx)
+    for idx in idxs:
+        live.add(idx)
     live.flush()
+    orphans = live.orphan_thinking()
+    if orphans:  # rare: build again without the thinking-only records Claude Code drops
+        live = _Builder(file, skip=orphans)
+        for idx in idxs:
+            live.add(idx)
+        live.flush()
     extra = _Builder(file, hidden=True)
     prev_reason = None
     for idx, reason in hidden:
@@ -217,39 +312,6 @@ def build_view(
     for uid, recs in extra.msg_records.items():
         view.msg_records[uid] = recs
     return view
-
-
-def dropped_on_resume(file: CCFile, chain: list[str]) -> set[int]:
-    """Assistant records Claude Code drops when it resumes (notes §6.3), so they are never
-    sent: whitespace-only text records (the `"\\n\\n"` that opens thinking turns) and
-    thinking-only records whose `message.id` has no other content on the chain."""
-    g = file.graph
-    lines = file.lines
-    with_content: set[str] = set()
-    thinking_only: list[tuple[int, str | None]] = []
-    out: set[int] = set()
-    for u in chain:
-        node = g.nodes[u]
-        if node.type != "assistant":
-            continue
-        msg = lines[node.idx].obj.get("message")
-        content = msg.get("content") if type(msg) is dict else None
-        if type(content) is not list or not content:
-            continue
-        if not all(type(b) is dict for b in content):
-            continue
-        mid = msg.get("id") if isinstance(msg.get("id"), str) else None
-        if all(
-            b.get("type") == "text" and isinstance(b.get("text"), str) and not b["text"].strip()
-            for b in content
-        ):
-            out.add(node.idx)
-        elif all(b.get("type") in THINKING_TYPES for b in content):
-            thinking_only.append((node.idx, mid))
-        elif mid is not None:
-            with_content.add(mid)
-    out.update(idx for idx, mid in thinking_only if mid not in with_content)
-    return out
 
 
 def _interleave(live: list[Message], extra: list[Message]) -> list[Message]:
