@@ -1004,3 +1004,66 @@ def test_random_broken_session_fix_resumes_clean_and_is_idempotent(seed: int):
                     assert isinstance(json.loads(line).get("uuid"), str)
             meta = [x for x in kept if x.startswith(b'{"type":"file-history')]
             assert meta and all(x in out.splitlines() for x in meta)
+
+
+def test_fix_on_a_real_2_1_114_file_writes_its_key_order_and_envelope():
+    """Cut the result of the call on line 20 out of the real file (its next call re-pointed
+    to it, as if the result was never written): the fix writes the missing record in
+    2.1.114's own key order, with promptId and entrypoint, after the response's last line."""
+    from repair.plan import apply_all
+
+    path = real(MODERN)
+    lines = path.read_bytes().splitlines()
+    call, next_call = json.loads(lines[19]), json.loads(lines[22])
+    relinked = lines[22].replace(next_call["parentUuid"].encode(), call["uuid"].encode(), 1)
+    cut = [*lines[:20], relinked, *lines[23:]]
+    s = load_bytes(b"\n".join(cut) + b"\n", path=str(path))
+    assert [(f.code, f.source) for f in analyze(s).findings] == [("orphan-tool-use", {"line": 20})]
+    out = apply_all(s)[0].export_bytes()
+    (new,) = [json.loads(x) for x in out.splitlines() if x not in set(cut)][:1]
+    template = json.loads(lines[20])  # a tool-result record of the same version
+    assert list(new) == list(template)
+    assert new["promptId"] == template["promptId"] and new["entrypoint"] == "cli"
+    assert new["parentUuid"] == next_call["uuid"]  # the response's last line
+    assert new["sourceToolAssistantUUID"] == call["uuid"]
+    assert not analyze(load_bytes(out, path=str(path))).findings
+
+
+def test_subagent_files_are_threads_and_an_unreadable_one_is_reported(tmp_path):
+    main = tmp_path / "sess.jsonl"
+    main.write_bytes(jsonl([user(1, None, "a", 1), assistant(2, 1, "msg_1", text("b"), 2)]))
+    sub = tmp_path / "sess" / "subagents"
+    sub.mkdir(parents=True)
+    (sub / "agent-ok.jsonl").write_bytes(
+        jsonl(
+            [
+                user(5, None, "task", 3, isSidechain=True, agentId="ok"),
+                assistant(6, 5, "msg_s", text("done"), 4, isSidechain=True, agentId="ok"),
+            ]
+        )
+    )
+    (sub / "agent-ok.meta.json").write_text('{"agentType":"Explore","description":"look around"}')
+    (sub / "agent-bad.jsonl").write_bytes(b"\x00\x01binary")
+    # a 2.0.x project-level agent file of this session, and one of another session
+    (tmp_path / "agent-0c78cdae.jsonl").write_bytes(
+        jsonl(
+            [
+                user(7, None, "Warmup", 5, isSidechain=True),
+                assistant(8, 7, "msg_w", text("hi"), 6, isSidechain=True),
+            ]
+        )
+    )
+    other = user(9, None, "x", 5, isSidechain=True)
+    other["sessionId"] = "another-session"
+    (tmp_path / "agent-11111111.jsonl").write_bytes(jsonl([other]))
+    s = load_session(str(main))
+    labels = [t.label for t in s.threads]
+    assert labels == [
+        "subagent agent-bad",
+        "subagent agent-ok (Explore: look around)",
+        "subagent agent-0c78cdae",
+    ]
+    bad = s.threads[0]
+    assert bad.messages[0].malformed.startswith("cannot read the subagent file")
+    assert [f.code for f in analyze(bad).findings] == ["malformed"]
+    assert shape(s.threads[1]) == [("user", ("text",)), ("assistant", ("text",))]

@@ -86,7 +86,9 @@ _RECORD_SPECIFIC = frozenset(
 
 
 def dump_session(session: Session) -> bytes:
-    st: CCState = session.state
+    st = session.state
+    if not isinstance(st, CCState):  # a subagent file that could not be read
+        raise ExportRefused(f"{session.path}: the file could not be read; nothing to write")
     f = st.file
     views: list[tuple[View, list[Message]]] = [(st.view, session.messages)]
     if not st.inline_thread:
