@@ -48,6 +48,10 @@ def write_atomic(path: str, data: bytes) -> None:
             os.fsync(fh.fileno())
         if os.path.exists(path):
             os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        else:  # mkstemp creates 0600; a new file gets the usual mode under the umask
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -150,3 +150,12 @@ def test_export_refuses_while_malformed_records_remain(tmp_path):
     out = wb.export()
     report = json.loads(open(out.report).read())
     assert {"role": "assistant", "content": 42} in [e.get("removed") for e in report["edits"]]
+
+
+def test_new_output_gets_the_usual_file_mode(broken):
+    wb = Workbench(load_session(broken))
+    wb.apply_all()
+    res = wb.export()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(res.output).st_mode & 0o777 == 0o666 & ~umask
