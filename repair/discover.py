@@ -165,7 +165,7 @@ def check_one(found: Found) -> Health:
         session = load_session(found.path)
         analysis = analyze(session)
     except InputError as exc:
-        h.error = str(exc.message) + (f" ({exc.where})" if exc.where else "")
+        h.error = f"{exc.where}: {exc.message}" if exc.where else exc.message
         return h
     except Exception as exc:  # a bug in one adapter must not hide the other sessions
         h.error = f"internal error: {type(exc).__name__}: {exc}"

@@ -567,8 +567,10 @@ def describe_culprit(session: Session, m: Match, c: Culprit) -> list:
         if len(c.findings) > 50:
             out.append(f"  ... and {len(c.findings) - 50} more (histview check {name})")
         codes = ",".join(dict.fromkeys(f.code for f in c.findings))
+        target = f" --target {c.target}" if c.target != session.target else ""
         out.append(
-            f"  Repair: histview fix {name} --only {codes}   (a dry run; add --in-place to write)"
+            f"  Repair: histview fix {name}{target} --only {codes}   "
+            "(a dry run; add --in-place to write)"
         )
     elif m.rule.codes:
         out.append(

@@ -215,6 +215,7 @@ def test_bedrock_error_is_judged_under_bedrock_rules(capsys, tmp_path):
     _, out, _ = run(capsys, "explain", text, path)
     assert "target bedrock" in out
     assert f"{path}:messages[3].content[0]: error misplaced-tool-result" in out
+    assert f"Repair: histview fix {path} --target bedrock --only misplaced-tool-result" in out
 
 
 def test_an_index_beyond_the_file_and_an_unknown_id_are_said(capsys, tmp_path):

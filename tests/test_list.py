@@ -114,7 +114,7 @@ def test_list_command_text(capsys, home):
     assert first[2:8] == ["claude-code", "claude-code", "3", "1", "0",
                           "~/.claude/projects/-home-me-app/0b5e.jsonl"]  # fmt: skip
     codex = next(line for line in lines if "rollout-" in line)
-    assert "unreadable: not JSON" in codex
+    assert "unreadable: line 1 column 1: not JSON" in codex
     assert len(lines) == 7
 
 
