@@ -202,6 +202,19 @@ def test_codex_rollout_and_chat_jsonl_are_not_claimed():
     assert adapter.detect(probe_bytes(chat, path="c.jsonl")) == 0
 
 
+def test_other_real_formats_are_not_claimed():
+    others = (
+        [p for p in REAL.parent.rglob("*.json*") if "claude_code" not in p.parts]
+        if REAL.is_dir()
+        else []
+    )
+    if not others:
+        pytest.skip("real corpus absent")
+    adapter = get_adapter("claude-code")
+    for p in others:
+        assert adapter.detect(probe_bytes(p.read_bytes(), path=str(p))) == 0, p
+
+
 def test_summary_only_file_is_claude_code_with_no_messages():
     data = jsonl(
         [

@@ -104,13 +104,6 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
     return tuple(blocks), None
 
 
-def is_api_error(obj: dict) -> bool:
-    if obj.get("isApiErrorMessage") is True:
-        return True
-    msg = obj.get("message")
-    return type(msg) is dict and msg.get("model") == "<synthetic>"
-
-
 def _resume_drop(blocks: tuple[Block, ...]) -> str | None:
     """Claude Code drops these assistant records when it resumes (notes §6.3):
     whitespace-only text (the `"\\n\\n"` opening thinking turns) -> "blank"; thinking-only

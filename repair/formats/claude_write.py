@@ -25,6 +25,7 @@ with the loader and must give the repaired conversation, else the export is refu
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid as uuidlib
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -754,12 +755,22 @@ def _set_parent(obj: dict, parent: str | None) -> dict:
     return {"parentUuid": parent, **obj}
 
 
+_PLAIN = re.compile(r"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+
+
+def _plain_token(v: Any) -> bool:
+    """None, or a string JSON writes as itself between quotes (no escapes)."""
+    return v is None or (type(v) is str and _PLAIN.fullmatch(v) is not None)
+
+
 def _swap_parent(raw: bytes, obj: dict, parent: str | None) -> bytes:
     """Replace only the parentUuid value in the original bytes when it is the first key."""
     old = obj.get("parentUuid")
+    if not (_plain_token(old) and _plain_token(parent)):
+        return compact(_set_parent(obj, parent))
     old_tok = b"null" if old is None else b'"' + old.encode() + b'"'
     head = b'{"parentUuid":' + old_tok
-    if raw.startswith(head) and ("\\" not in (old or "")):
+    if raw.startswith(head):
         new_tok = b"null" if parent is None else b'"' + parent.encode() + b'"'
         return b'{"parentUuid":' + new_tok + raw[len(head) :]
     return compact(_set_parent(obj, parent))
