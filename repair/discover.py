@@ -208,3 +208,57 @@ def check_all(found: list[Found], workers: int | None = None) -> list[Health]:
     rows = list(iter_health(found, workers))
     rows.sort(key=lambda h: (-h.mtime, h.path))
     return rows
+
+
+# Folders never searched when the user opens histview on a folder: tool caches, and
+# Claude Code's `<session>/subagents/` (threads of another session, reached from it).
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "subagents"})
+_HISTORY_FILES = ("api_conversation_history.json", "claude_messages.json")
+
+
+def find_in_folder(folder: str, max_depth: int = 4) -> list[Found]:
+    """Session files under `folder` (the TUI's picker for `histview FOLDER`), newest first.
+
+    `*.jsonl` (except `agent-*` subagent threads) and Roo/Kilo/Cline history files are
+    taken by name; any other `*.json` is read and kept only when a format detects it.
+    """
+    found: list[Found] = []
+    root = os.path.normpath(folder)
+    base_depth = root.count(os.sep)
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath.count(os.sep) - base_depth >= max_depth:
+            dirnames[:] = []
+        else:
+            dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        names = set(filenames)
+        history = next((h for h in _HISTORY_FILES if h in names), None)
+        for name in filenames:
+            path = Path(dirpath) / name
+            if name.endswith(".jsonl"):
+                if not name.startswith("agent-"):
+                    _add(found, path, "file")
+            elif name == history:
+                _add(found, path, "file")
+            elif name.endswith(".json") and history is None and _is_session_json(path):
+                _add(found, path, "file")
+    found.sort(key=lambda f: (-f.mtime, f.path))
+    return found
+
+
+def folder_places(folder: str) -> list[str]:
+    """What `find_in_folder` looks for, for a "nothing found" message."""
+    return [
+        os.path.join(folder, "**", "*.jsonl"),
+        os.path.join(folder, "**", "api_conversation_history.json"),
+        os.path.join(folder, "**", "*.json") + " (when it is a session a format knows)",
+    ]
+
+
+def _is_session_json(path: Path) -> bool:
+    from .formats import detect, probe_path
+
+    try:
+        detect(probe_path(str(path)))
+    except Exception:  # unreadable, unknown shape, or a detect tripping over odd JSON
+        return False
+    return True

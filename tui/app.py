@@ -27,7 +27,7 @@ from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 
 from repair.errors import ExportRefused, InputError
 from repair.files import default_output, default_report
-from repair.formats import load_session
+from repair.formats import load_session, resolve_path
 from repair.model import Session, block_text
 from repair.plan import Fix
 from repair.sanitize import clean_line
@@ -35,6 +35,7 @@ from repair.workbench import Workbench
 
 from .detail import message_detail, raw_json
 from .lanes import LaneLayout, layout
+from .picker import PickerScreen, PickSource
 from .repair_pane import RepairPane
 from .rows import RowTable, build_rows, with_findings
 from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen
@@ -168,9 +169,16 @@ class HistviewApp(App):
         session: Session | None = None,
         format: str | None = None,
         target: str | None = None,
+        pick: bool = False,
+        now: float | None = None,
+        check_workers: int | None = None,
     ) -> None:
         super().__init__()
         self.path = path
+        # the picker: asked for, or the path is a folder that is not itself a session
+        self.pick = pick or needs_picker(path)
+        self.picker_now = now  # a fixed clock for the picker's ages (tests)
+        self.picker_workers = check_workers
         self.given_session = session
         self.format = format
         self.target = target
@@ -203,6 +211,21 @@ class HistviewApp(App):
         self.query_one("#repair").display = False
         self.query_one("#load-error").display = False
         self.query_one("#main").display = False
+        if self.pick:
+            source = PickSource(self.path if self.path and os.path.isdir(self.path) else None)
+            picker = PickerScreen(source, now=self.picker_now, workers=self.picker_workers)
+            self.push_screen(picker, self._picked)
+            return
+        self._start_load()
+
+    def _picked(self, path: str | None) -> None:
+        if path is None:
+            self.exit()
+            return
+        self.path = path
+        self._start_load()
+
+    def _start_load(self) -> None:
         name = os.path.basename(self.path) if self.path else "session"
         self._set_header(
             Content.assemble(("histview ", "bold"), f"loading {clean_line(name, 60)} …")
@@ -646,23 +669,34 @@ def find_row(session: Session, table: RowTable, query: str, start: int) -> int |
     return None
 
 
+def needs_picker(path: str | None) -> bool:
+    """A folder no format claims as one session (a projects folder, a folder of files)."""
+    if not path or not os.path.isdir(path):
+        return False
+    try:
+        resolve_path(path)
+    except InputError:
+        return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="histview", description="Open a session in the TUI.")
-    parser.add_argument("file", nargs="?", help="session file or task folder (default: a demo)")
+    parser.add_argument(
+        "file",
+        nargs="?",
+        help="session file or task folder; any other folder lists the sessions under it "
+        "(default: a demo)",
+    )
     parser.add_argument("--format", default=None)
     parser.add_argument("--target", default=None)
     parser.add_argument(
-        "--pick", action="store_true", help="choose among sessions (not yet available)"
+        "--pick",
+        action="store_true",
+        help="choose among your recent sessions (the places `histview list` searches)",
     )
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    if args.pick:
-        print(
-            "histview: the session picker is not available yet; pass a FILE "
-            "(or run `histview list` to find sessions).",
-            file=sys.stderr,
-        )
-        return 2
-    path = args.file or str(DEMO)
-    app = HistviewApp(path, format=args.format, target=args.target)
+    path = args.file if args.file or args.pick else str(DEMO)
+    app = HistviewApp(path, format=args.format, target=args.target, pick=args.pick)
     app.run()
     return 1 if app.load_error else (app.return_code or 0)
