@@ -12,7 +12,7 @@ lines that cannot be read become malformed messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -40,9 +40,28 @@ class View:
     file: CCFile
     chain: list[str]  # node uuids in conversation order (after parallel-result recovery)
     messages: list[Message]  # as loaded
-    rec_blocks: dict[int, tuple[Block, ...]] = field(default_factory=dict)  # chain records
-    msg_records: dict[int, tuple[int, ...]] = field(default_factory=dict)  # uid -> lines
     sidechain: bool = False
+    _rec_blocks: dict[int, tuple[Block, ...]] | None = None
+
+    def msg_records(self, m: Message) -> tuple[int, ...]:
+        """Line indexes of the records a loaded message was built from."""
+        return m.origin if isinstance(m.origin, tuple) else ()
+
+    @property
+    def rec_blocks(self) -> dict[int, tuple[Block, ...]]:
+        """Each record of the conversation (live and on-chain malformed messages) -> its
+        blocks as loaded. Built on first use: only writing needs it."""
+        if self._rec_blocks is None:
+            out: dict[int, list[Block]] = {}
+            for m in self.messages:
+                if m.hidden:
+                    continue
+                for idx in self.msg_records(m):
+                    out[idx] = []
+                for b in m.blocks:
+                    out[b.origin].append(b)
+            self._rec_blocks = {k: tuple(v) for k, v in out.items()}
+        return self._rec_blocks
 
 
 @dataclass
@@ -145,8 +164,6 @@ class _Builder:
         self.reason = reason
         self.skip = skip
         self.out: list[Message] = []
-        self.rec_blocks: dict[int, tuple[Block, ...]] = {}
-        self.msg_records: dict[int, tuple[int, ...]] = {}
         self.thinking_only: list[tuple[int, str | None]] = []
         self.with_content: set[str] = set()
         self._role: str | None = None
@@ -199,7 +216,6 @@ class _Builder:
             self._role, self._mid = role, mid
         self._recs.append(idx)
         self._blocks.extend(blocks)
-        self.rec_blocks[idx] = blocks
 
     def orphan_thinking(self) -> frozenset[int]:
         return frozenset(i for i, mid in self.thinking_only if mid not in self.with_content)
@@ -218,8 +234,6 @@ class _Builder:
             src={"line": ln.lineno},
             origin=(idx,),
         )
-        self.msg_records[m.uid] = (idx,)
-        self.rec_blocks[idx] = tuple(blocks)
         self.out.append(m)
 
     def malformed_line(self, idx: int, reason: str) -> None:
@@ -241,7 +255,6 @@ class _Builder:
             src={"line": lines[recs[0]].lineno},
             origin=tuple(recs),
         )
-        self.msg_records[m.uid] = m.origin
         self.out.append(m)
         self._role = self._mid = None
         self._recs, self._blocks = [], []
@@ -300,10 +313,6 @@ def build_view(
     extra.flush()
     messages = _interleave(live.out, extra.out)
     view = View(file=file, chain=chain, messages=messages, sidechain=sidechain)
-    view.rec_blocks = live.rec_blocks
-    view.msg_records = live.msg_records
-    for uid, recs in extra.msg_records.items():
-        view.msg_records[uid] = recs
     return view
 
 

@@ -161,7 +161,7 @@ class _Writer:
         present = {m.uid for m in messages}
         msg_recs: set[int] = set()
         for m in view.messages:
-            recs = view.msg_records.get(m.uid, ())
+            recs = view.msg_records(m)
             if not m.hidden:
                 msg_recs.update(recs)
             elif m.malformed is not None and m.uid not in present:
@@ -255,7 +255,7 @@ class _Writer:
                 continue
             om = orig_by_uid.get(m.uid)
             if om is not None and not om.hidden and _same_blocks(m.blocks, om.blocks):
-                recs = view.msg_records.get(m.uid, ())
+                recs = view.msg_records(m)
                 used.update(recs)
                 role = m.role or "user"
                 plans.append(
@@ -286,7 +286,7 @@ class _Writer:
         # blocks histview created: a synthetic result gets a record of its own; other new
         # blocks take a record of this message that lost all its blocks, else join the
         # record before them (or after them), else a new record.
-        vacated = [r for r in view.msg_records.get(m.uid, ()) if r not in used]
+        vacated = [r for r in view.msg_records(m) if r not in used]
         pending = False
         for k, item in enumerate(items):
             rec, b = item
@@ -318,7 +318,7 @@ class _Writer:
             else:
                 mruns.append(_Run(rec, [b], role, edited=True))
         if not mruns:  # emptied but kept by the engine: keep its records as they are
-            for r in view.msg_records.get(m.uid, ()):
+            for r in view.msg_records(m):
                 if r not in used:
                     used.add(r)
                     mruns.append(_Run(r, [], role, edited=True))
