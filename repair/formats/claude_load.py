@@ -5,7 +5,9 @@ them: consecutive assistant records sharing `message.id` form one assistant mess
 consecutive user records (the per-call results of one turn, an interrupt note, the next
 prompt) form one user message. `attachment`/`system` records on the chain are not
 messages ("glue": they pass through and follow the record before them when the chain is
-re-linked). Records off the chain (an abandoned rewind branch, history before a compaction,
+re-linked); so are the assistant records Claude Code drops when it resumes (whitespace-only
+text, thinking-only records whose response has nothing else) and API-error records (shown
+hidden). Records off the chain (an abandoned rewind branch, history before a compaction,
 a part cut off by a missing parent) are shown as hidden messages at their file position;
 lines that cannot be read become malformed messages.
 """
