@@ -1080,3 +1080,36 @@ def test_subagent_files_are_threads_and_an_unreadable_one_is_reported(tmp_path):
     assert bad.messages[0].malformed.startswith("cannot read the subagent file")
     assert [f.code for f in analyze(bad).findings] == ["malformed"]
     assert shape(s.threads[1]) == [("user", ("text",)), ("assistant", ("text",))]
+
+
+def test_thinking_only_record_without_the_rest_of_its_response_is_not_sent():
+    think = {"type": "thinking", "thinking": "hmm", "signature": "sig"}
+    recs = [
+        user(1, None, "a", 1),
+        assistant(2, 1, "msg_lost", think, 2),  # the rest of this response was never written
+        user(3, 2, "hello?", 3),
+        assistant(4, 3, "msg_ok", think, 4),
+        assistant(5, 4, "msg_ok", text("here"), 5),
+    ]
+    s = load(recs)
+    assert shape(s) == [("user", ("text", "text")), ("assistant", ("thinking", "text"))]
+    assert s.export_bytes() == jsonl(recs)
+
+
+def test_trailing_hook_records_do_not_hide_the_last_message_and_a_tip_result_wins():
+    stop = {
+        "parentUuid": U(2),
+        **env(),
+        "type": "system",
+        "subtype": "stop_hook_summary",
+        "timestamp": ts(9),
+        "uuid": U(3),
+        "level": "suggestion",
+    }
+    recs = [user(1, None, "a", 1), assistant(2, 1, "msg_1", tool_use("toolu_1"), 2), stop]
+    s = load(recs)
+    assert [f.code for f in analyze(s).findings] == ["pending-tool-use"]
+    out = export(s, [*s.messages, Message(role="user", blocks=(synthetic("toolu_1"),))])
+    again = load_bytes(out, path="s.jsonl")
+    assert shape(again)[-1] == ("user", (("tool_result", "toolu_1"),))
+    assert jsonl([stop]).strip() in out  # the hook record is kept as it was
