@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import io
 import os
 import re
 import sys
@@ -313,34 +314,53 @@ def _fix(args, out: Out, choices) -> int:
     return status
 
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+MAX_DIFF_LINES = 4000  # a dry run's diff stops here; every fix is still listed above it
 
 
-def diff_lines(before: Session, after: Session) -> list[str]:
-    """A unified diff of the touched messages (repair.preview's rendering), each hunk
-    header naming the message it starts in; every line sanitised."""
+def diff_lines(before: Session, after: Session, limit: int = MAX_DIFF_LINES) -> list[str]:
+    """A unified diff of the messages the fixes touched, message by message (so the cost
+    stays linear however many messages changed), in file order; every line sanitised.
+
+    Messages keep their uid through edits: a uid on both sides is a changed message, one
+    only before was dropped, one only after was inserted.
+    """
     from .preview import render, touched
 
     old, new = touched(before, after)
-    a, b = render(old), render(new)
-    lines = []
-    for line in difflib.unified_diff(a, b, "before", "after", lineterm="", n=3):
-        mo = _HUNK.match(line)
-        if mo:
-            start_a, len_a, start_b = int(mo[1]), int(mo[2] or 1), int(mo[3])
-            src, start = (a, start_a) if len_a else (b, start_b)
-            label = next(
-                (
-                    src[k][3:]
-                    for k in range(min(start, len(src)) - 1, -1, -1)
-                    if src[k].startswith("// message ")
-                ),
-                "",
+    new_by_uid = {m.uid: (j, m) for j, m in new}
+    old_uids = {m.uid for _, m in old}
+    before_index = {m.uid: i for i, m in enumerate(before.messages)}
+    items: list[tuple[float, list[str]]] = []
+    for i, m in old:
+        a = render([(i, m)])[1:]
+        if m.uid in new_by_uid:
+            j, m2 = new_by_uid[m.uid]
+            label = f"message {i}" + (f" (now {j})" if j != i else "")
+            body = list(difflib.unified_diff(a, render([(j, m2)])[1:], lineterm="", n=3))[2:]
+            items.append((i, [f"{h} {label}" if h.startswith("@@") else h for h in body]))
+        else:
+            items.append((i, [f"@@ message {i} dropped @@", *("-" + x for x in a)]))
+    for j, m in new:
+        if m.uid in old_uids:
+            continue
+        k = j - 1  # an inserted message sorts after the message it follows
+        while k >= 0 and after.messages[k].uid not in before_index:
+            k -= 1
+        anchor = before_index[after.messages[k].uid] + 0.5 if k >= 0 else -0.5
+        lines = render([(j, m)])[1:]
+        items.append((anchor, [f"@@ new message {j} @@", *("+" + x for x in lines)]))
+    items.sort(key=lambda item: item[0])
+    out = ["--- before", "+++ after"]
+    total = sum(len(body) for _, body in items)
+    for _, body in items:
+        if len(out) + len(body) > limit and len(out) > 2:
+            out.append(
+                f"... {total - len(out) + 2} more diff lines not shown; write with -o OUT "
+                "and compare the files to see everything"
             )
-            side = "before" if src is a else "after"
-            line = f"{line} {label} ({side})" if label else line
-        lines.append(clean(line))
-    return lines
+            break
+        out.extend(clean(line) for line in body)
+    return out
 
 
 def _paint_diff(out: Out, line: str) -> str:
@@ -603,9 +623,11 @@ def main(
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # the reader (head, less) went away: stop quietly
+        # The reader (head, less) went away: stop quietly, and point stdout at /dev/null so
+        # the interpreter's final flush does not complain either.
         try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes it at exit
-        except OSError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stdout.fileno())
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
             pass
         return EXIT_OK

@@ -495,3 +495,56 @@ def test_json_output_escapes_separators_and_bidi_but_keeps_values(capsys, tmp_pa
     assert "\u2028" not in out and "\u202e" not in out and "\x1b" not in out
     (line,) = out.splitlines()  # str.splitlines splits on U+2028: still one line
     assert json.loads(line)["findings"][0]["tool_use_id"] == hostile
+
+
+def test_fix_diff_shows_dropped_and_new_messages_in_file_order(capsys, tmp_path):
+    doc = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [TOOL_USE]},
+        {"role": "assistant", "content": "I ran it."},  # no user message to put a result in
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "?"}]},
+        {"role": "user", "content": "thanks"},
+    ]
+    path = write(tmp_path / "s.json", doc)
+    _, out, _ = run(capsys, "fix", path)
+    lines = out.splitlines()
+    heads = [line for line in lines if line.startswith("@@")]
+    assert heads == ["@@ new message 2 @@", "@@ message 3 dropped @@"]
+    new_at = lines.index("@@ new message 2 @@")
+    assert '+      "tool_use_id": "toolu_1",' in lines[new_at : new_at + 8]
+
+
+def test_fix_diff_of_a_huge_plan_is_cut_but_every_fix_is_listed(capsys, tmp_path):
+    doc = [{"role": "user", "content": "go"}]
+    for i in range(1500):
+        doc.append({"role": "assistant", "content": [{**TOOL_USE, "id": f"t{i}"}]})
+        doc.append({"role": "user", "content": "continue"})
+    path = write(tmp_path / "s.json", doc)
+    code, out, _ = run(capsys, "fix", path)
+    assert code == 0
+    lines = out.splitlines()
+    assert sum(" orphan-tool-use -> insert-result: " in line for line in lines) == 1500
+    (cut,) = [line for line in lines if line.startswith("... ")]
+    assert "more diff lines not shown" in cut
+    assert len(lines) < 1500 + cli.MAX_DIFF_LINES + 10
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _readme_examples() -> list:
+    import re
+
+    text = README.read_text() if README.exists() else ""
+    blocks = re.findall(r"```console\n\$ (histview [^\n]*)\n(.*?)```", text, re.S)
+    return [pytest.param(c, o, id=c[9:70]) for c, o in blocks if "sample_sessions/" in c]
+
+
+@pytest.mark.parametrize("command, shown", _readme_examples())
+def test_readme_examples_are_what_histview_prints(capsys, monkeypatch, command, shown):
+    """The README pastes real output; this keeps it real (run from the repository root)."""
+    import shlex
+
+    monkeypatch.chdir(README.parent)
+    main(shlex.split(command)[1:])
+    assert capsys.readouterr().out == shown
