@@ -61,26 +61,48 @@ def _wants_color(stream: TextIO) -> bool:
 
 
 def where(finding: Finding) -> str:
-    """WHERE of a `FILE:WHERE:` line: the line number for JSONL sources, else messages[N]
-    (plus .content[M] for a block), else the JSON pointer; '' when nothing is known."""
+    """WHERE of a `FILE:WHERE:` line: the line number for JSONL sources, else the place in
+    the JSON document (`messages[3].content[1]`, from the finding's JSON pointer), else
+    messages[N] in histview's numbering; '' when nothing is known."""
     src = finding.source or {}
     line = src.get("line")
     if isinstance(line, int):
         return str(line)
+    path = src.get("path")
+    if isinstance(path, str) and path.startswith("/"):
+        return pointer_place(path)
     if finding.message_index is not None:
         w = f"messages[{finding.message_index}]"
         if finding.block_index is not None:
             w += f".content[{finding.block_index}]"
         return w
-    path = src.get("path")
-    return str(path) if path else ""
+    return ""
+
+
+def pointer_place(pointer: str) -> str:
+    """'/7/content/0' -> 'messages[7].content[0]'; '/messages/2/parts/2' -> 'messages[2].parts[2]'."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    out = "messages" if parts and parts[0].isdigit() else ""
+    for p in parts:
+        out += f"[{p}]" if p.isdigit() else (f".{p}" if out else p)
+    return out
+
+
+def _file_message_number(finding: Finding) -> int | None:
+    path = (finding.source or {}).get("path")
+    if not isinstance(path, str):
+        return None
+    nums = [p for p in path.split("/")[1:3] if p.isdigit()]
+    return int(nums[0]) if nums else None
 
 
 def finding_line(out: Out, file: str, f: Finding) -> str:
     w = where(f)
     head = f"{clean_line(file)}:{w}:" if w else f"{clean_line(file)}:"
     tail = ""
-    if "line" in (f.source or {}) and f.message_index is not None:
+    if f.message_index is not None and (
+        "line" in (f.source or {}) or _file_message_number(f) not in (None, f.message_index)
+    ):
         tail = f" (message {f.message_index})"
     return f"{head} {out.paint(f.severity, f.severity)} {f.code} {clean_line(f.detail)}{tail}"
 
