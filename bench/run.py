@@ -7,7 +7,10 @@
 For every file in bench/out/manifest.json, each figure comes from its own fresh process:
 
 - time, in process: `load_session` + `analyze` against a bare `orjson.loads` of the file
-  (for JSONL: `orjson.loads` of each line); both include reading the file; best of N runs;
+  (for JSONL: `orjson.loads` of each line, the records kept in a list); both include
+  reading the file; best of N runs. The parse is timed twice: as a plain script runs it
+  (Python's cyclic GC on, which collects repeatedly while the parsed objects pile up) and
+  with the GC off (what the parse itself costs; histview pauses the GC while loading);
 - time, command: `histview check FILE` against `python -c "orjson.loads(...)"`, wall clock of
   the whole process (interpreter start included), best of N;
 - peak memory: the child's ru_maxrss (from wait4) for a check and for a bare parse, raw and
@@ -36,17 +39,17 @@ GOAL = 2.0
 # Worker: runs inside the child process
 
 
-def _parse(path: str) -> None:
+def _parse(path: str) -> object:
     import orjson
 
     with open(path, "rb") as fh:
         data = fh.read()
     if path.endswith(".jsonl"):
-        for line in data.split(b"\n"):
-            if line.strip():
-                orjson.loads(line)
+        # the records are kept, as a loader must keep them
+        records = [orjson.loads(line) for line in data.split(b"\n") if line.strip()]
     else:
-        orjson.loads(data)
+        records = orjson.loads(data)
+    return records
 
 
 def _check(path: str) -> tuple[float, float]:
@@ -71,10 +74,16 @@ def _imports(mode: str) -> None:
 
 
 def worker(mode: str, path: str, repeat: int, trace: bool) -> dict:
-    """mode: parse | check | idle-parse | idle-check (imports only, for the RSS baseline)."""
-    _imports("parse" if mode in ("parse", "idle-parse") else "check")
+    """mode: parse | parse-nogc | check | idle-parse | idle-check (the idle modes only
+    import, for the RSS baseline)."""
+    _imports("check" if mode in ("check", "idle-check") else "parse")
     if mode.startswith("idle"):
         return {}
+    if mode == "parse-nogc":
+        import gc
+
+        gc.disable()
+        mode = "parse"
     if trace:
         import tracemalloc
 
@@ -161,6 +170,7 @@ def histview_cmd() -> list[str]:
 
 def measure(path: Path, repeat: int) -> dict:
     parse, _ = _work("parse", path, repeat)
+    parse_nogc, _ = _work("parse-nogc", path, repeat)
     check, _ = _work("check", path, repeat)
     _, rss_parse = _work("parse", path)
     _, rss_check = _work("check", path)
@@ -178,8 +188,7 @@ def measure(path: Path, repeat: int) -> dict:
             sys.executable,
             "-c",
             "import sys, orjson\n"
-            "for l in open(sys.argv[1], 'rb').read().split(b'\\n'):\n"
-            "    l.strip() and orjson.loads(l)",
+            "r = [orjson.loads(l) for l in open(sys.argv[1], 'rb').read().split(b'\\n') if l.strip()]",
         ]
     cli_parse, cli_parse_rss = _cli_wall([*bare, str(path)], repeat)
     cli_check, cli_check_rss = _cli_wall([*histview_cmd(), "check", str(path)], repeat)
@@ -190,6 +199,8 @@ def measure(path: Path, repeat: int) -> dict:
         "load_s": check["load"],
         "analyze_s": check["analyze"],
         "time_ratio": check["best"] / parse["best"],
+        "parse_nogc_s": parse_nogc["best"],
+        "time_ratio_nogc": check["best"] / parse_nogc["best"],
         "cli_parse_s": cli_parse,
         "cli_check_s": cli_check,
         "cli_ratio": cli_check / cli_parse,
@@ -215,7 +226,8 @@ def report(name: str, messages: int, r: dict) -> str:
         [
             f"{name}  ({messages} messages, {_mb(r['bytes'])})",
             f"  time    check {r['check_s']:.3f} s (load {r['load_s']:.3f} + analyze {r['analyze_s']:.3f})"
-            f" / parse {r['parse_s']:.3f} s = {r['time_ratio']:.2f}x  [{ok_t}]",
+            f" / parse {r['parse_s']:.3f} s = {r['time_ratio']:.2f}x  [{ok_t}];"
+            f" / parse with GC off {r['parse_nogc_s']:.3f} s = {r['time_ratio_nogc']:.2f}x",
             f"  command histview check {r['cli_check_s']:.3f} s / python orjson.loads {r['cli_parse_s']:.3f} s"
             f" = {r['cli_ratio']:.2f}x",
             f"  memory  peak RSS {_mb(r['rss_check'])} / {_mb(r['rss_parse'])} = {r['rss_ratio']:.2f}x;"
