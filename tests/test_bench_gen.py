@@ -1,0 +1,53 @@
+"""The benchmark's synthetic sessions are what they claim to be: the requested size, in the
+format histview detects, and each injected fault found as its finding (so the benchmark
+times a real check, not an early exit)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from repair.analysis import analyze
+from repair.formats import load_bytes
+from repair.plan import apply_all
+
+GEN = Path(__file__).resolve().parents[1] / "bench" / "gen.py"
+FAULT_CODE = {
+    "drop": "orphan-tool-use",
+    "duplicate": "duplicate-tool-result",
+    "move": "misplaced-tool-result",
+    "re-id": "mismatched-tool-result-id",
+}
+
+
+@pytest.fixture(scope="module")
+def gen():
+    spec = importlib.util.spec_from_file_location("bench_gen", GEN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("kind", "fmt", "ext"), [("roo", "roo", "json"), ("claude_code", "claude-code", "jsonl")]
+)
+def test_generated_session_has_its_size_and_exactly_its_faults(gen, kind, fmt, ext):
+    data, info = getattr(gen, f"gen_{kind}")(2000, seed=3)
+    session = load_bytes(data, path=f"bench.{ext}")
+    assert session.format == fmt
+    assert len(session.messages) == info["messages"] == 2000
+    assert sum(info["faults"].values()) == 20  # 1% of the messages
+
+    errors = Counter(f.code for f in analyze(session).findings if f.severity == "error")
+    for fault, count in info["faults"].items():
+        assert errors[FAULT_CODE[fault]] == count, fault
+    fixed, _ = apply_all(session)
+    assert [f for f in analyze(fixed).findings if f.severity == "error"] == []
+
+
+def test_generation_is_deterministic(gen):
+    assert gen.gen_roo(500, seed=9)[0] == gen.gen_roo(500, seed=9)[0]
+    assert gen.gen_claude_code(500, seed=9)[0] == gen.gen_claude_code(500, seed=9)[0]
