@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+import orjson
+
 from ..errors import InputError
 from ..gcpause import gc_paused
 from ..jsonio import loads, strip_bom
@@ -102,6 +104,8 @@ def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
         at = head.index(b"\x00")
         raise InputError(path, "binary data, not a JSON or JSONL session", where=f"byte {at}")
     try:
+        if _first_line_is_json(body):
+            raise ValueError("JSONL")  # several documents: skip the whole-file parse
         doc = loads(body)
         return Probe(
             path=path,
@@ -141,6 +145,21 @@ def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
         trailing_newline=trailing,
         bom=bom,
     )
+
+
+def _first_line_is_json(body: bytes) -> bool:
+    """A JSONL file: its first line is a whole JSON object and more content follows."""
+    nl = body.find(b"\n")
+    if nl == -1 or not body[nl:].strip():
+        return False
+    first = body[:nl].strip()
+    if not first.startswith(b"{"):
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _json_error_place(exc: Exception) -> str | None:
