@@ -6,12 +6,11 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from . import codes, targets
+from .codes import SEVERITIES, Severity
 from .gcpause import gc_paused
 from .model import TOOL_RESULT, Finding, Message, Session
 from .pairing import Pairing, Result, Use, pair
-from .targets import rule, severity
-
-SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 @dataclass
@@ -25,11 +24,11 @@ class Analysis:
 
     def counts(self) -> dict[str, int]:
         c = Counter(f.severity for f in self.findings)
-        return {s: c.get(s, 0) for s in ("error", "warning", "info")}
+        return {str(s): c.get(s, 0) for s in SEVERITIES}
 
     @property
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
+        return [f for f in self.findings if f.severity is Severity.ERROR]
 
     def by_message(self) -> dict[int, list[Finding]]:
         out: dict[int, list[Finding]] = {}
@@ -59,7 +58,7 @@ def _analyze(session: Session, target: str) -> Analysis:
         key=lambda f: (
             f.message_index if f.message_index is not None else -1,
             f.block_index if f.block_index is not None else -1,
-            SEVERITY_ORDER[f.severity],
+            f.severity.rank,
             f.code,
         )
     )
@@ -81,8 +80,9 @@ class _Collector:
         detail: str,
         *,
         key: tuple,
-        merged_split: bool = False,
+        lenient: bool = False,
     ) -> None:
+        declared = codes.get(code)
         msg = self.msgs[mi]
         src = None
         if bi is not None and bi < len(msg.blocks):
@@ -90,12 +90,12 @@ class _Collector:
         self.findings.append(
             Finding(
                 code=code,
-                severity=severity(code, self.target, merged_split=merged_split),
+                severity=declared.severity_for(self.target, lenient=lenient),
                 message_index=mi,
                 block_index=bi,
                 tool_use_id=tool_id,
                 detail=detail,
-                rule=rule(code, self.target),
+                rule=declared.rule_for(self.target),
                 source=dict(src or msg.src or {}),
                 key=(code, *key),
             )
@@ -212,9 +212,7 @@ def _misplaced(
             f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, not in "
             f"message {use.home} right after the call."
         )
-    out.add(
-        "misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key, merged_split=merged
-    )
+    out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key, lenient=merged)
 
 
 def _merges_cleanly(p: Pairing, msgs: list[Message], home: int, res: Result) -> bool:
@@ -234,7 +232,7 @@ def _merges_cleanly(p: Pairing, msgs: list[Message], home: int, res: Result) -> 
 
 def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     last_live = p.live[-1] if p.live else None
-    openai = out.target.startswith("openai")
+    separate_results = targets.get(out.target).separate_results
     prev: int | None = None
     for mi in p.live:
         m = msgs[mi]
@@ -284,7 +282,7 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             results_only = bool(msgs[prev].blocks) and all(
                 b.type == TOOL_RESULT for b in msgs[prev].blocks
             )
-            if not (openai and results_only):
+            if not (separate_results and results_only):
                 out.add(
                     "consecutive-same-role",
                     mi,

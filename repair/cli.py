@@ -20,10 +20,11 @@ from typing import TextIO
 
 import orjson
 
+from .codes import CODES
 from .errors import ExportRefused, InputError
 from .model import Finding, Session
 from .sanitize import clean, clean_line
-from .targets import CODES, TARGETS
+from .targets import TARGETS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -225,7 +226,7 @@ def _parse_codes(value: str, flag: str) -> set[str]:
 
 
 def _parse_strategy(value: str) -> dict[str, str]:
-    from .plan import ACTIONS
+    from . import codes
 
     out: dict[str, str] = {}
     for item in (p.strip() for p in value.split(",")):
@@ -235,14 +236,14 @@ def _parse_strategy(value: str) -> dict[str, str]:
         code, action = code.strip(), action.strip()
         if not sep or not action:
             raise UsageError(f"--strategy: expected CODE=ACTION, got {item!r}")
-        if code not in ACTIONS:
+        if code not in codes.BY_NAME:
             raise UsageError(
                 f"--strategy: unknown finding code {code!r}; valid codes: {', '.join(CODES)}"
             )
-        if action not in ACTIONS[code]:
+        actions = codes.get(code).actions
+        if action not in actions:
             raise UsageError(
-                f"--strategy: {action!r} is not an action for {code}; valid: "
-                + ", ".join(ACTIONS[code])
+                f"--strategy: {action!r} is not an action for {code}; valid: " + ", ".join(actions)
             )
         out[code] = action
     return out
@@ -532,9 +533,9 @@ $HISTVIEW_VSCODE_STORAGE the globalStorage folder (or use --home / --vscode-stor
 
 
 def _actions_table() -> str:
-    from .plan import ACTIONS
+    from . import codes
 
-    return "\n".join(f"  {code:27} {', '.join(acts)}" for code, acts in ACTIONS.items())
+    return "\n".join(f"  {c.name:27} {', '.join(c.actions)}" for c in codes.BY_NAME.values())
 
 
 def build_parser() -> argparse.ArgumentParser:

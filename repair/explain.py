@@ -12,18 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from .analysis import Analysis, analyze
+from .codes import PAIRING
 from .model import Finding, Message, Session, block_text
 from .sanitize import clean_line
-
-PAIRING = (
-    "orphan-tool-use",
-    "orphan-tool-result",
-    "mismatched-tool-result-id",
-    "duplicate-tool-result",
-    "misplaced-tool-result",
-    "duplicate-tool-use-id",
-    "tool-result-not-first",
-)
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .codes import Severity
 
 TOOL_USE = "tool_use"
 TOOL_RESULT = "tool_result"
 TEXT = "text"
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
-
-SEVERITIES = ("error", "warning", "info")
 
 # Prefix of every piece of content histview writes itself.
 SYNTHETIC_PREFIX = "[histview]"
@@ -117,7 +118,7 @@ class Finding:
     """One problem. Field names and codes are the SPEC §4 JSON shape."""
 
     code: str
-    severity: str
+    severity: Severity
     message_index: int | None
     block_index: int | None
     tool_use_id: str | None

@@ -9,10 +9,12 @@ so fixes that interact (rename an id, then answer that call) settle in a few pas
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from . import codes
 from .analysis import Analysis, analyze
+from .codes import NONE, Group
 from .edits import (
     DropBlock,
     DropIfEmpty,
@@ -41,32 +43,24 @@ from .model import (
 from .pairing import Pairing, Result, Use
 from .placeholders import is_placeholder
 
-NONE = "none"
+Built = tuple[list[Edit], frozenset[int], str]  # edits, message uids touched, detail
+Builder = Callable[["_Ctx", list[Finding]], Built]
+BUILDERS: dict[tuple[str, str], Builder] = {}
 
-# Default first, then alternatives (SPEC §6). consecutive-same-role defaults to merge under
-# bedrock, which rejects it.
-ACTIONS: dict[str, tuple[str, ...]] = {
-    "orphan-tool-use": ("insert-result", "drop-tool-use"),
-    "pending-tool-use": (NONE, "insert-result"),
-    "orphan-tool-result": ("drop", "to-text"),
-    "mismatched-tool-result-id": ("remap", "drop"),
-    "duplicate-tool-result": ("keep-best",),
-    "misplaced-tool-result": ("move-home",),
-    "duplicate-tool-use-id": ("rename",),
-    "tool-result-not-first": ("reorder",),
-    "empty-content": ("drop-empty", "fill"),
-    "consecutive-same-role": (NONE, "merge"),
-    "out-of-order-timestamp": (NONE,),
-    "result-before-use": (NONE,),
-    "malformed": (NONE, "drop"),
-}
+
+def builds(code: str, action: str) -> Callable[[Builder], Builder]:
+    """Register a fix builder for `action` on findings of `code` (declared in repair.codes)."""
+
+    def register(fn: Builder) -> Builder:
+        assert action in codes.get(code).actions, (code, action)
+        BUILDERS[(code, action)] = fn
+        return fn
+
+    return register
 
 
 def actions_for(code: str, target: str) -> tuple[str, ...]:
-    acts = ACTIONS.get(code, (NONE,))
-    if code == "consecutive-same-role" and target == "bedrock":
-        return ("merge", NONE)
-    return acts
+    return codes.get(code).actions_for(target)
 
 
 @dataclass
@@ -207,22 +201,19 @@ class _Ctx:
         self.result_at = {(r.mi, r.bi): r for r in p.results}
         self._ids: set[str] | None = None
 
-    # grouping: findings one change answers together
     def group_of(self, f: Finding) -> tuple | None:
-        loc = (f.message_index, f.block_index)
-        if f.code in ("orphan-tool-use", "pending-tool-use"):
-            return ("turn", f.message_index)
-        if f.code == "mismatched-tool-result-id":
-            return ("home", f.message_index)
-        if f.code == "misplaced-tool-result":
-            res = self.result_at.get(loc)
-            return ("turn", res.use.mi) if res and res.use else None
-        if f.code == "duplicate-tool-result":
-            res = self.result_at.get(loc)
-            return ("use", res.use.mi, res.use.bi) if res and res.use else None
-        if f.code == "empty-content":
+        """Findings with the same group key are answered by one fix (codes.Group)."""
+        group = codes.get(f.code).group
+        if group is Group.MESSAGE:
             return ("msg", f.message_index)
-        return None
+        if group is None:
+            return None
+        res = self.result_at.get((f.message_index, f.block_index))
+        if res is None or res.use is None:
+            return None
+        if group is Group.CALL_MESSAGE:
+            return ("turn", res.use.mi)
+        return ("use", res.use.mi, res.use.bi)
 
     def uid(self, mi: int) -> int:
         return self.msgs[mi].uid
@@ -240,17 +231,18 @@ class _Ctx:
             }
         return self._ids
 
-    def build(self, code: str, action: str, findings: list[Finding]):
+    def build(self, code: str, action: str, findings: list[Finding]) -> Built:
         if action == NONE:
-            return [], frozenset(), "No change: " + _NONE_REASON.get(code, "left as it is.")
-        builder = getattr(self, "_" + code.replace("-", "_") + "__" + action.replace("-", "_"))
-        return builder(findings)
+            return [], frozenset(), "No change: " + codes.get(code).none_reason
+        return BUILDERS[(code, action)](self, findings)
 
     # orphan-tool-use / pending-tool-use
     def _uses(self, findings: list[Finding]) -> list[Use]:
         return [self.use_at[(f.message_index, f.block_index)] for f in findings]
 
-    def _orphan_tool_use__insert_result(self, findings):
+    @builds("orphan-tool-use", "insert-result")
+    @builds("pending-tool-use", "insert-result")
+    def answer_calls(self, findings: list[Finding]) -> Built:
         uses = self._uses(findings)
         a = uses[0].mi
         synth = [synthetic_result(u.tool_id or "") for u in uses]
@@ -293,9 +285,8 @@ class _Ctx:
             (f"Insert a user message after message {a} with a synthetic error result for {ids}."),
         )
 
-    _pending_tool_use__insert_result = _orphan_tool_use__insert_result
-
-    def _orphan_tool_use__drop_tool_use(self, findings):
+    @builds("orphan-tool-use", "drop-tool-use")
+    def drop_calls(self, findings: list[Finding]) -> Built:
         uses = self._uses(findings)
         a = self.uid(uses[0].mi)
         edits: list[Edit] = [
@@ -314,7 +305,8 @@ class _Ctx:
     def _results(self, findings: list[Finding]) -> list[Result]:
         return [self.result_at[(f.message_index, f.block_index)] for f in findings]
 
-    def _orphan_tool_result__drop(self, findings):
+    @builds("orphan-tool-result", "drop")
+    def drop_orphan_result(self, findings: list[Finding]) -> Built:
         (res,) = self._results(findings)
         m = self.uid(res.mi)
         edits = [
@@ -327,7 +319,8 @@ class _Ctx:
             (f"Drop the tool_result {res.tool_id} from message {res.mi} (kept in the report)."),
         )
 
-    def _orphan_tool_result__to_text(self, findings):
+    @builds("orphan-tool-result", "to-text")
+    def orphan_result_to_text(self, findings: list[Finding]) -> Built:
         (res,) = self._results(findings)
         m = self.uid(res.mi)
         blocks = result_as_text(res.block)
@@ -349,7 +342,8 @@ class _Ctx:
         )
 
     # mismatched-tool-result-id
-    def _mismatched_tool_result_id__remap(self, findings):
+    @builds("mismatched-tool-result-id", "remap")
+    def remap_results(self, findings: list[Finding]) -> Built:
         results = self._results(findings)
         home = results[0].mi
         a = results[0].partner.mi
@@ -378,7 +372,8 @@ class _Ctx:
             (f"Give the result in message {home} its call's id ({pairs})."),
         )
 
-    def _mismatched_tool_result_id__drop(self, findings):
+    @builds("mismatched-tool-result-id", "drop")
+    def drop_mismatched(self, findings: list[Finding]) -> Built:
         results = self._results(findings)
         home = self.uid(results[0].mi)
         edits: list[Edit] = [
@@ -394,7 +389,8 @@ class _Ctx:
         )
 
     # duplicate-tool-result
-    def _duplicate_tool_result__keep_best(self, findings):
+    @builds("duplicate-tool-result", "keep-best")
+    def keep_best_result(self, findings: list[Finding]) -> Built:
         res0 = self._results(findings)[0]
         use = res0.use
         keep = best_result(use)
@@ -486,7 +482,8 @@ class _Ctx:
         return edits, touches, " moved" + where
 
     # misplaced-tool-result
-    def _misplaced_tool_result__move_home(self, findings):
+    @builds("misplaced-tool-result", "move-home")
+    def move_results_home(self, findings: list[Finding]) -> Built:
         results = self._results(findings)
         use = results[0].use
         edits, touches, where = self._bring_home(use, results)
@@ -494,7 +491,8 @@ class _Ctx:
         return edits, frozenset(touches | {self.uid(use.mi)}), f"Move the result of {ids}{where}."
 
     # duplicate-tool-use-id
-    def _duplicate_tool_use_id__rename(self, findings):
+    @builds("duplicate-tool-use-id", "rename")
+    def rename_call(self, findings: list[Finding]) -> Built:
         (f,) = findings
         use = self.use_at[(f.message_index, f.block_index)]
         new_id = self._fresh_id(use.tool_id or "toolu")
@@ -538,7 +536,8 @@ class _Ctx:
         return new
 
     # tool-result-not-first
-    def _tool_result_not_first__reorder(self, findings):
+    @builds("tool-result-not-first", "reorder")
+    def results_first(self, findings: list[Finding]) -> Built:
         (f,) = findings
         mi = f.message_index
         prev = self.p.prev_live.get(mi)
@@ -554,7 +553,8 @@ class _Ctx:
         )
 
     # empty-content
-    def _empty_content__drop_empty(self, findings):
+    @builds("empty-content", "drop-empty")
+    def drop_empty(self, findings: list[Finding]) -> Built:
         mi = findings[0].message_index
         msg = self.msgs[mi]
         empty_bids = {msg.blocks[f.block_index].bid for f in findings if f.block_index is not None}
@@ -594,7 +594,8 @@ class _Ctx:
             )
         return edits, frozenset(touches), detail
 
-    def _empty_content__fill(self, findings):
+    @builds("empty-content", "fill")
+    def fill_empty(self, findings: list[Finding]) -> Built:
         mi = findings[0].message_index
         msg = self.msgs[mi]
         edits: list[Edit] = []
@@ -629,7 +630,8 @@ class _Ctx:
         )
 
     # consecutive-same-role
-    def _consecutive_same_role__merge(self, findings):
+    @builds("consecutive-same-role", "merge")
+    def merge_same_role(self, findings: list[Finding]) -> Built:
         (f,) = findings
         mi = f.message_index
         prev = self.p.prev_live[mi]
@@ -656,7 +658,8 @@ class _Ctx:
         return edits, frozenset(touches), f"Merge message {mi} into message {prev}."
 
     # malformed
-    def _malformed__drop(self, findings):
+    @builds("malformed", "drop")
+    def drop_malformed(self, findings: list[Finding]) -> Built:
         (f,) = findings
         m = self.uid(f.message_index)
         return (
@@ -664,15 +667,6 @@ class _Ctx:
             frozenset({m}),
             (f"Drop the malformed record at message {f.message_index} (kept in the report)."),
         )
-
-
-_NONE_REASON = {
-    "pending-tool-use": "the agent supplies the result when the session resumes.",
-    "out-of-order-timestamp": "evidence only; the API does not read timestamps.",
-    "result-before-use": "evidence only; the API does not read timestamps.",
-    "consecutive-same-role": "the provider merges consecutive messages of one role.",
-    "malformed": "export refuses while malformed records remain; choose 'drop' to remove it.",
-}
 
 
 def synthetic_result(tool_id: str) -> Block:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import repair.cli as cli
-from repair.targets import CODES
+from repair.codes import CODES
 from tui.cli import main
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"

@@ -54,7 +54,7 @@ def test_every_known_error_text_is_recognised_with_its_numbers_and_ids(text, rul
 
 
 def test_rules_name_finding_codes_that_exist():
-    from repair.targets import CODES
+    from repair.codes import CODES
 
     for rule in explain.RULES:
         assert set(rule.codes) <= set(CODES), rule.id

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 import orjson
 
-from repair.analysis import SEVERITY_ORDER, Analysis
+from repair.analysis import Analysis
+from repair.codes import Severity
 from repair.model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from repair.sanitize import clean_line
 
@@ -26,7 +27,7 @@ class Row:
     kind: str  # MSG | USE | RESULT
     mi: int  # message index
     bi: int | None  # block index (None for a message row)
-    severity: str | None = None  # worst finding on this row
+    severity: Severity | None = None  # worst finding on this row
     findings: tuple[Finding, ...] = ()
 
 
@@ -88,7 +89,7 @@ def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
             old = rows[ri]
             row = marked[ri] = rows[ri] = Row(old.kind, old.mi, old.bi)
         row.findings = (*row.findings, f)
-        if row.severity is None or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[row.severity]:
+        if row.severity is None or f.severity.rank < row.severity.rank:
             row.severity = f.severity
     finding_rows = sorted(marked)
     return RowTable(rows, message_row, block_row, finding_rows)

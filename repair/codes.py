@@ -1,0 +1,234 @@
+"""Finding codes: each declared once, with everything the engine and the commands derive from it.
+
+A `Code` holds its severity and rule id per target, the fix actions (default first), why the
+`none` action changes nothing, and how findings group into one fix. Analysis, planning,
+`explain`, `--help` and docs/codes.md read these declarations; the fix builders register per
+(code, action) in `repair.plan`. Adding a code is one declaration here, one place in
+`repair.analysis` that finds it, and one builder per action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for the worst: sorts error, warning, info."""
+        return _RANK[self]
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+SEVERITIES: tuple[Severity, ...] = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+NONE = "none"  # the action that changes nothing
+ANY = "*"  # the severity under every target not named
+
+
+class Group(Enum):
+    """Which findings of one code a single fix answers together."""
+
+    MESSAGE = "message"  # all findings in the same message
+    CALL_MESSAGE = "call-message"  # all results of calls made in the same assistant message
+    CALL = "call"  # all results of the same tool_use
+
+
+@dataclass(frozen=True, kw_only=True)
+class Code:
+    name: str
+    summary: str  # what it means, one sentence (docs, --help)
+    severity: Mapping[str, Severity]  # target -> severity; ANY for the rest
+    rule: Mapping[str, str] = field(default_factory=dict)  # target -> the rule it breaks
+    # Severity when the analysis marks the finding lenient: the target accepts this variant
+    # (results split over consecutive user messages, which Anthropic merges).
+    lenient: Mapping[str, Severity] = field(default_factory=dict)
+    actions: tuple[str, ...] = (NONE,)  # default first
+    actions_by_target: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    none_reason: str = "left as it is."
+    group: Group | None = None  # None: one fix per finding
+    pairing: bool = False  # a tool_use/tool_result pairing fault
+
+    def severity_for(self, target: str, *, lenient: bool = False) -> Severity:
+        if lenient and target in self.lenient:
+            return self.lenient[target]
+        return self.severity.get(target, self.severity[ANY])
+
+    def rule_for(self, target: str) -> str | None:
+        return self.rule.get(target)
+
+    def actions_for(self, target: str) -> tuple[str, ...]:
+        return self.actions_by_target.get(target, self.actions)
+
+
+_E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+_DECLARED: tuple[Code, ...] = (
+    Code(
+        name="orphan-tool-use",
+        summary="a tool_use with no tool_result anywhere, and its message is not the last one",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/tool-use-without-result",
+            "bedrock": "bedrock/tool-results-in-next-message",
+            "openai-chat": "openai/tool-calls-need-responses",
+            "openai-responses": "openai-responses/function-call-needs-output",
+        },
+        actions=("insert-result", "drop-tool-use"),
+        group=Group.MESSAGE,
+        pairing=True,
+    ),
+    Code(
+        name="pending-tool-use",
+        summary="the last message is an assistant message whose tool_use blocks have no result",
+        severity={ANY: _W},
+        actions=(NONE, "insert-result"),
+        none_reason="the agent supplies the result when the session resumes.",
+        group=Group.MESSAGE,
+    ),
+    Code(
+        name="orphan-tool-result",
+        summary="a tool_result whose id matches no earlier tool_use (and is not a mismatched id)",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/unexpected-tool-result",
+            "bedrock": "bedrock/tool-result-count",
+            "openai-chat": "openai/tool-message-needs-call",
+            "openai-responses": "openai-responses/output-needs-function-call",
+        },
+        actions=("drop", "to-text"),
+        pairing=True,
+    ),
+    Code(
+        name="mismatched-tool-result-id",
+        summary="in a call's home message, an unknown-id result paired by position with an "
+        "unanswered call of that turn",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/unexpected-tool-result",
+            "bedrock": "bedrock/tool-results-in-next-message",
+            "openai-chat": "openai/tool-calls-need-responses",
+            "openai-responses": "openai-responses/output-needs-function-call",
+        },
+        actions=("remap", "drop"),
+        group=Group.MESSAGE,
+        pairing=True,
+    ),
+    Code(
+        name="duplicate-tool-result",
+        summary="a second (third, ...) tool_result for the same tool_use",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/single-result-per-tool-use",
+            "bedrock": "bedrock/duplicate-tool-result-ids",
+            "openai-chat": "openai/duplicate-tool-call-id",
+            "openai-responses": "openai-responses/duplicate-item",
+        },
+        actions=("keep-best",),
+        group=Group.CALL,
+        pairing=True,
+    ),
+    Code(
+        name="misplaced-tool-result",
+        summary="the only result of a tool_use is not in the tool_use's home message",
+        severity={ANY: _E},
+        lenient={"anthropic": _W},
+        rule={
+            "anthropic": "anthropic/tool-use-without-result",
+            "bedrock": "bedrock/tool-results-in-next-message",
+            "openai-chat": "openai/tool-calls-need-responses",
+            "openai-responses": "openai-responses/function-call-needs-output",
+        },
+        actions=("move-home",),
+        group=Group.CALL_MESSAGE,
+        pairing=True,
+    ),
+    Code(
+        name="duplicate-tool-use-id",
+        summary="two tool_use blocks in the session share an id",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/unique-tool-use-ids",
+            "bedrock": "bedrock/duplicate-tool-use-ids",
+            "openai-chat": "openai/duplicate-tool-call-id",
+            "openai-responses": "openai-responses/duplicate-item",
+        },
+        actions=("rename",),
+        pairing=True,
+    ),
+    Code(
+        name="tool-result-not-first",
+        summary="a tool_result comes after a non-tool_result block in the same message",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/tool-results-first",
+            "bedrock": "anthropic/tool-results-first",
+            "openai-chat": "openai/tool-calls-need-responses",
+            "openai-responses": "openai-responses/function-call-needs-output",
+        },
+        actions=("reorder",),
+        pairing=True,
+    ),
+    Code(
+        name="empty-content",
+        summary="empty content, or an empty or whitespace-only text block (the final "
+        "assistant message excepted)",
+        severity={"openai-chat": _W, "openai-responses": _W, ANY: _E},
+        rule={
+            "anthropic": "anthropic/non-empty-content",
+            "bedrock": "bedrock/non-empty-content",
+            "openai-chat": "openai/non-empty-content",
+            "openai-responses": "openai-responses/non-empty-content",
+        },
+        actions=("drop-empty", "fill"),
+        group=Group.MESSAGE,
+    ),
+    Code(
+        name="out-of-order-timestamp",
+        summary="a message is stamped earlier than the message before it",
+        severity={ANY: _I},
+        none_reason="evidence only; the API does not read timestamps.",
+    ),
+    Code(
+        name="result-before-use",
+        summary="a tool_result's message is stamped earlier than its tool_use's message",
+        severity={ANY: _W},
+        none_reason="evidence only; the API does not read timestamps.",
+    ),
+    Code(
+        name="consecutive-same-role",
+        summary="two user (or two assistant) messages in a row",
+        severity={"bedrock": _E, ANY: _I},
+        rule={"bedrock": "bedrock/alternating-roles"},
+        actions=(NONE, "merge"),
+        actions_by_target={"bedrock": ("merge", NONE)},
+        none_reason="the provider merges consecutive messages of one role.",
+    ),
+    Code(
+        name="malformed",
+        summary="a record histview cannot read as a message",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/message-shape",
+            "bedrock": "bedrock/message-shape",
+            "openai-chat": "openai/message-shape",
+            "openai-responses": "openai-responses/item-shape",
+        },
+        actions=(NONE, "drop"),
+        none_reason="export refuses while malformed records remain; choose 'drop' to remove it.",
+    ),
+)
+
+BY_NAME: dict[str, Code] = {c.name: c for c in _DECLARED}
+CODES: tuple[str, ...] = tuple(BY_NAME)
+PAIRING: tuple[str, ...] = tuple(c.name for c in _DECLARED if c.pairing)
+
+
+def get(name: str) -> Code:
+    return BY_NAME[name]

@@ -1,0 +1,50 @@
+"""The finding-code registry: every declaration is complete and every action has a builder."""
+
+from repair import codes, targets
+from repair.codes import ANY, NONE, Severity
+from repair.plan import BUILDERS
+
+
+def test_every_code_has_a_severity_for_every_target():
+    for code in codes.BY_NAME.values():
+        for target in targets.TARGETS:
+            assert isinstance(code.severity_for(target), Severity), (code.name, target)
+
+
+def test_declarations_name_only_known_targets():
+    known = set(targets.TARGETS) | {ANY}
+    for code in codes.BY_NAME.values():
+        for table in (code.severity, code.rule, code.lenient, code.actions_by_target):
+            assert set(table) <= known, code.name
+
+
+def test_every_action_has_exactly_one_builder():
+    declared = {
+        (code.name, action)
+        for code in codes.BY_NAME.values()
+        for target in (*targets.TARGETS, "")
+        for action in code.actions_for(target)
+        if action != NONE
+    }
+    assert declared == set(BUILDERS)
+
+
+def test_actions_under_a_target_are_the_same_actions_reordered():
+    for code in codes.BY_NAME.values():
+        for acts in code.actions_by_target.values():
+            assert sorted(acts) == sorted(code.actions), code.name
+
+
+def test_severity_sorts_worst_first_and_compares_as_text():
+    assert sorted(codes.SEVERITIES, key=lambda s: s.rank) == [
+        Severity.ERROR,
+        Severity.WARNING,
+        Severity.INFO,
+    ]
+    assert Severity.ERROR == "error" and f"{Severity.WARNING}" == "warning"
+
+
+def test_lenient_variant_only_relaxes():
+    for code in codes.BY_NAME.values():
+        for target, sev in code.lenient.items():
+            assert sev.rank >= code.severity_for(target).rank, (code.name, target)
