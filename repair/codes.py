@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
+from . import targets
+
 
 class Severity(StrEnum):
     ERROR = "error"
@@ -54,14 +56,26 @@ class Code:
     none_reason: str = "left as it is."
     group: Group | None = None  # None: one fix per finding
     pairing: bool = False  # a tool_use/tool_result pairing fault
+    # client target -> what that client sends instead when it meets this fault, one sentence
+    # (the finding is then a warning under that target: the request is not refused).
+    client_repair: Mapping[str, str] = field(default_factory=dict)
 
     def severity_for(self, target: str, *, lenient: bool = False) -> Severity:
-        if lenient and target in self.lenient:
-            return self.lenient[target]
-        return self.severity.get(target, self.severity[ANY])
+        if target in self.client_repair:
+            return Severity.WARNING
+        for name in (target, targets.get(target).rules):
+            if lenient and name in self.lenient:
+                return self.lenient[name]
+            if name in self.severity:
+                return self.severity[name]
+        return self.severity[ANY]
 
     def rule_for(self, target: str) -> str | None:
-        return self.rule.get(target)
+        return self.rule.get(target) or self.rule.get(targets.get(target).rules)
+
+    def repair_by_client(self, target: str) -> str | None:
+        """What the client target sends instead of this fault (None: it sends it as is)."""
+        return self.client_repair.get(target)
 
     def actions_for(self, target: str) -> tuple[str, ...]:
         return self.actions_by_target.get(target, self.actions)

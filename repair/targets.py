@@ -17,6 +17,19 @@ class Target:
     # Tool results travel as messages of their own (OpenAI `tool` messages, Responses
     # `function_call_output` items), so consecutive result messages are not a role repeat.
     separate_results: bool = False
+    # A client target (an agent client as released) sends the history to `base`, a provider
+    # target, after its own repairs: a code the client repairs is a warning
+    # (`Code.client_repair`), any other code is judged as under `base`.
+    base: str | None = None
+
+    @property
+    def is_client(self) -> bool:
+        return self.base is not None
+
+    @property
+    def rules(self) -> str:
+        """The provider target whose rules apply."""
+        return self.base or self.name
 
 
 _DECLARED: tuple[Target, ...] = (
