@@ -21,7 +21,7 @@ from typing import TextIO
 import orjson
 
 from .codes import CODES
-from .errors import ExportRefused, InputError
+from .errors import ExportRefused, InputError, WriteFailed
 from .model import Finding, Session
 from .sanitize import clean, clean_line
 from .targets import TARGETS
@@ -140,8 +140,13 @@ def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
         return fn()
     except InputError as exc:
         out.error(str(exc))
+    except WriteFailed as exc:
+        out.error(f"{file}: {exc}; nothing written")
     except ExportRefused as exc:
         out.error(f"{file}: refused: {exc}; nothing written")
+    except OSError as exc:  # the file system refused something outside a write
+        where = f" {exc.filename}" if exc.filename else ""
+        out.error(f"{file}: cannot access{where}: {exc.strerror or exc}")
     except (KeyboardInterrupt, BrokenPipeError):
         raise
     except Exception as exc:  # a bug must not become a traceback in a user's terminal
@@ -259,6 +264,15 @@ def cmd_fix(args, out: Out) -> int:
     try:
         only = _parse_codes(args.only, "--only") if args.only else None
         strategy = _parse_strategy(args.strategy) if args.strategy else {}
+        if args.report == "":
+            raise UsageError(
+                "--report: the path is empty; leave --report out for <name>.report.json "
+                "beside the output, or name a file"
+            )
+        if args.output == "":
+            raise UsageError("-o: the path is empty; name the file to write")
+        if args.force and not args.in_place:
+            raise UsageError("--force only applies with --in-place")
     except UsageError as exc:
         out.error(str(exc))
         return EXIT_INPUT
@@ -277,13 +291,24 @@ def _fix(args, out: Out, choices) -> int:
     writing = (args.output or args.in_place) and not args.dry_run
     result = None
     if writing and (wb.applied or not args.in_place):
-        result = wb.export(args.output, args.report, in_place=args.in_place)
+        result = wb.export(args.output, args.report, in_place=args.in_place, force=args.force)
         # Read back what was written: the exit status speaks for the file on disk.
         after = analyze(_load(result.output, session.format, wb.session.target))
     else:
         after = wb.analysis
     edits = [e for fix in wb.applied for e in edit_entries(fix)]
     status = EXIT_FINDINGS if after.errors else EXIT_OK
+    if result and (result.late_copy or result.late_error):
+        kept = (
+            f"what it held then is kept in {result.late_copy}"
+            if result.late_copy
+            else f"what it held then could not be kept ({result.late_error})"
+        )
+        out.error(
+            f"{session.path}: the file was written to while histview replaced it; {kept}; the "
+            "repaired file does not have those last writes. Stop the agent, then repair again"
+        )
+        status = EXIT_INPUT
 
     if args.json:
         out.line(
@@ -325,6 +350,7 @@ def _fix(args, out: Out, choices) -> int:
         out.line(
             f"{name}: wrote {clean_line(result.output)} ({_plural(n, 'fix')}{extra}); now {left}"
         )
+
     elif writing:
         out.line(f"{name}: nothing to fix; the file is unchanged ({left})")
     elif not n:
@@ -493,6 +519,7 @@ examples:
   histview fix session.json                      dry run: the plan, one line per fix, and a diff; nothing written
   histview fix session.json -o fixed.json        write the repaired copy and fixed.report.json beside it
   histview fix session.json --in-place           replace the file (keeps session.json.bak, atomic rename)
+  histview fix ro.json --in-place --force        replace a read-only file too (its mode is kept)
   histview fix session.json --only orphan-tool-use,duplicate-tool-result
   histview fix session.json --strategy orphan-tool-use=drop-tool-use,orphan-tool-result=to-text
   histview fix session.json --strategy malformed=drop -o fixed.json   drop unreadable records explicitly
@@ -501,8 +528,24 @@ examples:
 actions per finding code (the first is the default):
 {actions}
 
+writing (docs/writing.md): every path is checked before anything is written; the report, the
+output and (--in-place) the backup are written whole to temporary files beside their targets, then
+renamed into place: backup, report, output. Any failure (a path taken, a full disk, a folder you
+cannot write, a report that cannot be encoded) removes what was written and replaces nothing.
+  - no existing file is overwritten: -o OUT and --report R must not exist; R may not be the input,
+    the output or a backup; the default report is numbered like backups (NAME.report.1.json, ...)
+  - --in-place backs up the bytes that were read (FILE.bak, FILE.bak.1, ...; never overwritten)
+    and refuses if FILE changed since (inode, size, mtime and content are checked again right
+    before the rename). A write that lands in the microseconds between that check and the
+    rename is caught afterwards: FILE's content then is saved as the next FILE.bak.N and fix
+    exits 2. An agent that keeps FILE open and writes after the rename writes into the old,
+    unlinked file: stop the agent before repairing its session in place
+  - --in-place on a symlink repairs the file it points to (the link stays; the backup and the
+    report go beside that file); a read-only FILE is refused unless --force
+
 exit status: 0 the output has no error-level finding, 1 it still has some, 2 bad input or a refusal
-(malformed records remain, the output exists, the file changed since it was read): nothing is written
+(malformed records remain, a path is taken, the file changed since it was read, the file system
+refused a write): nothing is written
 """
 
 _EXPLAIN_EPILOG = """\
@@ -580,13 +623,19 @@ def build_parser() -> argparse.ArgumentParser:
     dest.add_argument(
         "--in-place", action="store_true", help="replace FILE, keeping FILE.bak (FILE.bak.1, ...)"
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --in-place: replace FILE even when it is read-only (its mode is kept)",
+    )
     p.add_argument("--dry-run", action="store_true", help="only show the plan, even with -o")
     p.add_argument("--only", metavar="CODE,...", help="fix only findings with these codes")
     p.add_argument("--strategy", metavar="CODE=ACTION,...", help="choose another action for a code")
     p.add_argument(
         "--report",
         metavar="R.json",
-        help="where to write the report (default: <name>.report.json beside the output)",
+        help="where to write the report; must not exist (default: <name>.report.json beside "
+        "the output, numbered .report.1.json, ... when taken)",
     )
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     session_opts(p)

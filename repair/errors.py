@@ -19,3 +19,9 @@ class InputError(Exception):
 
 class ExportRefused(Exception):
     """The session cannot be written (e.g. malformed records remain)."""
+
+
+class WriteFailed(ExportRefused):
+    """The file system refused a write (permission, full disk, missing folder) or the
+    report could not be encoded. The text names the path, the cause and what to do; every
+    file staged so far has been removed and nothing was replaced."""

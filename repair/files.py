@@ -1,10 +1,29 @@
-"""Writing results safely: default names, backups that never overwrite, atomic replace."""
+"""Writing results safely (docs/writing.md).
+
+- Paths are planned before anything is written (`plan_paths`): the output, the report and
+  the backup never name the same file nor the input (compared after resolving symlinks and
+  `..`, and by inode, so hard links count), and no existing file is overwritten unless the
+  caller says so; the backup is never overwritten at all.
+- Every file is staged (`Staging.add`): written whole to a temporary file beside its target
+  and synced. Only when all are staged are they renamed into place, in the order added
+  (backup, report, output). A failure on the way removes every file this write created, so
+  either all of them are in place or none.
+- In place, the input is re-checked right before the rename (`Watch`): same inode, size,
+  mtime and bytes as when it was read, else the write is refused.
+- A new file gets the mode the umask gives (the kernel applies it: no process-wide umask
+  call), narrowed so that nobody can read it who could not read the input.
+"""
 
 from __future__ import annotations
 
-import hashlib
+import errno
 import os
-import tempfile
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .errors import ExportRefused, WriteFailed
 
 
 def default_output(path: str) -> str:
@@ -20,46 +39,405 @@ def default_report(path: str) -> str:
 
 
 def backup_path(path: str) -> str:
-    """FILE.bak, or FILE.bak.1, FILE.bak.2, ... — never an existing file."""
+    """FILE.bak, or FILE.bak.1, FILE.bak.2, ... — never an existing name (a dangling
+    symlink counts as existing)."""
     cand = f"{path}.bak"
     n = 0
-    while os.path.exists(cand):
+    while os.path.lexists(cand):
         n += 1
         cand = f"{path}.bak.{n}"
     return cand
 
 
-def digest_of(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+def numbered_report(path: str) -> str:
+    """NAME.report.json, or NAME.report.1.json, NAME.report.2.json, ... — never an existing
+    name: a second run keeps the first run's report, as it keeps the first backup."""
+    if not os.path.lexists(path):
+        return path
+    root, ext = os.path.splitext(path)
+    n = 1
+    while os.path.lexists(f"{root}.{n}{ext}"):
+        n += 1
+    return f"{root}.{n}{ext}"
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write through a temporary file in the same folder and an atomic rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: equal once symlinks and `..` are resolved, or the
+    same inode (hard links, bind mounts)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        else:  # mkstemp creates 0600; a new file gets the usual mode under the umask
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
-def copy_bytes(src: str, dst: str) -> None:
-    with open(src, "rb") as fh:
-        data = fh.read()
-    write_atomic(dst, data)
+def is_backup_name(path: str, of: str) -> bool:
+    """`path` is, or would be taken for, a backup of `of` (of.bak, of.bak.N)."""
+    for p, o in (
+        (os.path.abspath(path), os.path.abspath(of)),
+        (os.path.realpath(path), os.path.realpath(of)),
+    ):
+        if re.fullmatch(re.escape(o) + r"\.bak(\.[0-9]+)?", p):
+            return True
+    return False
+
+
+def read_only(st: os.stat_result, path: str) -> bool:
+    """No write permission bit is set, or this user may not write the file."""
+    return not (st.st_mode & 0o222) or not os.access(path, os.W_OK)
+
+
+# --------------------------------------------------------------------------- the input
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """The input as it was read: its bytes, and the file's identity and state at that moment
+    (`stat`: fstat on the descriptor the bytes came through)."""
+
+    path: str
+    data: bytes
+    stat: os.stat_result
+
+    @classmethod
+    def of(cls, path: str, data: bytes, st: os.stat_result | None) -> Source | None:
+        return None if st is None else cls(path, data, st)
+
+    def same_state(self, st: os.stat_result) -> bool:
+        """The file `st` describes is this one, unchanged as far as stat can tell (and the
+        bytes read were all there was)."""
+        me = self.stat
+        return (
+            (st.st_dev, st.st_ino) == (me.st_dev, me.st_ino)
+            and st.st_size == me.st_size == len(self.data)
+            and st.st_mtime_ns == me.st_mtime_ns
+        )
+
+    def changed(self) -> ExportRefused:
+        return ExportRefused(f"{self.path} changed since it was read; load it again")
+
+
+class Watch:
+    """The input file held open across an in-place rename.
+
+    `check` (right before the rename) refuses unless the path still names the inode that was
+    read, with the same size, mtime and bytes. `moved` (right after it) tells whether
+    anything was written to that inode since the check; `save_as` then keeps its content."""
+
+    def __init__(self, source: Source, real: str) -> None:
+        self.source = source
+        self.real = real
+        try:
+            self.fd: int | None = os.open(real, os.O_RDONLY)
+        except OSError:
+            raise source.changed() from None
+
+    def check(self) -> None:
+        src = self.source
+        if not src.same_state(os.fstat(self.fd)) or not _same_bytes(self.fd, src.data):
+            raise src.changed()
+        try:  # last: the name still points at that inode, unchanged
+            st = os.stat(self.real)
+        except OSError:
+            raise src.changed() from None
+        if not src.same_state(st):
+            raise src.changed()
+
+    def moved(self) -> bool:
+        return not self.source.same_state(os.fstat(self.fd))
+
+    def save_as(self, path: str) -> None:
+        chunks = []
+        off = 0
+        while chunk := os.pread(self.fd, 1 << 20, off):
+            chunks.append(chunk)
+            off += len(chunk)
+        st = os.fstat(self.fd)
+        staging = Staging()
+        staging.add(path, b"".join(chunks), like=st, exact=True)
+        staging.commit()
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _same_bytes(fd: int, data: bytes) -> bool:
+    view = memoryview(data)
+    off = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, off)
+        if not chunk:
+            return off == len(data)
+        if view[off : off + len(chunk)] != chunk:
+            return False
+        off += len(chunk)
+
+
+# --------------------------------------------------------------------------- paths
+
+
+@dataclass
+class Paths:
+    """Where one export writes. `replace_*`: the file exists and is replaced (the input in
+    place, or an existing file the user agreed to overwrite)."""
+
+    output: str
+    report: str
+    backup: str | None = None
+    replace_output: bool = False
+    replace_report: bool = False
+
+
+def plan_paths(
+    src: str,
+    source: Source | None,
+    output: str | None,
+    report: str | None,
+    *,
+    in_place: bool = False,
+    overwrite: bool = False,
+    force: bool = False,
+) -> Paths:
+    """Choose and check every path before anything is written; ExportRefused says why not.
+
+    In place, the output is the file behind `src` (a symlink stays a link; its target is
+    repaired) and the backup goes beside that file. `report` None means the default name
+    beside the output, numbered when taken; a named report must not exist (unless
+    `overwrite`). No two paths may be one file, and the report may not be the input, the
+    output, the backup or be named like a backup of the input."""
+    if report == "":
+        raise ExportRefused(
+            "the report path is empty; leave it out for the default name, or name a file "
+            "(the report keeps every dropped block)"
+        )
+    if output == "":
+        raise ExportRefused("the output path is empty; name a file")
+    if in_place:
+        if source is None:
+            raise ExportRefused(f"{src} was not read from a file; write it elsewhere with -o")
+        real = _through_link(src)
+        try:
+            st = os.stat(real)
+        except OSError:
+            raise source.changed() from None
+        if not source.same_state(st):
+            raise source.changed()
+        if read_only(st, real) and not force:
+            raise ExportRefused(
+                f"{src} is read-only; make it writable, or give --force to replace it "
+                "anyway (its mode is kept)"
+            )
+        paths = Paths(output=real, report="", backup=backup_path(real), replace_output=True)
+    else:
+        out = output or default_output(src)
+        if same_file(out, src):
+            raise ExportRefused("the output is the input file; use in-place mode for that")
+        if is_backup_name(out, src):
+            raise ExportRefused(f"{out} is named like a backup of the input; choose another name")
+        replace = False
+        if os.path.lexists(out):
+            if not overwrite:
+                raise ExportRefused(f"{out} exists; refusing to overwrite it")
+            if not os.path.exists(out):
+                raise ExportRefused(f"{out} is a symlink to a missing file; remove it first")
+            if not os.path.isfile(out):
+                raise ExportRefused(f"{out} is not a regular file")
+            replace = True
+        paths = Paths(output=_through_link(out), report="", replace_output=replace)
+
+    if report is None:
+        rep = numbered_report(default_report(paths.output))
+    else:
+        rep = report
+        if os.path.lexists(rep) and not overwrite:
+            raise ExportRefused(
+                f"{rep} exists; refusing to overwrite it (name another report file)"
+            )
+    for other, what in (
+        (src, "the input file"),
+        (paths.output, "the output"),
+        (paths.backup, "the backup"),
+    ):
+        if other and same_file(rep, other):
+            raise ExportRefused(f"the report {rep} would be {what}; name another report file")
+    if is_backup_name(rep, src):
+        raise ExportRefused(f"the report {rep} is named like a backup of the input; name another")
+    if os.path.lexists(rep):  # only with overwrite: replace a file the user agreed to
+        if not os.path.isfile(rep):
+            raise ExportRefused(f"{rep} is not a regular file")
+        paths.replace_report = True
+    paths.report = _through_link(rep)
+    for p in (paths.output, paths.report):
+        folder = os.path.dirname(p) or "."
+        if not os.path.isdir(folder):
+            raise ExportRefused(
+                f"the folder {folder} does not exist; create it or choose another path"
+            )
+    return paths
+
+
+def _through_link(path: str) -> str:
+    """The path as given, or the file a symlink leads to: a write replaces that file and
+    the link stays a link."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+# --------------------------------------------------------------------------- staging
+
+
+@dataclass
+class _Staged:
+    path: str
+    tmp: str | None
+    replace: bool
+
+
+@dataclass
+class Staging:
+    """Files written whole beside their targets, renamed into place together (`commit`), or
+    all removed (`discard`)."""
+
+    staged: list[_Staged] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)  # targets this write put in place
+
+    def add(
+        self,
+        path: str,
+        data: bytes,
+        *,
+        replace: bool = False,
+        like: os.stat_result | None = None,
+        exact: bool = False,
+    ) -> None:
+        """Stage `data` for `path`. `exact`: take the mode and owner of `like` (a backup, a
+        replaced file); else the umask mode, narrowed to what `like` (the input) allows."""
+        try:
+            fd, tmp = _create_temp(path)
+        except OSError as exc:
+            self.discard()
+            raise write_failed(path, exc) from None
+        self.staged.append(_Staged(path, tmp, replace))
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                _set_mode(fh.fileno(), like, exact)
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            self.discard()
+            raise write_failed(path, exc) from None
+
+    def commit(self, before_replace: Callable[[], None] | None = None) -> None:
+        """Rename the staged files into place in the order they were added. A new file is
+        hard-linked into place, so a file that appeared meanwhile is never clobbered;
+        `before_replace` runs right before the first rename over an existing file."""
+        try:
+            for item in self.staged:
+                if item.replace:
+                    if before_replace is not None:
+                        before_replace()
+                        before_replace = None
+                    os.replace(item.tmp, item.path)
+                else:
+                    _place_new(item.tmp, item.path)
+                    self.created.append(item.path)
+                item.tmp = None
+        except OSError as exc:
+            failed = item.path
+            self.discard()
+            raise write_failed(failed, exc) from None
+        except BaseException:
+            self.discard()
+            raise
+        self.created.clear()  # in place for good: `discard` no longer removes them
+        for folder in {os.path.dirname(i.path) for i in self.staged}:
+            _sync_folder(folder)
+
+    def discard(self) -> None:
+        """Remove every temporary file and every file this write already put in place."""
+        for p in [i.tmp for i in self.staged if i.tmp] + self.created:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        for i in self.staged:
+            i.tmp = None
+        self.created.clear()
+
+
+def _create_temp(path: str) -> tuple[int, str]:
+    folder = os.path.dirname(path) or "."
+    base = os.path.basename(path)[:100]
+    while True:
+        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}.tmp")
+        try:  # mode 0o666: the kernel applies the umask
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def _set_mode(fd: int, like: os.stat_result | None, exact: bool) -> None:
+    if like is None:
+        return
+    if exact:
+        try:
+            os.fchown(fd, like.st_uid, like.st_gid)
+        except OSError:  # not ours to give away: the file stays ours
+            pass
+        os.fchmod(fd, like.st_mode & 0o7777)
+    else:
+        mode = os.fstat(fd).st_mode & 0o777
+        os.fchmod(fd, mode & (like.st_mode | 0o700))
+
+
+def _place_new(tmp: str, path: str) -> None:
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise ExportRefused(f"{path} appeared while writing; nothing replaced") from None
+    except OSError as exc:  # a file system without hard links
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK):
+            raise
+        if os.path.lexists(path):
+            raise ExportRefused(f"{path} appeared while writing; nothing replaced") from None
+        os.rename(tmp, path)
+        return
+    os.unlink(tmp)
+
+
+def _sync_folder(folder: str) -> None:
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_CAUSES = {
+    errno.EACCES: ("permission denied", "choose a folder you can write to, or fix its permissions"),
+    errno.EPERM: ("not permitted", "choose a folder you can write to, or fix its permissions"),
+    errno.ENOSPC: ("no space left on the device", "free some space or write to another disk"),
+    errno.EDQUOT: ("disk quota exceeded", "free some space or write to another disk"),
+    errno.EROFS: ("the file system is read-only", "write to another folder"),
+    errno.ENOENT: ("the folder does not exist", "create it or choose another path"),
+    errno.ENOTDIR: ("a part of the path is not a folder", "check the path"),
+    errno.EISDIR: ("it is a folder", "name a file"),
+    errno.ENAMETOOLONG: ("the name is too long", "choose a shorter name"),
+    errno.EIO: ("input/output error", "check the disk, then try again"),
+    errno.EXDEV: ("the temporary file is on another file system", "write to another folder"),
+}
+
+
+def write_failed(path: str, exc: OSError) -> WriteFailed:
+    cause, advice = _CAUSES.get(
+        exc.errno, (exc.strerror or str(exc), "check the path and try again")
+    )
+    return WriteFailed(f"cannot write {path}: {cause}; {advice}")

@@ -156,7 +156,9 @@ class Session:
     # Extra threads (Claude Code sidechains / subagent files): shown, checked separately.
     threads: list[Session] = field(default_factory=list)
     label: str = ""
-    digest: str = ""  # sha256 of the bytes read, to refuse writing over a file changed since
+    # The input as read (repair.files.Source: its bytes and stat), so that an in-place
+    # write backs up exactly those bytes and refuses if the file moved since.
+    source: Any = None
 
     def copy_with(self, messages: list[Message]) -> Session:
         return Session(
@@ -169,11 +171,15 @@ class Session:
             load_findings=self.load_findings,
             threads=self.threads,
             label=self.label,
-            digest=self.digest,
+            source=self.source,
         )
 
     def export_bytes(self) -> bytes:
         return self.adapter.dump(self)
+
+    def export(self):
+        """The bytes to write and the records they leave out (repair.formats.base.Export)."""
+        return self.adapter.export(self)
 
 
 def block_from_anthropic(data: Any, src: dict | None = None, origin: Any = None) -> Block:

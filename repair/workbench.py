@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import orjson
-
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
-from .files import backup_path, default_output, default_report, digest_of, write_atomic
+from .files import Staging, Watch, backup_path, plan_paths
 from .model import Session
 from .plan import Choices, Fix, Plan, apply_all, apply_fixes, make_plan
 from .preview import Preview, preview
-from .report import build_report
+from .report import build_report, encode_report
 
 
 @dataclass
@@ -34,6 +32,11 @@ class ExportResult:
     report: str | None
     backup: str | None
     remaining_errors: int
+    # In place: the input was written to between the last check and the rename; what it
+    # held then is kept in `late_copy` (the repaired file does not have it), or could not be
+    # kept: `late_error` says why.
+    late_copy: str | None = None
+    late_error: str | None = None
 
 
 class Workbench:
@@ -150,7 +153,12 @@ class Workbench:
         return step
 
     # output
-    def report(self, output: str | None) -> dict:
+    def report(
+        self,
+        output: str | None,
+        backup: str | None = None,
+        dropped_records: list[dict] | None = None,
+    ) -> dict:
         return build_report(
             file=self.original.path,
             output=output,
@@ -159,6 +167,8 @@ class Workbench:
             fixes=self.applied,
             before=self.original_analysis,
             after=self.analysis,
+            backup=backup,
+            dropped_records=dropped_records,
         )
 
     def export(
@@ -168,37 +178,78 @@ class Workbench:
         *,
         in_place: bool = False,
         overwrite: bool = False,
+        force: bool = False,
     ) -> ExportResult:
-        """Write the current state. Refuses while malformed records remain, over an existing
-        file unless `overwrite`, and in place when the input changed since it was read."""
+        """Write the current state and its report: the one write path of the CLI and the TUI
+        (docs/writing.md). All or nothing: every path is checked first, the report and the
+        output (and, in place, the backup of the bytes that were read) are encoded and
+        staged beside their targets, then renamed into place: backup, report, output.
+
+        Refuses (ExportRefused, nothing written) while malformed records remain; when a path
+        collides with another or with the input; over an existing file unless `overwrite`;
+        in place when the input is read-only (unless `force`) or changed since it was read
+        (checked again right before the rename). WriteFailed when the file system refuses or
+        the report cannot be encoded; nothing is replaced then either."""
         malformed = [f for f in self.analysis.findings if f.code == "malformed"]
         if malformed:
             raise ExportRefused(
                 f"{len(malformed)} malformed record(s) remain (first: message "
                 f"{malformed[0].message_index}); drop them explicitly (strategy malformed=drop)"
             )
-        data = self.session.export_bytes()
-        src = self.original.path
-        backup = None
-        if in_place:
-            output = src
-            if self.original.digest and digest_of(src) != self.original.digest:
-                raise ExportRefused(f"{src} changed since it was read; load it again")
-            backup = backup_path(src)
-            with open(src, "rb") as fh:
-                write_atomic(backup, fh.read())
-        else:
-            output = output or default_output(src)
-            if os.path.abspath(output) == os.path.abspath(src):
-                raise ExportRefused("the output is the input file; use in-place mode for that")
-            if os.path.exists(output) and not overwrite:
-                raise ExportRefused(f"{output} exists; refusing to overwrite it")
-        report_path = report if report is not None else default_report(output)
-        if report_path and os.path.exists(report_path) and not (overwrite or in_place):
-            raise ExportRefused(f"{report_path} exists; refusing to overwrite it")
-        write_atomic(output, data)
-        if report_path:
-            doc = self.report(output)
-            doc["backup"] = backup
-            write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-        return ExportResult(output, report_path or None, backup, len(self.analysis.errors))
+        source = self.original.source
+        paths = plan_paths(
+            self.original.path,
+            source,
+            output,
+            report,
+            in_place=in_place,
+            overwrite=overwrite,
+            force=force,
+        )
+        written = self.session.export()
+        doc = self.report(paths.output, paths.backup, written.dropped_records)
+        report_bytes = encode_report(doc)
+        src_stat = source.stat if source is not None else None
+        staging = Staging()
+        watch = None
+        late = late_error = None
+        try:
+            if paths.backup:
+                staging.add(paths.backup, source.data, like=src_stat, exact=True)
+            staging.add(
+                paths.report,
+                report_bytes,
+                replace=paths.replace_report,
+                **_mode_of(paths.report, paths.replace_report, src_stat),
+            )
+            staging.add(
+                paths.output,
+                written.data,
+                replace=paths.replace_output,
+                **_mode_of(paths.output, paths.replace_output, src_stat),
+            )
+            if in_place:
+                watch = Watch(source, paths.output)
+            staging.commit(before_replace=watch.check if watch else None)
+            if watch is not None and watch.moved():
+                late = backup_path(paths.output)
+                try:
+                    watch.save_as(late)
+                except (ExportRefused, OSError) as exc:
+                    late, late_error = None, str(exc)
+        except BaseException:
+            staging.discard()
+            raise
+        finally:
+            if watch is not None:
+                watch.close()
+        return ExportResult(
+            paths.output, paths.report, paths.backup, len(self.analysis.errors), late, late_error
+        )
+
+
+def _mode_of(path: str, replace: bool, src_stat) -> dict:
+    """A replaced file keeps its mode and owner; a new one is narrowed to the input's."""
+    if replace:
+        return {"like": os.stat(path), "exact": True}
+    return {"like": src_stat, "exact": False}

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 
 from repair.errors import ExportRefused, InputError
-from repair.files import default_output, default_report
+from repair.files import default_output, default_report, numbered_report, read_only, same_file
 from repair.formats import load_session, resolve_path
 from repair.model import Session, block_text
 from repair.plan import Fix
@@ -565,23 +565,30 @@ class HistviewApp(App):
     def action_export(self) -> None:
         src = self.wb.original.path
         out = default_output(src)
-        self.push_screen(ExportScreen(out, default_report(out)), self._export_chosen)
+        self.push_screen(
+            ExportScreen(out, numbered_report(default_report(out))), self._export_chosen
+        )
 
     def _export_chosen(self, paths: tuple[str, str] | None) -> None:
         if paths is None:
             return
         out, rep = paths
         src = self.wb.original.path
-        if os.path.abspath(out) == os.path.abspath(src):
+        if same_file(out, src):
+            try:
+                locked = read_only(os.stat(src), src)
+            except OSError:
+                locked = False
             self.push_screen(
                 ConfirmScreen(
-                    f"Overwrite the input file {clean_line(os.path.basename(src), 60)}? "
-                    "A backup copy (.bak) is written first."
+                    f"Overwrite the input file {clean_line(os.path.basename(src), 60)}"
+                    + (", which is read-only" if locked else "")
+                    + "? A backup copy (.bak) is written first."
                 ),
-                lambda yes: yes and self._do_export(out, rep, in_place=True),
+                lambda yes: yes and self._do_export(out, rep, in_place=True, force=locked),
             )
             return
-        existing = [p for p in (out, rep) if p and os.path.exists(p)]
+        existing = [p for p in (out, rep) if p and os.path.lexists(p)]
         if existing:
             names = ", ".join(clean_line(os.path.basename(p), 60) for p in existing)
             self.push_screen(
@@ -594,13 +601,22 @@ class HistviewApp(App):
         self._do_export(out, rep)
 
     def _do_export(
-        self, out: str, rep: str, *, in_place: bool = False, overwrite: bool = False
+        self,
+        out: str,
+        rep: str,
+        *,
+        in_place: bool = False,
+        overwrite: bool = False,
+        force: bool = False,
     ) -> None:
         try:
-            res = self.wb.export(out, rep, in_place=in_place, overwrite=overwrite)
+            res = self.wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
         except (ExportRefused, OSError) as exc:
             self.notify(
-                clean_line(f"Export refused: {exc}", 400), markup=False, severity="error", timeout=8
+                clean_line(f"Export refused: {exc}; nothing was written", 400),
+                markup=False,
+                severity="error",
+                timeout=8,
             )
             return
         self.exported = self.wb.session
@@ -611,6 +627,22 @@ class HistviewApp(App):
             msg += f" (backup {os.path.basename(res.backup)})"
         if res.remaining_errors:
             msg += f"; {res.remaining_errors} error(s) remain"
+        if res.late_copy or res.late_error:
+            kept = (
+                f"is in {os.path.basename(res.late_copy)}"
+                if res.late_copy
+                else f"could not be kept ({res.late_error})"
+            )
+            self.notify(
+                clean_line(
+                    f"The file was written to while it was replaced; what it held then {kept}; "
+                    "the repaired file lacks those writes.",
+                    400,
+                ),
+                markup=False,
+                severity="error",
+                timeout=12,
+            )
         self.notify(clean_line(msg, 400), markup=False, timeout=8)
         self._update_header()
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import orjson
 
 from ..errors import InputError
+from ..files import Source
 from ..gcpause import gc_paused
 from ..jsonio import loads, strip_bom
 from ..model import Session
@@ -87,9 +87,12 @@ def probe_path(given: str) -> Probe:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
+            st = os.fstat(fh.fileno())
     except OSError as exc:
         raise InputError(given, f"cannot read: {exc.strerror or exc}") from None
-    return probe_bytes(data, path=path, given=given)
+    probe = probe_bytes(data, path=path, given=given)
+    probe.stat = st
+    return probe
 
 
 def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
@@ -247,7 +250,7 @@ def _load_session(given: str, format: str | None, target: str | None) -> Session
         adapter = detect(probe)
     session = adapter.load(probe)
     session.target = target or adapter.default_target
-    session.digest = hashlib.sha256(probe.data).hexdigest()
+    session.source = Source.of(probe.path, probe.data, probe.stat)
     return session
 
 

@@ -35,10 +35,22 @@ class Probe:
     newline: str = "\n"
     trailing_newline: bool = True
     bom: bool = False
+    stat: Any = None  # os.stat_result of the file when the bytes were read (None: not a file)
 
     def records(self) -> list[Any]:
         """The parsed JSONL values (non-JSON and blank lines left out)."""
         return [ln.obj for ln in self.lines if ln.error is None and not ln.blank]
+
+
+@dataclass
+class Export:
+    """What writing a session gives: the bytes, and the source records the written file
+    leaves out or empties, each whole as read (`{"line", "outcome", "record"}`), for the
+    report. Formats whose records are the messages leave the list empty: a dropped message
+    is already in the report verbatim."""
+
+    data: bytes
+    dropped_records: list[dict] = field(default_factory=list)
 
 
 class Adapter:
@@ -61,6 +73,9 @@ class Adapter:
 
     def dump(self, session: Session) -> bytes:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def export(self, session: Session) -> Export:
+        return Export(self.dump(session))
 
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""

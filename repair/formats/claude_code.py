@@ -22,7 +22,7 @@ import os
 from ..errors import InputError
 from ..model import Message, Session
 from . import register
-from .base import Adapter, JsonlLine, Probe
+from .base import Adapter, Export, JsonlLine, Probe
 from .claude_chain import (
     MESSAGE_TYPES,
     NODE_TYPES,
@@ -98,6 +98,11 @@ class ClaudeCodeAdapter(Adapter):
         from .claude_write import dump_session
 
         return dump_session(session)
+
+    def export(self, session: Session) -> Export:
+        from .claude_write import export_session
+
+        return export_session(session)
 
     def claim_folder(self, folder: str) -> str | None:
         folder = os.path.normpath(folder)

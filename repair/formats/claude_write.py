@@ -35,6 +35,7 @@ from typing import Any
 from ..errors import ExportRefused
 from ..jsonio import compact
 from ..model import TOOL_RESULT, Block, Message, Session, content_text
+from .base import Export
 from .claude_chain import ts_ms
 from .claude_load import CCFile, CCState, View
 
@@ -87,6 +88,12 @@ _RECORD_SPECIFIC = frozenset(
 
 
 def dump_session(session: Session) -> bytes:
+    return export_session(session).data
+
+
+def export_session(session: Session) -> Export:
+    """The bytes, and every record the bytes leave out (deleted: all its blocks went, or a
+    duplicate of such a record) or keep emptied, whole as read, for the report."""
     st = session.state
     if not isinstance(st, CCState):  # a subagent file that could not be read
         raise ExportRefused(f"{session.path}: the file could not be read; nothing to write")
@@ -98,13 +105,13 @@ def dump_session(session: Session) -> bytes:
             if isinstance(ts, CCState) and ts.file is f and ts.inline_thread:
                 views.append((ts.view, t.messages))
     if all(_unchanged(v, msgs) for v, msgs in views):
-        return f.data
+        return Export(f.data)
     w = _Writer(f)
     for v, msgs in views:
         w.plan_view(v, msgs)
     out = w.render()
     verify_written(out, session, views)
-    return out
+    return Export(out, w.dropped_records())
 
 
 def _unchanged(view: View, messages: list[Message]) -> bool:
@@ -619,6 +626,22 @@ class _Writer:
                     pos[e] = e
             else:
                 pos[e] = e
+
+    # --- the report
+    def dropped_records(self) -> list[dict]:
+        lines = self.f.lines
+        out = []
+        for idx in range(len(lines)):
+            if idx in self.deleted:
+                outcome = "deleted"
+            elif idx in self.rewrite and not _content_list(self.rewrite[idx]):
+                if not _content_list(lines[idx].obj):
+                    continue  # it had no blocks to lose
+                outcome = "emptied"
+            else:
+                continue
+            out.append({"line": lines[idx].lineno, "outcome": outcome, "record": lines[idx].obj})
+        return out
 
     # --- bytes
     def render(self) -> bytes:
