@@ -248,14 +248,7 @@ def plan_paths(
             replace = True
         paths = Paths(output=_through_link(out), report="", replace_output=replace)
 
-    if report is None:
-        rep = numbered_report(default_report(paths.output))
-    else:
-        rep = report
-        if os.path.lexists(rep) and not overwrite:
-            raise ExportRefused(
-                f"{rep} exists; refusing to overwrite it (name another report file)"
-            )
+    rep = numbered_report(default_report(paths.output)) if report is None else report
     for other, what in (
         (src, "the input file"),
         (paths.output, "the output"),
@@ -265,6 +258,8 @@ def plan_paths(
             raise ExportRefused(f"the report {rep} would be {what}; name another report file")
     if is_backup_name(rep, src):
         raise ExportRefused(f"the report {rep} is named like a backup of the input; name another")
+    if os.path.lexists(rep) and not overwrite:
+        raise ExportRefused(f"{rep} exists; refusing to overwrite it (name another report file)")
     if os.path.lexists(rep):  # only with overwrite: replace a file the user agreed to
         if not os.path.isfile(rep):
             raise ExportRefused(f"{rep} is not a regular file")
@@ -273,9 +268,8 @@ def plan_paths(
     for p in (paths.output, paths.report):
         folder = os.path.dirname(p) or "."
         if not os.path.isdir(folder):
-            raise ExportRefused(
-                f"the folder {folder} does not exist; create it or choose another path"
-            )
+            what = "is not a folder" if os.path.exists(folder) else "does not exist"
+            raise ExportRefused(f"the folder {folder} {what}; create it or choose another path")
     return paths
 
 

@@ -347,3 +347,67 @@ async def test_palette_runs_an_action(demo_copy):
             if app.wb.done:
                 break
         assert app.wb.done and app.wb.analysis.counts()["error"] == 0
+
+
+async def test_an_export_whose_report_cannot_be_written_leaves_nothing_behind(
+    demo_copy, monkeypatch
+):
+    import errno
+
+    import repair.files as files
+
+    real = files._create_temp
+
+    def full_disk_for_the_report(path):
+        if path.endswith(".report.json"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path)
+
+    monkeypatch.setattr(files, "_create_temp", full_disk_for_the_report)
+    folder = demo_copy.parent
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        note = list(app._notifications)[-1]
+        assert note.severity == "error"
+        assert note.message == (
+            f"Export refused: cannot write {folder}/demo_session.report.json: no space left on "
+            "the device; free some space or write to another disk; nothing was written"
+        )
+        assert app.exported is None and "*unexported" in str(app.query_one("#header").render())
+    assert sorted(p.name for p in folder.iterdir()) == ["demo_session.json"]
+    assert demo_copy.read_bytes() == DEMO.read_bytes()
+
+
+async def test_an_export_with_an_empty_report_field_is_refused(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        app.screen.query_one("#export-report").value = ""
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        assert "the report path is empty" in list(app._notifications)[-1].message
+    assert sorted(p.name for p in demo_copy.parent.iterdir()) == ["demo_session.json"]
+
+
+async def test_a_second_export_proposes_a_numbered_report(demo_copy):
+    taken = demo_copy.with_name("demo_session.report.json")
+    taken.write_text("an earlier report")
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        field = app.screen.query_one("#export-report").value
+        assert field == str(demo_copy.with_name("demo_session.report.1.json"))
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        assert app.exported is app.wb.session
+    assert taken.read_text() == "an earlier report"
+    assert json.loads(demo_copy.with_name("demo_session.report.1.json").read_text())["fixes"]

@@ -159,3 +159,56 @@ def test_new_output_gets_the_usual_file_mode(broken):
     umask = os.umask(0)
     os.umask(umask)
     assert os.stat(res.output).st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_overwrite_replaces_an_agreed_file_but_never_the_input_or_the_backup(broken, tmp_path):
+    """The TUI's "Overwrite?" answer lets an existing output or report be replaced, and
+    nothing else: the input, the output and the backup stay off limits."""
+    wb = Workbench(load_session(broken))
+    wb.apply_all()
+    out, rep = tmp_path / "o.json", tmp_path / "r.json"
+    out.write_text("old output")
+    rep.write_text("old report")
+    os.chmod(rep, 0o600)
+    res = wb.export(str(out), str(rep), overwrite=True)
+    assert json.loads(out.read_text())[2]["content"][1]["tool_use_id"] == "toolu_B"
+    assert json.loads(rep.read_text())["output"] == str(out)
+    assert os.stat(rep).st_mode & 0o777 == 0o600  # a replaced file keeps its mode
+    assert res.backup is None
+    for report in (broken, str(out)):
+        with pytest.raises(ExportRefused, match="would be"):
+            wb.export(str(out), report, overwrite=True)
+    with pytest.raises(ExportRefused, match="would be the backup"):
+        wb.export(report=broken + ".bak", in_place=True, overwrite=True)
+    with pytest.raises(ExportRefused, match="the report path is empty"):
+        wb.export(str(tmp_path / "new.json"), "")
+
+
+def test_a_session_not_read_from_a_file_is_not_written_in_place(broken):
+    from repair.formats import load_bytes
+
+    with open(broken, "rb") as fh:
+        wb = Workbench(load_bytes(fh.read(), path=broken))
+    wb.apply_all()
+    with pytest.raises(ExportRefused, match="was not read from a file"):
+        wb.export(in_place=True)
+    assert not os.path.exists(broken + ".bak")
+
+
+def test_a_failed_export_leaves_the_workbench_ready_to_try_again(broken, tmp_path, monkeypatch):
+    import errno
+
+    import repair.files as files
+
+    wb = Workbench(load_session(broken))
+    wb.apply_all()
+    real = files._create_temp
+    monkeypatch.setattr(
+        files, "_create_temp", lambda p: (_ for _ in ()).throw(OSError(errno.EDQUOT, "quota"))
+    )
+    with pytest.raises(ExportRefused, match="disk quota exceeded"):
+        wb.export(in_place=True)
+    assert sorted(os.listdir(tmp_path)) == ["session.json"]
+    monkeypatch.setattr(files, "_create_temp", real)
+    res = wb.export(in_place=True)
+    assert res.backup == broken + ".bak" and res.report == str(tmp_path / "session.report.json")
