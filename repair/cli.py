@@ -144,11 +144,11 @@ def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
         out.error(f"{file}: {exc}; nothing written")
     except ExportRefused as exc:
         out.error(f"{file}: refused: {exc}; nothing written")
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
     except OSError as exc:  # the file system refused something outside a write
         where = f" {exc.filename}" if exc.filename else ""
         out.error(f"{file}: cannot access{where}: {exc.strerror or exc}")
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise
     except Exception as exc:  # a bug must not become a traceback in a user's terminal
         out.error(f"{file}: internal error: {type(exc).__name__}: {exc}")
     return EXIT_INPUT

@@ -411,3 +411,22 @@ async def test_a_second_export_proposes_a_numbered_report(demo_copy):
         assert app.exported is app.wb.session
     assert taken.read_text() == "an earlier report"
     assert json.loads(demo_copy.with_name("demo_session.report.1.json").read_text())["fixes"]
+
+
+async def test_export_over_a_read_only_input_says_so_and_keeps_the_mode(demo_copy):
+    demo_copy.chmod(0o444)
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        app.screen.query_one("#export-output").value = str(demo_copy)
+        await pilot.click("#export-ok")
+        await pilot.pause()
+        assert "which is read-only?" in str(app.screen.query_one("#confirm-question").render())
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.exported is app.wb.session
+    assert demo_copy.with_name("demo_session.json.bak").read_bytes() == DEMO.read_bytes()
+    assert demo_copy.stat().st_mode & 0o777 == 0o444
+    assert analyze(load_session(str(demo_copy))).errors == []
