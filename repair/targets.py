@@ -37,6 +37,9 @@ _DECLARED: tuple[Target, ...] = (
     Target(name="bedrock", provider="Amazon Bedrock Converse"),
     Target(name="openai-chat", provider="OpenAI Chat Completions", separate_results=True),
     Target(name="openai-responses", provider="OpenAI Responses", separate_results=True),
+    # A function-call turn is followed at once by one user turn holding one functionResponse
+    # per functionCall (docs/formats.md, Gemini CLI).
+    Target(name="gemini", provider="Google Gemini API"),
 )
 
 BY_NAME: dict[str, Target] = {t.name: t for t in _DECLARED}
