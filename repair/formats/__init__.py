@@ -48,7 +48,16 @@ def _load_builtin() -> None:
     _loaded = True
     import importlib
 
-    for mod in ("anthropic", "roo", "claude_code", "codex", "opencode", "openai_chat"):
+    for mod in (
+        "anthropic",
+        "roo",
+        "claude_code",
+        "codex",
+        "opencode",
+        "openai_chat",
+        "gemini_cli",
+        "bedrock",
+    ):
         try:
             importlib.import_module(f"{__name__}.{mod}")
         except ModuleNotFoundError as exc:  # an adapter module not written yet

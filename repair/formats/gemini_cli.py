@@ -1,0 +1,974 @@
+"""Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (0.61: an event log of
+records, `$set` updates and `$rewindTo` lines) and the older single-object `session-*.json`.
+
+Normal form: the history Gemini CLI sends when it resumes the chat (see gemini_history): each
+sent turn's parts become blocks (`functionCall` -> tool_use, `functionResponse` -> tool_result,
+ids as sent, without the `name__` prefix; thoughts -> thinking blocks, not sent), consecutive
+turns of one role form one message. Records Gemini CLI does not send (info/error records, its
+own context, rewound records) are hidden rows. Every block's `src` is the line of the record
+holding it (`{"path": ...}` in a `.json` chat).
+
+Gemini CLI 0.61 stores each tool result twice (in `toolCalls[].result` and in the user record
+it sends) and sends both on resume; on resume it also copies a response back into the
+`toolCalls[].result` of the call with the same id. So a repaired turn is written in the one
+shape Gemini CLI sends once and keeps that way: the turn's responses in one user record
+holding only `functionResponse` parts, with the ids Gemini CLI sends (no `name__` prefix, so
+the copy-back does not match), and no `result` left in the turn's `toolCalls[]` (the same
+responses, kept in the report when a copy is dropped). Records of untouched turns keep their
+bytes; a rewritten record keeps its keys and their order, and lines are compact as Gemini CLI
+writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..errors import ExportRefused
+from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom
+from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from . import register, split_lines
+from .base import Adapter, JsonlLine, Probe
+from .gemini_history import (
+    MESSAGE_TYPES,
+    PartRef,
+    Place,
+    Rec,
+    Replay,
+    Turn,
+    curated_out,
+    is_sent_part,
+    is_thought,
+    record_problem,
+    record_turns,
+    replay_lines,
+    sent_id,
+    stable_ids,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Recs:
+    """Message origin: the records whose turns form it."""
+
+    keys: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    line: int  # index into the lines
+
+
+@dataclass
+class GeminiState:
+    data: bytes
+    kind: str  # "jsonl" | "json"
+    lines: list[JsonlLine] = field(default_factory=list)
+    newline: str = "\n"
+    trailing_newline: bool = True
+    bom: bool = False
+    doc: Any = None
+    style: JsonStyle | None = None
+    replay: Replay | None = None
+    recs: dict[int, Rec] = field(default_factory=dict)  # key -> record (live and removed)
+    pos: dict[int, int] = field(default_factory=dict)  # key -> position in the conversation
+    loaded: list[Message] = field(default_factory=list)
+    original: dict[int, Block] = field(default_factory=dict)  # bid -> block as loaded
+    part_of: dict[int, Any] = field(default_factory=dict)  # bid -> the part it was read from
+    load_id: dict[int, str] = field(default_factory=dict)  # bid -> tool id at load
+    had_id: set[int] = field(default_factory=set)  # bids whose part carried its own id
+    raw_id: dict[int, str] = field(default_factory=dict)  # bid -> the id as written
+    rec_bids: dict[int, list[int]] = field(default_factory=dict)  # rec key -> its bids
+    rec_msgs: dict[int, set[int]] = field(default_factory=dict)  # rec key -> message uids
+    skipped: dict[int, set[int]] = field(default_factory=dict)  # rec key -> unsent content[k]
+    session_id: str = ""
+
+
+def parse_time(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+# -------------------------------------------------------------------- detection
+
+
+def _is_header(obj: Any) -> bool:
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("sessionId"), str)
+        and isinstance(obj.get("projectHash"), str)
+    )
+
+
+def _is_message_record(obj: Any) -> bool:
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("id"), str)
+        and obj.get("type") in MESSAGE_TYPES
+        and ("content" in obj or "toolCalls" in obj)
+        and "message" not in obj
+        and "uuid" not in obj
+    )
+
+
+def _gemini_like(obj: Any) -> bool:
+    return (
+        _is_header(obj)
+        or _is_message_record(obj)
+        or (isinstance(obj, dict) and isinstance(obj.get("$set"), dict))
+        or (isinstance(obj, dict) and isinstance(obj.get("$rewindTo"), str))
+    )
+
+
+def _is_document(doc: Any) -> bool:
+    """The single-object chat: a header that holds the messages."""
+    return isinstance(doc, dict) and isinstance(doc.get("messages"), list) and _is_header(doc)
+
+
+class GeminiCliAdapter(Adapter):
+    name = "gemini-cli"
+    default_target = "gemini"
+    description = "Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl or .json)"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.kind == "json":
+            doc = probe.doc
+            if _is_document(doc):
+                msgs = [m for m in doc["messages"][:20] if isinstance(m, dict)]
+                if not msgs or any(_is_message_record(m) for m in msgs):
+                    return 95
+                return 0
+            if _is_header(doc) or _is_message_record(doc):  # a chat of one line
+                return 90
+            return 0
+        seen = like = 0
+        first = None
+        messages = False
+        for line in probe.lines:
+            if line.blank or line.error is not None:
+                continue
+            seen += 1
+            obj = line.obj
+            if first is None:
+                first = obj
+            if _gemini_like(obj):
+                like += 1
+                messages = messages or _is_message_record(obj) or _is_header(obj)
+            if seen >= 50:
+                break
+        if not seen or like * 10 < seen * 9 or not messages:
+            return 0
+        return 100 if _is_header(first) else 80
+
+    # ---------------------------------------------------------------- load
+    def load(self, probe: Probe) -> Session:
+        if probe.kind == "json" and _is_document(probe.doc):
+            state = GeminiState(
+                data=probe.data,
+                kind="json",
+                doc=probe.doc,
+                style=detect_style(probe.data),
+                bom=probe.bom,
+            )
+            replay = replay_lines([(None, probe.doc)])
+        else:
+            if probe.kind == "jsonl":
+                lines, newline, trailing = probe.lines, probe.newline, probe.trailing_newline
+            else:  # a chat of one line
+                lines, newline, trailing = split_lines(strip_bom(probe.data)[0])
+            state = GeminiState(
+                data=probe.data,
+                kind="jsonl",
+                lines=lines,
+                newline=newline,
+                trailing_newline=trailing,
+                bom=probe.bom,
+            )
+            replay = replay_lines(
+                [(i, ln.obj) for i, ln in enumerate(lines) if not ln.blank and ln.error is None]
+            )
+        state.replay = replay
+        state.session_id = str(replay.meta.get("sessionId") or "")
+        messages = _build(state, replay)
+        state.loaded = list(messages)
+        for m in messages:
+            for b in m.blocks:
+                state.original[b.bid] = b
+        return Session(
+            path=probe.path,
+            format=self.name,
+            target=self.default_target,
+            messages=messages,
+            adapter=self,
+            state=state,
+            label=state.session_id,
+        )
+
+    # ---------------------------------------------------------------- dump
+    def dump(self, session: Session) -> bytes:
+        state: GeminiState = session.state
+        msgs = session.messages
+        if len(msgs) == len(state.loaded) and all(
+            a is b for a, b in zip(msgs, state.loaded, strict=True)
+        ):
+            return state.data
+        plan = _render(msgs, state)
+        if state.kind == "json":
+            return _write_document(plan, state)
+        return _write_lines(plan, msgs, state)
+
+
+# -------------------------------------------------------------------- building messages
+
+
+def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict:
+    home = rec.places[-1]
+    if state.kind == "jsonl":
+        return {"line": home.line + 1}
+    path = f"/messages/{home.index}"
+    if ref is not None:
+        if ref.field == "content":
+            path += "/content" + (f"/{ref.k}" if ref.k is not None else "")
+        elif ref.field == "thought":
+            path += f"/thoughts/{ref.k}"
+        elif ref.field == "call":
+            path += f"/toolCalls/{ref.k}"
+        else:
+            path += f"/toolCalls/{ref.k}/result" + (f"/{ref.j}" if ref.j is not None else "")
+    return {"path": path}
+
+
+def _build(state: GeminiState, replay: Replay) -> list[Message]:
+    for rec in replay.live + replay.removed:
+        state.recs[rec.key] = rec
+    for n, rec in enumerate(replay.live):
+        state.pos[rec.key] = n
+
+    # turns of the live records, and the rows of records that are not sent
+    turns: list[Turn] = []
+    aside: list[tuple[Rec, Message]] = []  # shown in place, not part of the request
+    for rec in replay.live:
+        problem = record_problem(rec.obj)
+        if problem is not None:
+            aside.append((rec, _malformed_record(state, rec, problem)))
+            continue
+        built = record_turns(rec)
+        if isinstance(built, str):
+            aside.append((rec, _hidden_record(state, rec, built)))
+            continue
+        turns.extend(built)
+    ids = stable_ids(turns)
+    curated_out(turns)
+
+    messages: list[Message] = []
+    group: list[tuple[Turn, list[Block]]] = []
+    pending_aside: list[Message] = []
+
+    def close() -> None:
+        if group:
+            messages.append(_message(state, group))
+            group.clear()
+        messages.extend(pending_aside)
+        pending_aside.clear()
+
+    aside_at = {rec.key: msg for rec, msg in aside}
+    turn_at: dict[int, list[int]] = {}
+    for ti, t in enumerate(turns):
+        turn_at.setdefault(t.rec.key, []).append(ti)
+    for rec in replay.live:
+        if rec.key in aside_at:
+            pending_aside.append(aside_at[rec.key])
+            if not group:
+                close()
+            continue
+        for ti in turn_at.get(rec.key, ()):
+            t = turns[ti]
+            blocks = _turn_blocks(state, t, ti, ids)
+            sent = [b for b in blocks if b.type != "thinking"]
+            if t.hidden is None and not sent and blocks:
+                t.hidden = "only thoughts, which Gemini CLI strips before sending"
+            if t.hidden is not None:
+                pending_aside.append(_hidden_turn(state, t, blocks))
+                if not group:
+                    close()
+                continue
+            if group and group[-1][0].role != t.role:
+                close()
+            group.append((t, blocks))
+    close()
+    return _with_removed(state, messages, replay)
+
+
+def _turn_blocks(state: GeminiState, t: Turn, ti: int, ids: dict) -> list[Block]:
+    rec = t.rec
+    out: list[Block] = []
+    for pi, (part, ref) in enumerate(t.parts):
+        if not is_sent_part(part):
+            if ref.field == "content" and ref.k is not None:
+                state.skipped.setdefault(rec.key, set()).add(ref.k)
+            continue
+        block = _part_block(part, ref, _src(state, rec, ref))
+        if block.type in (TOOL_USE, TOOL_RESULT):
+            inner = part.get("functionCall" if block.type == TOOL_USE else "functionResponse")
+            raw = inner.get("id") if isinstance(inner, dict) else None
+            if isinstance(raw, str) and raw:
+                state.had_id.add(block.bid)
+                state.raw_id[block.bid] = raw
+                tid = sent_id(raw, inner.get("name"))
+            else:
+                tid = ids.get((ti, pi), "")
+            block = _with_id(block, tid)
+            state.load_id[block.bid] = tid
+        state.part_of[block.bid] = part
+        state.rec_bids.setdefault(rec.key, []).append(block.bid)
+        out.append(block)
+    return out
+
+
+def _with_id(block: Block, tid: str) -> Block:
+    data = dict(block.data)
+    data["id" if block.type == TOOL_USE else "tool_use_id"] = tid
+    block.data = data
+    block.tool_id = tid
+    return block
+
+
+def _part_block(part: Any, ref: PartRef, src: dict) -> Block:
+    if not isinstance(part, dict):
+        return Block("unknown", part, src=src, origin=ref)
+    if is_thought(part):
+        text = part.get("text")
+        return Block(
+            "thinking",
+            {"type": "thinking", "thinking": text if isinstance(text, str) else ""},
+            src=src,
+            origin=ref,
+        )
+    call = part.get("functionCall")
+    if isinstance(call, dict):
+        name = call.get("name") if isinstance(call.get("name"), str) else "?"
+        data = {"type": TOOL_USE, "id": "", "name": name, "input": call.get("args")}
+        return Block(TOOL_USE, data, name=name, src=src, origin=ref)
+    resp = part.get("functionResponse")
+    if isinstance(resp, dict):
+        response = resp.get("response")
+        is_error = isinstance(response, dict) and "error" in response
+        data = {
+            "type": TOOL_RESULT,
+            "tool_use_id": "",
+            "content": _response_text(response),
+            "is_error": is_error,
+        }
+        name = resp.get("name") if isinstance(resp.get("name"), str) else None
+        return Block(TOOL_RESULT, data, name=name, is_error=is_error, src=src, origin=ref)
+    if isinstance(part.get("text"), str):
+        return Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=ref)
+    kind = next(iter(part), "unknown") if part else "unknown"
+    return Block(kind, part, src=src, origin=ref)
+
+
+def _response_text(response: Any) -> str:
+    if isinstance(response, dict):
+        for key in ("output", "error", "content"):
+            if isinstance(response.get(key), str):
+                return response[key]
+    if isinstance(response, str):
+        return response
+    try:
+        return json.dumps(response, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(response)
+
+
+def _meta(rec: Rec) -> dict:
+    t = parse_time(rec.obj.get("timestamp"))
+    return {"timestamp": t} if t is not None else {}
+
+
+def _message(state: GeminiState, group: list[tuple[Turn, list[Block]]]) -> Message:
+    first = group[0][0]
+    keys = tuple(dict.fromkeys(t.rec.key for t, _b in group))
+    blocks = tuple(b for _t, bs in group for b in bs)
+    msg = Message(
+        role="assistant" if first.role == "model" else "user",
+        blocks=blocks,
+        raw=[state.recs[k].obj for k in keys],
+        meta=_meta(first.rec),
+        src=_src(state, first.rec),
+        origin=Recs(keys),
+    )
+    for k in keys:
+        state.rec_msgs.setdefault(k, set()).add(msg.uid)
+    return msg
+
+
+def _hidden_turn(state: GeminiState, t: Turn, blocks: list[Block]) -> Message:
+    msg = Message(
+        role="assistant" if t.role == "model" else "user",
+        blocks=tuple(blocks),
+        raw=t.rec.obj,
+        meta={**_meta(t.rec), "hidden_reason": t.hidden},
+        hidden=True,
+        src=_src(state, t.rec),
+        origin=Recs((t.rec.key,)),
+    )
+    state.rec_msgs.setdefault(t.rec.key, set()).add(msg.uid)
+    return msg
+
+
+def _display_blocks(state: GeminiState, rec: Rec) -> list[Block]:
+    """Blocks of a record that is not sent (shown only): its text."""
+    content = rec.obj.get("content")
+    out = []
+    parts = content if isinstance(content, list) else [content]
+    for k, p in enumerate(parts):
+        text = p if isinstance(p, str) else (p.get("text") if isinstance(p, dict) else None)
+        if isinstance(text, str) and text:
+            ref = PartRef(rec.key, "content", k if isinstance(content, list) else None)
+            b = Block(TEXT, {"type": TEXT, "text": text}, src=_src(state, rec, ref), origin=ref)
+            state.part_of[b.bid] = p
+            state.rec_bids.setdefault(rec.key, []).append(b.bid)
+            out.append(b)
+    return out
+
+
+def _hidden_record(state: GeminiState, rec: Rec, why: str) -> Message:
+    rtype = rec.obj.get("type")
+    msg = Message(
+        role="user" if rtype == "user" else ("assistant" if rtype == "gemini" else None),
+        blocks=tuple(_display_blocks(state, rec)),
+        raw=rec.obj,
+        meta={**_meta(rec), "hidden_reason": why},
+        hidden=True,
+        src=_src(state, rec),
+        origin=Recs((rec.key,)),
+    )
+    state.rec_msgs.setdefault(rec.key, set()).add(msg.uid)
+    return msg
+
+
+def _malformed_record(state: GeminiState, rec: Rec, why: str) -> Message:
+    rtype = rec.obj.get("type")
+    msg = Message(
+        role="user" if rtype == "user" else ("assistant" if rtype == "gemini" else None),
+        blocks=(),
+        raw=rec.obj,
+        malformed=why,
+        src=_src(state, rec),
+        origin=Recs((rec.key,)),
+    )
+    state.rec_msgs.setdefault(rec.key, set()).add(msg.uid)
+    return msg
+
+
+def _with_removed(state: GeminiState, messages: list[Message], replay: Replay) -> list[Message]:
+    """Rewound records and lines that are not records, shown where they are in the file."""
+    extra: list[tuple[int, Message]] = []
+    for rec in replay.removed:
+        msg = _hidden_record(state, rec, rec.removed or "not in the conversation")
+        extra.append((_line_of(rec.anchor), msg))
+    for idx, why in replay.bad:
+        extra.append((idx, _bad_line(state, idx, why)))
+    if state.kind == "jsonl":
+        for idx, line in enumerate(state.lines):
+            if line.error is not None:
+                extra.append((idx, _bad_line(state, idx, f"not JSON: {line.error}")))
+    if not extra:
+        return messages
+    extra.sort(key=lambda e: e[0])
+    out: list[Message] = []
+    k = 0
+    for m in messages:
+        at = _message_line(state, m)
+        while k < len(extra) and at is not None and extra[k][0] < at:
+            out.append(extra[k][1])
+            k += 1
+        out.append(m)
+    out.extend(e[1] for e in extra[k:])
+    return out
+
+
+def _line_of(place: Place) -> int:
+    return place.line if place.line is not None else -1
+
+
+def _message_line(state: GeminiState, m: Message) -> int | None:
+    if isinstance(m.origin, Recs) and m.origin.keys:
+        return _line_of(state.recs[m.origin.keys[0]].anchor)
+    return None
+
+
+def _bad_line(state: GeminiState, idx: int, why: str) -> Message:
+    line = state.lines[idx]
+    return Message(
+        role=None,
+        blocks=(),
+        raw=line.obj if line.error is None else line.raw.decode("utf-8", "replace"),
+        malformed=f"line {line.lineno}: {why}",
+        src={"line": line.lineno},
+        origin=BadLine(idx),
+    )
+
+
+# -------------------------------------------------------------------- rendering edits
+
+
+@dataclass
+class Plan:
+    """What to write: records rewritten (key -> new object) or deleted (None), new records
+    (after record key, object), bad lines kept."""
+
+    rewrite: dict[int, dict | None] = field(default_factory=dict)
+    insert: list[tuple[int | None, dict]] = field(default_factory=list)
+    bad_kept: set[int] = field(default_factory=set)
+
+
+def _render(msgs: list[Message], state: GeminiState) -> Plan:
+    loaded = {m.uid: m for m in state.loaded}
+    present: dict[int, tuple[Message, Block]] = {}
+    cur_rec_msgs: dict[int, set[int]] = {}
+    for m in msgs:
+        for b in m.blocks:
+            present[b.bid] = (m, b)
+            if isinstance(b.origin, PartRef):
+                cur_rec_msgs.setdefault(b.origin.rec, set()).add(m.uid)
+        if isinstance(m.origin, Recs):
+            for k in m.origin.keys:
+                cur_rec_msgs.setdefault(k, set()).add(m.uid)
+    by_uid = {m.uid: m for m in msgs}
+    dirty = {m.uid for m in msgs if loaded.get(m.uid) is not m}
+    dirty |= set(loaded) - set(by_uid)
+
+    # a record shared by a dirty message makes every message holding it dirty
+    dirty_recs: set[int] = set()
+    todo = list(dirty)
+    while todo:
+        uid = todo.pop()
+        keys: set[int] = set()
+        m = by_uid.get(uid) or loaded.get(uid)
+        if m is not None and isinstance(m.origin, Recs):
+            keys.update(m.origin.keys)
+        old = loaded.get(uid)
+        if old is not None and isinstance(old.origin, Recs):
+            keys.update(old.origin.keys)
+        if m is not None:
+            keys.update(b.origin.rec for b in m.blocks if isinstance(b.origin, PartRef))
+        for k in keys - dirty_recs:
+            dirty_recs.add(k)
+            for other in state.rec_msgs.get(k, set()) | cur_rec_msgs.get(k, set()):
+                if other not in dirty:
+                    dirty.add(other)
+                    todo.append(other)
+
+    plan = Plan()
+    plan.bad_kept = {m.origin.line for m in msgs if isinstance(m.origin, BadLine)}
+    names = {b.tool_id: b.name for m in msgs for b in m.blocks if b.type == TOOL_USE and b.name}
+    assigned: dict[int, list[Block]] = {}  # user record key -> its blocks, in message order
+    new_recs: dict[int, dict] = {}  # temporary negative keys -> new record
+    new_after: dict[int, int | None] = {}
+    extra_model: dict[int, list[Block]] = {}  # gemini record key -> new blocks for its content
+
+    prev_keys: tuple[int, ...] = ()
+    for m in msgs:
+        if m.uid in dirty and m.live and m.role == "user":
+            _assign_user(m, state, assigned, new_recs, new_after, prev_keys)
+        elif m.uid in dirty and m.live and m.role == "assistant":
+            new = [b for b in m.blocks if not isinstance(b.origin, PartRef)]
+            if new:
+                keys = m.origin.keys if isinstance(m.origin, Recs) else ()
+                gem = [k for k in keys if state.recs[k].obj.get("type") == "gemini"]
+                if not gem:
+                    raise ExportRefused("a new model message cannot be written in a Gemini chat")
+                extra_model.setdefault(gem[0], []).extend(new)
+        if isinstance(m.origin, Recs) and m.origin.keys and not m.hidden:
+            prev_keys = m.origin.keys
+
+    live_uids = {m.uid for m in msgs if m.live}
+    for key in sorted(dirty_recs):
+        rec = state.recs[key]
+        if rec.removed is not None:
+            continue
+        in_live = bool((state.rec_msgs.get(key, set()) | cur_rec_msgs.get(key, set())) & live_uids)
+        if rec.obj.get("type") == "gemini" and record_problem(rec.obj) is None:
+            plan.rewrite[key] = _render_gemini(rec, state, present, extra_model.get(key, []))
+        elif rec.obj.get("type") == "user" and record_problem(rec.obj) is None:
+            if key in assigned or in_live or not (cur_rec_msgs.get(key, set()) & set(by_uid)):
+                plan.rewrite[key] = _render_user(rec, state, assigned.get(key, []), names)
+        elif not (state.rec_msgs.get(key, set()) & set(by_uid)):
+            plan.rewrite[key] = None  # a malformed or unsent record the user dropped
+    for tmp, obj in new_recs.items():
+        blocks = assigned.get(tmp, [])
+        if blocks:
+            obj["content"] = [_user_part(b, state, names) for b in blocks]
+            plan.insert.append((new_after[tmp], obj))
+    return plan
+
+
+def _assign_user(
+    m: Message,
+    state: GeminiState,
+    assigned: dict[int, list[Block]],
+    new_recs: dict[int, dict],
+    new_after: dict[int, int | None],
+    prev_keys: tuple[int, ...],
+) -> None:
+    """Which user record each block of a user message is written in: results go to the
+    message's responses record (made when there is none), other blocks stay in theirs."""
+    keys: list[int] = []
+    if isinstance(m.origin, Recs):
+        keys.extend(m.origin.keys)
+    for b in m.blocks:
+        if isinstance(b.origin, PartRef) and b.origin.field == "content":
+            keys.append(b.origin.rec)
+    users = [k for k in dict.fromkeys(keys) if state.recs[k].obj.get("type") == "user"]
+    home = next((k for k in users if _responses_only(state.recs[k].obj)), None)
+    results = [b for b in m.blocks if b.type == TOOL_RESULT]
+    if results and home is None:
+        home = -(len(new_recs) + 1)
+        after = max(prev_keys, key=lambda k: state.pos.get(k, -1)) if prev_keys else None
+        anchor_rec = state.recs[after] if after is not None else None
+        new_recs[home] = _new_record(state, anchor_rec, m)
+        new_after[home] = after
+    for b in m.blocks:
+        ref = b.origin
+        if b.type == TOOL_RESULT:
+            dest = home
+        elif isinstance(ref, PartRef) and ref.field == "content" and ref.rec in users:
+            dest = ref.rec
+        elif home is not None:
+            dest = home
+        elif users:
+            dest = users[0]
+        else:
+            raise ExportRefused(f"a new {b.type} block has no user record to go into")
+        assigned.setdefault(dest, []).append(b)
+
+
+def _responses_only(obj: dict) -> bool:
+    content = obj.get("content")
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(
+            isinstance(p, dict) and isinstance(p.get("functionResponse"), dict) for p in content
+        )
+    )
+
+
+def _new_record(state: GeminiState, after: Rec | None, m: Message) -> dict:
+    seed = f"histview:{state.session_id}:{after.id if after else ''}:responses"
+    rid = str(uuid.uuid5(uuid.NAMESPACE_URL, seed))
+    taken = {r.id for r in state.recs.values()}
+    n = 2
+    while rid in taken:
+        rid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{seed}:{n}"))
+        n += 1
+    ts = after.obj.get("timestamp") if after is not None else None
+    obj: dict = {"id": rid}
+    if ts is not None:
+        obj["timestamp"] = ts
+    obj["type"] = "user"
+    obj["content"] = []
+    return obj
+
+
+def _changed_id(b: Block, state: GeminiState) -> bool:
+    return b.tool_id != state.load_id.get(b.bid)
+
+
+def _user_part(b: Block, state: GeminiState, names: dict) -> Any:
+    part = state.part_of.get(b.bid)
+    if b.type == TOOL_RESULT:
+        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+            fr = part["functionResponse"]
+            if b.bid not in state.had_id and not _changed_id(b, state):
+                return part  # no id in the file: Gemini CLI pairs it by name
+            if fr.get("id") == b.tool_id:
+                return part
+            return {**part, "functionResponse": {**fr, "id": b.tool_id}}
+        text = _block_text(b)
+        return {
+            "functionResponse": {
+                "id": b.tool_id,
+                "name": names.get(b.tool_id) or b.name or "unknown_tool",
+                "response": {"error": text} if b.is_error else {"output": text},
+            }
+        }
+    if part is not None and state.original.get(b.bid) is b:
+        return part
+    if b.type == TEXT:
+        text = b.data if isinstance(b.data, str) else (b.data or {}).get("text", "")
+        if isinstance(part, dict):
+            return {**part, "text": text}
+        return {"text": text}
+    if part is not None:
+        return part
+    raise ExportRefused(f"a new {b.type} block cannot be written in a Gemini chat")
+
+
+def _block_text(b: Block) -> str:
+    data = b.data if isinstance(b.data, dict) else {}
+    content = data.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            p.get("text", "")
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return "" if content is None else str(content)
+
+
+def _render_user(rec: Rec, state: GeminiState, blocks: list[Block], names: dict) -> dict | None:
+    if not blocks:
+        return None
+    obj = rec.obj
+    content = obj.get("content")
+    if (
+        not isinstance(content, list)
+        and len(blocks) == 1
+        and state.original.get(blocks[0].bid) is blocks[0]
+        and isinstance(blocks[0].origin, PartRef)
+        and blocks[0].origin.rec == rec.key
+    ):
+        return obj  # string content, untouched
+    parts = [_user_part(b, state, names) for b in blocks]
+    if isinstance(content, list):
+        parts += [content[k] for k in sorted(state.skipped.get(rec.key, ()))]
+    if (
+        isinstance(content, list)
+        and len(parts) == len(content)
+        and all(a is b for a, b in zip(parts, content, strict=True))
+    ):
+        return obj
+    return {**obj, "content": parts}
+
+
+def _render_gemini(
+    rec: Rec, state: GeminiState, present: dict[int, tuple[Message, Block]], extra: list[Block]
+) -> dict | None:
+    obj = rec.obj
+    mine = [present[bid][1] for bid in state.rec_bids.get(rec.key, ()) if bid in present]
+    if not mine and not extra and state.rec_bids.get(rec.key):
+        return None
+    renamed = {
+        state.raw_id[b.bid]: b.tool_id
+        for b in mine
+        if b.type == TOOL_USE and b.bid in state.raw_id and _changed_id(b, state)
+    }
+    new = dict(obj)
+    content = obj.get("content")
+    in_content = [b for b in mine if b.origin.field == "content"]
+    if isinstance(content, list):
+        keep = {b.origin.k: b for b in in_content}
+        parts = []
+        for k, p in enumerate(content):
+            if k in keep:
+                parts.append(_model_part(keep[k], p, state))
+            elif k in state.skipped.get(rec.key, ()) or not _is_block_part(rec, k, state):
+                parts.append(p)
+        parts += [_model_part(b, None, state) for b in extra]
+        new["content"] = parts
+    elif isinstance(content, str) or content is None or extra:
+        texts = [_text_of(b) for b in in_content + extra if b.type == TEXT]
+        if content is not None or texts:
+            joined = "".join(texts) if texts else ""
+            if joined != (content if isinstance(content, str) else ""):
+                new["content"] = joined
+    calls = obj.get("toolCalls")
+    if isinstance(calls, list):
+        call_blocks = {b.origin.k: b for b in mine if b.origin.field == "call"}
+        had_calls = any(_is_call_ref(state, bid) for bid in state.rec_bids.get(rec.key, ()))
+        out = []
+        for k, tc in enumerate(calls):
+            if had_calls and k not in call_blocks:
+                continue  # the call was dropped
+            entry = {kk: vv for kk, vv in tc.items() if kk != "result"}
+            b = call_blocks.get(k)
+            raw = tc.get("id")
+            if b is not None and _changed_id(b, state):
+                entry["id"] = _raw_for(raw, tc.get("name"), b.tool_id)
+            elif isinstance(raw, str) and raw in renamed:
+                entry["id"] = _raw_for(raw, tc.get("name"), renamed[raw])
+            out.append(entry)
+        new["toolCalls"] = out
+    return new
+
+
+def _is_call_ref(state: GeminiState, bid: int) -> bool:
+    b = state.original.get(bid)
+    return b is not None and isinstance(b.origin, PartRef) and b.origin.field == "call"
+
+
+def _is_block_part(rec: Rec, k: int, state: GeminiState) -> bool:
+    for bid in state.rec_bids.get(rec.key, ()):
+        b = state.original.get(bid)
+        if b is not None and b.origin.field == "content" and b.origin.k == k:
+            return True
+    return False
+
+
+def _raw_for(raw: Any, name: Any, new_id: str) -> str:
+    """A new sent id written back with the `name__` prefix the old one had."""
+    if isinstance(raw, str) and sent_id(raw, name) != raw:
+        return raw[: len(raw) - len(sent_id(raw, name))] + new_id
+    return new_id
+
+
+def _text_of(b: Block) -> str:
+    return b.data if isinstance(b.data, str) else (b.data or {}).get("text", "")
+
+
+def _model_part(b: Block, part: Any, state: GeminiState) -> Any:
+    if part is not None and state.original.get(b.bid) is b and not _changed_id(b, state):
+        return part
+    if b.type == TOOL_USE and isinstance(part, dict) and isinstance(part.get("functionCall"), dict):
+        fc = part["functionCall"]
+        return {
+            **part,
+            "functionCall": {**fc, "id": _raw_for(fc.get("id"), fc.get("name"), b.tool_id)},
+        }
+    if b.type == TEXT:
+        if isinstance(part, dict):
+            return {**part, "text": _text_of(b)}
+        return {"text": _text_of(b)}
+    if part is not None:
+        return part
+    raise ExportRefused(f"a new {b.type} block cannot be written in a Gemini chat")
+
+
+# -------------------------------------------------------------------- writing
+
+
+def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> bytes:
+    line_new: dict[int, Any] = {}  # line index -> new object for the whole line, None = drop
+    arrays: dict[int, dict[int, Any]] = {}  # line -> {array index -> new record or None}
+    after_line: dict[int, list[dict]] = {}
+    after_item: dict[tuple[int, int], list[dict]] = {}
+    for key, obj in plan.rewrite.items():
+        rec = state.recs[key]
+        if obj is not None and (obj is rec.obj or obj == rec.obj):
+            continue
+        targets = rec.places if obj is None else [rec.places[-1]]
+        for place in targets:
+            if place.index is None:
+                line_new[place.line] = obj
+            else:
+                arrays.setdefault(place.line, {})[place.index] = obj
+    for after, obj in plan.insert:
+        line, index = _insert_at(after, state)
+        if index is None:
+            after_line.setdefault(line, []).append(obj)
+        else:
+            after_item.setdefault((line, index), []).append(obj)
+    out: list[bytes] = [compact(o) for o in after_line.get(-1, ())]
+    bad_lines = {idx for idx, _why in state.replay.bad} | {
+        i for i, ln in enumerate(state.lines) if ln.error is not None
+    }
+    for idx, line in enumerate(state.lines):
+        if idx in bad_lines and idx not in plan.bad_kept:
+            pass
+        elif idx in line_new:
+            if line_new[idx] is not None:
+                out.append(compact(line_new[idx]))
+        elif idx in arrays or any(k[0] == idx for k in after_item):
+            out.append(
+                compact(_with_array(line.obj, state.replay.array_key[idx], idx, arrays, after_item))
+            )
+        else:
+            out.append(line.raw)
+        out.extend(compact(o) for o in after_line.get(idx, ()))
+    nl = state.newline.encode()
+    body = nl.join(out)
+    if state.trailing_newline and out:
+        body += nl
+    return (b"\xef\xbb\xbf" if state.bom else b"") + body
+
+
+def _insert_at(after: int | None, state: GeminiState) -> tuple[int | None, int | None]:
+    """Where a new record goes so that it comes right after record `after` in the
+    conversation (first when None): (line to follow, or array item to follow)."""
+    if after is not None:
+        rec = state.recs[after]
+        anchor = rec.anchor
+        if anchor.index is not None or state.kind != "jsonl":
+            return anchor.line, anchor.index
+        return _last_line_of(rec, state), None
+    live = state.replay.live
+    if not live:
+        return (-1, None) if state.kind == "jsonl" else (None, -1)
+    anchor = live[0].anchor
+    if anchor.index is None:
+        return anchor.line - 1, None
+    return anchor.line, anchor.index - 1
+
+
+def _last_line_of(rec: Rec, state: GeminiState) -> int:
+    """The last line holding `rec` such that no other record enters the conversation (and
+    no rewind or reset happens) between its first line and that one: a record written
+    there takes the same place in the conversation as right after the first line."""
+    best = rec.anchor.line
+    for place in rec.places[1:]:
+        if place.index is not None:
+            break
+        for i in range(best + 1, place.line):
+            obj = state.lines[i].obj
+            if isinstance(obj, dict) and (
+                (isinstance(obj.get("id"), str) and obj["id"] != rec.id)
+                or "$rewindTo" in obj
+                or i in state.replay.array_key
+            ):
+                return best
+        best = place.line
+    return best
+
+
+def _with_array(
+    obj: dict,
+    path: tuple[str, ...],
+    line: int | None,
+    arrays: dict[int | None, dict[int, Any]],
+    after_item: dict[tuple[int | None, int], list[dict]],
+) -> dict:
+    items = obj
+    for key in path:
+        items = items[key]
+    edits = arrays.get(line, {})
+    new_items: list[Any] = list(after_item.get((line, -1), ()))
+    for i, item in enumerate(items):
+        if i in edits:
+            if edits[i] is not None:
+                new_items.append(edits[i])
+        else:
+            new_items.append(item)
+        new_items.extend(after_item.get((line, i), ()))
+    if len(path) == 1:
+        return {**obj, path[0]: new_items}
+    return {**obj, path[0]: {**obj[path[0]], path[1]: new_items}}
+
+
+def _write_document(plan: Plan, state: GeminiState) -> bytes:
+    arrays: dict[int | None, dict[int, Any]] = {}
+    after_item: dict[tuple[int | None, int], list[dict]] = {}
+    for key, obj in plan.rewrite.items():
+        rec = state.recs[key]
+        if obj is not None and (obj is rec.obj or obj == rec.obj):
+            continue
+        targets = rec.places if obj is None else [rec.places[-1]]
+        for place in targets:
+            arrays.setdefault(None, {})[place.index] = obj
+    for after, obj in plan.insert:
+        after_item.setdefault(_insert_at(after, state), []).append(obj)
+    doc = _with_array(state.doc, ("messages",), None, arrays, after_item)
+    return dumps(doc, state.style)
+
+
+register(GeminiCliAdapter())
