@@ -33,6 +33,8 @@ class AnthropicAdapter(Adapter):
             return 0
         if shape.openai_strong and not shape.anthropic_blocks:
             return 0  # an OpenAI Chat document: the openai-chat adapter reads it
+        if shape.converse_blocks and not shape.anthropic_blocks:
+            return 0  # Bedrock Converse blocks: the bedrock adapter reads it
         if shape.anthropic_blocks or shape.request_keys:
             return 60
         if shape.openai_weak:

@@ -39,6 +39,23 @@ ROO_ENTRY_KEYS = frozenset(
     }
 )
 ROO_TEXT_PREFIXES = ("<task>", "<environment_details>", "<user_message>")
+# Bedrock Converse content blocks: one of these keys and nothing else (no `type`).
+CONVERSE_KEYS = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "video",
+        "audio",
+        "toolUse",
+        "toolResult",
+        "guardContent",
+        "cachePoint",
+        "reasoningContent",
+        "citationsContent",
+        "searchResult",
+    }
+)
 # How many leading entries to look at for text markers (they sit in the first turns).
 _TEXT_MARKER_SCAN = 20
 
@@ -59,6 +76,7 @@ class Shape:
     openai_weak: bool = False  # system/developer role entries (Anthropic keeps system apart)
     roo_markers: bool = False
     request_keys: bool = False  # model/max_tokens/system/tools at the top of a body
+    converse_blocks: bool = False  # Bedrock Converse blocks ({"text"}, {"toolUse"}...) seen
 
 
 _cache: tuple[Any, Shape] | None = None
@@ -124,6 +142,8 @@ def _classify(doc: Any) -> Shape:
                     t = item.get("type")
                     if t in ANTHROPIC_BLOCK_TYPES:
                         shape.anthropic_blocks = True
+                    elif t is None and converse_key(item) is not None:
+                        shape.converse_blocks = True
                     elif (
                         not shape.roo_markers
                         and i < _TEXT_MARKER_SCAN
@@ -135,6 +155,15 @@ def _classify(doc: Any) -> Shape:
             shape.roo_markers = True
     shape.plausible = good * 2 >= len(entries)
     return shape
+
+
+def converse_key(item: Any) -> str | None:
+    """The block type of a Bedrock Converse content block, None when `item` is not one."""
+    if isinstance(item, dict) and len(item) == 1 and "type" not in item:
+        key = next(iter(item))
+        if key in CONVERSE_KEYS:
+            return key
+    return None
 
 
 def _roo_text(text: Any) -> bool:

@@ -49,6 +49,8 @@ class RooAdapter(Adapter):
             return 0
         if shape.openai_strong and not shape.anthropic_blocks:
             return 0
+        if shape.converse_blocks and not shape.anthropic_blocks:
+            return 0  # Bedrock Converse blocks: the bedrock adapter reads it
         if shape.roo_markers:
             return 80
         # A plain Anthropic list: the anthropic adapter takes it; --format roo still works.
