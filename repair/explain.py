@@ -315,6 +315,51 @@ RULES: tuple[Rule, ...] = (
         "histview does not check reasoning items yet.",
     ),
     Rule(
+        "G3",
+        "Gemini API",
+        "gemini",
+        r"(?:please ensure that )?the number of function response parts is equal to the number "
+        r"of function call parts of the function call turn",
+        "the user turn after a function-call turn must hold exactly one functionResponse per "
+        "functionCall: none missing, none twice, none for another call.",
+        (
+            "duplicate-tool-result",
+            "orphan-tool-use",
+            "pending-tool-use",
+            "orphan-tool-result",
+            "mismatched-tool-result-id",
+            "misplaced-tool-result",
+        ),
+        "",
+        "The error names no turn. Gemini CLI 0.61 sends every response of a resumed chat twice "
+        "(duplicate-tool-result on every tool turn); `histview fix FILE` writes the chat so that "
+        "it sends each once.",
+    ),
+    Rule(
+        "G1",
+        "Gemini API",
+        "gemini",
+        r"(?:please ensure that )?function response turn comes immediately after a function "
+        r"call turn",
+        "a turn of functionResponse parts must come right after the model turn whose calls it "
+        "answers.",
+        ("orphan-tool-result", "misplaced-tool-result", "duplicate-tool-result", "orphan-tool-use"),
+        "",
+        "The error names no turn: every response without its call right before it is a candidate.",
+    ),
+    Rule(
+        "G2",
+        "Gemini API",
+        "gemini",
+        r"(?:please ensure that )?function call turn comes immediately after a user turn or "
+        r"after a function response turn",
+        "a model turn with function calls must follow a user turn or a function-response turn "
+        "(the history may not start with a call, nor hold two model turns in a row).",
+        ("consecutive-same-role",),
+        "",
+        "Often the history was cut at the start (context trimming) or a model turn was lost.",
+    ),
+    Rule(
         "CC",
         "Claude Code",
         "anthropic",
