@@ -163,9 +163,11 @@ class GeminiCliAdapter(Adapter):
                 messages = messages or _is_message_record(obj) or _is_header(obj)
             if seen >= 50:
                 break
-        if not seen or like * 10 < seen * 9 or not messages:
+        if not seen or not messages:
             return 0
-        return 100 if _is_header(first) else 80
+        if _is_header(first) and like * 2 >= seen:
+            return 100
+        return 80 if like * 10 >= seen * 9 else 0
 
     # ---------------------------------------------------------------- load
     def load(self, probe: Probe) -> Session:
@@ -230,9 +232,9 @@ class GeminiCliAdapter(Adapter):
 
 def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict:
     home = rec.places[-1]
-    if state.kind == "jsonl":
+    if state.kind == "jsonl" and home.index is None:
         return {"line": home.line + 1}
-    path = f"/messages/{home.index}"
+    path = "/" + "/".join(state.replay.array_key[home.line]) + f"/{home.index}"
     if ref is not None:
         if ref.field == "content":
             path += "/content" + (f"/{ref.k}" if ref.k is not None else "")
@@ -242,6 +244,8 @@ def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict:
             path += f"/toolCalls/{ref.k}"
         else:
             path += f"/toolCalls/{ref.k}/result" + (f"/{ref.j}" if ref.j is not None else "")
+    if state.kind == "jsonl":  # a record inside a messages array: the line, then the place in it
+        return {"line": home.line + 1, "path": path}
     return {"path": path}
 
 
