@@ -569,6 +569,7 @@ examples:
   histview list --json | jq '.[] | select(.errors > 0) | .file'
 
 looks in: ~/.claude/projects/*/*.jsonl (Claude Code), ~/.codex/sessions/**/rollout-*.jsonl (Codex),
+~/.gemini/tmp/*/chats/session-*.jsonl and session-*.json (Gemini CLI),
 VS Code globalStorage/{rooveterinaryinc.roo-cline,kilocode.kilo-code,saoudrizwan.claude-dev}/tasks/*/
 api_conversation_history.json (Roo Code, Kilo Code, Cline). $HISTVIEW_HOME replaces ~ and
 $HISTVIEW_VSCODE_STORAGE the globalStorage folder (or use --home / --vscode-storage)

@@ -2,7 +2,8 @@
 and the TUI's session picker).
 
 Places (SPEC issue 4): Claude Code `~/.claude/projects/*/*.jsonl`, Codex
-`~/.codex/sessions/**/rollout-*.jsonl`, and Roo Code / Kilo Code / Cline
+`~/.codex/sessions/**/rollout-*.jsonl`, Gemini CLI `~/.gemini/tmp/*/chats/session-*.jsonl`
+(and the older `session-*.json`), and Roo Code / Kilo Code / Cline
 `tasks/*/api_conversation_history.json` under VS Code's globalStorage. `$HISTVIEW_HOME`
 replaces the home folder and `$HISTVIEW_VSCODE_STORAGE` the globalStorage folder, so tests
 and unusual set-ups can point elsewhere.
@@ -59,6 +60,7 @@ class Roots:
         places = [
             os.path.join(self.home, ".claude", "projects", "*", "*.jsonl"),
             os.path.join(self.home, ".codex", "sessions", "**", "rollout-*.jsonl"),
+            os.path.join(self.home, ".gemini", "tmp", "*", "chats", "session-*.json{l,}"),
         ]
         existing = [s for s in self.vscode_storage if os.path.isdir(s)] or list(
             self.vscode_storage[:1]
@@ -72,7 +74,7 @@ class Roots:
 @dataclass(frozen=True)
 class Found:
     path: str
-    tool: str  # claude-code | codex | roo | kilo | cline
+    tool: str  # claude-code | codex | gemini | roo | kilo | cline
     mtime: float
     size: int
 
@@ -91,6 +93,11 @@ def find_sessions(roots: Roots) -> list[Found]:
     if codex.is_dir():
         for path in codex.rglob("rollout-*.jsonl"):
             _add(found, path, "codex")
+    gemini = home / ".gemini" / "tmp"
+    if gemini.is_dir():
+        for path in gemini.glob("*/chats/session-*.json*"):
+            if path.suffix in (".jsonl", ".json"):
+                _add(found, path, "gemini")
     seen: set[str] = set()
     for storage in roots.vscode_storage:
         for ext, tool in EXTENSIONS.items():

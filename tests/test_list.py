@@ -1,4 +1,4 @@
-"""`histview list`: sessions found where Claude Code, Codex, Roo Code, Kilo Code and Cline
+"""`histview list`: sessions found where Claude Code, Codex, Gemini CLI, Roo Code, Kilo Code and Cline
 keep them, newest first, with their health; unreadable ones listed with their error."""
 
 from __future__ import annotations
@@ -162,3 +162,24 @@ def test_real_sessions_laid_out_as_on_disk_are_all_read(tmp_path):
         assert r.error is None, (r.path, r.error)
         assert r.messages > 0 and r.errors == 0
     assert not any(Path(r.path).name.startswith("agent-") for r in rows)
+
+
+def test_gemini_cli_chats_are_listed_with_their_health(capsys, tmp_path):
+    data = Path(__file__).resolve().parent / "data" / "gemini_cli"
+    chats = tmp_path / ".gemini" / "tmp" / ("ab" * 32) / "chats"
+    put(chats / "session-2026-11-23T11-44-6f55130f.jsonl",
+        (data / "clean_seed.jsonl").read_text(), 5000)  # fmt: skip
+    put(chats / "session-2025-09-01T10-00-1a2b3c4d.json",
+        (data / "legacy_chat.json").read_text(), 4000)  # fmt: skip
+    put(chats / "6f55130f" / "subagent-1.jsonl", (data / "clean_seed.jsonl").read_text(), 6000)
+    put(chats.parent / "logs.json", "[]", 7000)
+    assert main(["list", "--home", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines[1:]]
+    assert [r[2:7] for r in rows] == [["gemini", "gemini-cli", "7", "3", "0"]] * 2
+    assert rows[0][7].endswith("/chats/session-2026-11-23T11-44-6f55130f.jsonl")
+    assert rows[1][7].endswith("/chats/session-2025-09-01T10-00-1a2b3c4d.json")
+    found = discover.find_sessions(discover.Roots.from_env(home=str(tmp_path)))
+    assert discover.check_all(found, workers=1)[0].title == (
+        "read a.txt and b.txt and tell me what they say"
+    )
