@@ -6,8 +6,8 @@ A Converse content block is an object with exactly one key and no `type`: `{"tex
 `{"toolUse": {toolUseId, name, input}}`, `{"toolResult": {toolUseId, content: [{text} | {json}
 | {image} | {document}], status}}`, `{"image"}`, `{"document"}`, `{"reasoningContent"}`,
 `{"cachePoint"}`, ... Normal form: toolUse -> tool_use, toolResult -> tool_result
-(`is_error` for `status: "error"`; its content items as `{"type": KEY, KEY: value}`, text as
-text), reasoningContent -> thinking (redactedContent -> redacted_thinking), text -> text, any
+(`is_error` for `status: "error"`; its content items as `{"type": KEY, KEY: value}`, text and
+json as text), reasoningContent -> thinking (redactedContent -> redacted_thinking), text -> text, any
 other block keeps its key as the block type.
 
 Export rebuilds only the messages that changed, block by block: untouched blocks are the
@@ -18,6 +18,7 @@ The document keeps its other keys and its JSON style.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,7 +218,8 @@ def _block(item: dict, src: dict, at: At) -> Block:
 
 
 def _result_content(content: Any) -> Any:
-    """toolResult content items as typed items: {"text"} -> text, {KEY: v} -> {type: KEY}."""
+    """toolResult content items as typed items: {"text"} -> text, {"json"} -> its JSON as
+    text, {KEY: v} -> {type: KEY, KEY: v}."""
     if not isinstance(content, list):
         return content
     out = []
@@ -226,6 +228,9 @@ def _result_content(content: Any) -> Any:
             key = next(iter(c))
             if key == "text":
                 out.append({"type": TEXT, "text": c[key]})
+            elif key == "json":  # shown and searched as text; the item is written as read
+                text = json.dumps(c[key], indent=2, ensure_ascii=False)
+                out.append({"type": TEXT, "text": text})
             else:
                 out.append({"type": key, key: c[key]})
         else:
