@@ -27,6 +27,7 @@ CASES = {
     "orphan_response": DATA / "orphan_response.jsonl",
     "trailing_call": DATA / "trailing_call.jsonl",
     "legacy_chat": DATA / "legacy_chat.json",
+    "no_ids": DATA / "no_ids.jsonl",
     "doubled_after_resume": SAMPLE,
 }
 PROMPT = "continue"  # what ../shared/clients/resume sends as the new prompt
@@ -63,6 +64,26 @@ def history(contents: list[dict]) -> list[dict]:
         out.pop()
     if out and out[-1]["role"] == "model" and out[-1]["parts"] == [{"text": INTERRUPTED[:60]}]:
         out.pop()
+    return out
+
+
+def made_up_ids(contents: list[dict]) -> list[dict]:
+    """Ids made up for calls and responses that have none in the file (`synth_...`: Gemini
+    CLI's and histview's differ) replaced by their order of appearance, so that two views
+    compare by which response answers which call."""
+    seen: dict[str, str] = {}
+    out = []
+    for c in contents:
+        parts = []
+        for p in c["parts"]:
+            key = next(iter(p))
+            inner = p[key]
+            if isinstance(inner, dict) and str(inner.get("id", "")).startswith("synth_"):
+                label = "orphan" if inner["id"].startswith("synth_orph_") else "paired"
+                ref = seen.setdefault(inner["id"], f"{label}#{len(seen)}")
+                p = {key: {**inner, "id": ref}}
+            parts.append(p)
+        out.append({**c, "parts": parts})
     return out
 
 

@@ -502,3 +502,24 @@ def test_check_and_fix_on_the_command_line(tmp_path):
     dest = tmp_path / "fixed.jsonl"
     code = main(["fix", str(DATA / "orphan_call.jsonl"), "-o", str(dest)], stdout=out, stderr=out)
     assert code == 0 and dest.exists()
+
+
+def test_a_fix_in_a_chat_without_ids_writes_the_ids_on_both_sides():
+    src = DATA / "no_ids.jsonl"
+    s = load_session(str(src))
+    # Gemini CLI pairs the first copy by name; the second copy answers no call it knows
+    assert [f[0] for f in found(s)] == ["orphan-tool-result"] * 3
+    out = fix(s)
+    calls = [tc for r in records(out) for tc in r.get("toolCalls") or ()]
+    parts = [
+        p["functionResponse"]
+        for r in records(out)
+        if r.get("type") == "user" and isinstance(r["content"], list)
+        for p in r["content"]
+        if "functionResponse" in p
+    ]
+    assert [tc["id"] for tc in calls] == [
+        f"{tc['name']}__{p['id']}" for tc, p in zip(calls, parts, strict=True)
+    ]
+    assert all(p["id"].startswith("synth_") for p in parts)
+    assert found(load(out)) == [] and fix(load(out)) == out

@@ -550,11 +550,22 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
     dirty = {m.uid for m in msgs if loaded.get(m.uid) is not m}
     dirty |= set(loaded) - set(by_uid)
 
-    # a record shared by a dirty message makes every message holding it dirty
+    # a record shared by a dirty message makes every message holding it dirty; so does a
+    # call turn whose calls have no id in the file (their ids are then written on both sides)
+    pair: dict[int, int] = {}
+    live_msgs = [m for m in msgs if m.live]
+    for a, b in zip(live_msgs, live_msgs[1:], strict=False):
+        if a.role == "assistant" and any(
+            x.type == TOOL_USE and x.bid not in state.had_id for x in a.blocks
+        ):
+            pair[a.uid], pair[b.uid] = b.uid, a.uid
     dirty_recs: set[int] = set()
     todo = list(dirty)
     while todo:
         uid = todo.pop()
+        if uid in pair and pair[uid] not in dirty:
+            dirty.add(pair[uid])
+            todo.append(pair[uid])
         keys: set[int] = set()
         m = by_uid.get(uid) or loaded.get(uid)
         if m is not None and isinstance(m.origin, Recs):
@@ -692,8 +703,6 @@ def _user_part(b: Block, state: GeminiState, names: dict) -> Any:
     if b.type == TOOL_RESULT:
         if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
             fr = part["functionResponse"]
-            if b.bid not in state.had_id and not _changed_id(b, state):
-                return part  # no id in the file: Gemini CLI pairs it by name
             if fr.get("id") == b.tool_id:
                 return part
             return {**part, "functionResponse": {**fr, "id": b.tool_id}}
@@ -798,7 +807,7 @@ def _render_gemini(
             entry = {kk: vv for kk, vv in tc.items() if kk != "result"}
             b = call_blocks.get(k)
             raw = tc.get("id")
-            if b is not None and _changed_id(b, state):
+            if b is not None and (_changed_id(b, state) or b.bid not in state.had_id):
                 entry["id"] = _raw_for(raw, tc.get("name"), b.tool_id)
             elif isinstance(raw, str) and raw in renamed:
                 entry["id"] = _raw_for(raw, tc.get("name"), renamed[raw])
@@ -821,10 +830,15 @@ def _is_block_part(rec: Rec, k: int, state: GeminiState) -> bool:
 
 
 def _raw_for(raw: Any, name: Any, new_id: str) -> str:
-    """A new sent id written back with the `name__` prefix the old one had."""
-    if isinstance(raw, str) and sent_id(raw, name) != raw:
-        return raw[: len(raw) - len(sent_id(raw, name))] + new_id
-    return new_id
+    """A call id to write for the sent id `new_id`: with the `name__` prefix the old id had,
+    or, for a call that had no id, the prefix Gemini CLI 0.61 gives every call (so that its
+    response, written with the bare id, pairs on send and is not copied back on resume)."""
+    if isinstance(raw, str) and raw:
+        if sent_id(raw, name) != raw:
+            return raw[: len(raw) - len(sent_id(raw, name))] + new_id
+        return new_id
+    label = name.strip() if isinstance(name, str) and name.strip() else "generic_tool"
+    return f"{label}__{new_id}"
 
 
 def _text_of(b: Block) -> str:
@@ -833,7 +847,8 @@ def _text_of(b: Block) -> str:
 
 def _model_part(b: Block, part: Any, state: GeminiState) -> Any:
     if part is not None and state.original.get(b.bid) is b and not _changed_id(b, state):
-        return part
+        if b.type != TOOL_USE or b.bid in state.had_id:
+            return part
     if b.type == TOOL_USE and isinstance(part, dict) and isinstance(part.get("functionCall"), dict):
         fc = part["functionCall"]
         return {

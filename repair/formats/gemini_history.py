@@ -346,14 +346,15 @@ def _valid_model(turn: Turn) -> bool:
 def stable_ids(turns: list[Turn]) -> dict[tuple[int, int], str]:
     """`ensureStableToolIds`: an id for each call/response part that has none, keyed by
     (turn index, part index). A call without id takes the first response without id of the
-    same name in the next turn; what stays unpaired gets an id of its own."""
+    same name in the next turn; what stays unpaired gets an id of its own. (Gemini CLI's ids
+    hash the turn's place in the history; these hash the part's place in its record.)"""
     out: dict[tuple[int, int], str] = {}
     for i, turn in enumerate(turns):
-        for pi, (part, _ref) in enumerate(turn.parts):
+        for pi, (part, ref) in enumerate(turn.parts):
             call = _field(part, "functionCall")
             if isinstance(call, dict) and not _has_id(call) and (i, pi) not in out:
                 name = str(call.get("name"))
-                new = f"synth_{name}_{_digest(turn.rec.id, i, pi)}"
+                new = f"synth_{name}_{_digest(turn.rec.id, ref.field, ref.k, ref.j)}"
                 out[(i, pi)] = new
                 nxt = turns[i + 1] if i + 1 < len(turns) else None
                 if nxt is not None and nxt.role == "user":
@@ -370,7 +371,7 @@ def stable_ids(turns: list[Turn]) -> dict[tuple[int, int], str]:
             resp = _field(part, "functionResponse")
             if isinstance(resp, dict) and not _has_id(resp) and (i, pi) not in out:
                 name = str(resp.get("name"))
-                out[(i, pi)] = f"synth_orph_{name}_{_digest(turn.rec.id, i, pi)}"
+                out[(i, pi)] = f"synth_orph_{name}_{_digest(turn.rec.id, ref.field, ref.k, ref.j)}"
     return out
 
 
@@ -380,7 +381,9 @@ def _has_id(obj: dict) -> bool:
 
 
 def _digest(*parts: Any) -> str:
-    return hashlib.sha256("|".join(sorted(str(p) for p in parts)).encode()).hexdigest()[:16]
+    """A stable id part from where the call is written (not where it is in the history, so
+    an edit elsewhere does not change it)."""
+    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:16]
 
 
 def sent_id(raw_id: str, name: Any) -> str:

@@ -8,6 +8,8 @@ parallel read_file calls, then a text answer; temporary paths replaced by /home/
 - orphan_response.jsonl  the first responses record also answers a glob call that was never made
 - trailing_call.jsonl    the chat ends with the two read_file calls, never run
 - legacy_chat.json       the same chat as the older single-object .json (JSON.stringify, indent 2)
+- no_ids.jsonl           the same chat with no call or response ids (paired by name, as older
+                         clients and other tools write them)
 """
 
 import json
@@ -61,6 +63,13 @@ def main() -> None:
         tc["status"] = "scheduled"
     write("trailing_call.jsonl", c)
 
+    d = records()
+    for r in d:
+        for tc in r.get("toolCalls") or ():
+            tc.pop("id", None)
+        _drop_ids(r)
+    write("no_ids.jsonl", d)
+
     meta: dict = {}
     order: dict[str, dict] = {}
     for r in records():
@@ -76,6 +85,18 @@ def main() -> None:
     doc = {k: meta[k] for k in keys if k in meta}
     doc["messages"] = list(order.values())
     (HERE / "legacy_chat.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+def _drop_ids(obj) -> None:
+    if isinstance(obj, dict):
+        for key in ("functionCall", "functionResponse"):
+            if isinstance(obj.get(key), dict):
+                obj[key].pop("id", None)
+        for v in obj.values():
+            _drop_ids(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            _drop_ids(v)
 
 
 if __name__ == "__main__":
