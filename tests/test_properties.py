@@ -251,3 +251,10 @@ def test_valid_sessions_have_no_error_and_no_fix(seed, turns):
     assert [f for f in analyze(session).findings if f.severity != "info"] == []
     _, applied = apply_all(session)
     assert applied == []
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), turns=st.integers(1, 8), k=st.integers(0, 4))
+def test_default_plan_repairs_for_gemini(seed, turns, k):
+    rng = random.Random(seed)
+    _check_invariants(corrupt(rng, build_valid(rng, turns), k), "gemini")
