@@ -114,13 +114,13 @@ def dumps(obj: Any, style: JsonStyle) -> bytes:
             obj, orjson.OPT_INDENT_2, lambda: json.dumps(obj, ensure_ascii=False, indent=2)
         )
     elif style.indent is None:
-        out = json.dumps(
-            obj, ensure_ascii=style.ensure_ascii, separators=(style.item_sep, style.key_sep)
-        ).encode("utf-8", "surrogatepass")
-    else:
-        out = json.dumps(obj, ensure_ascii=style.ensure_ascii, indent=style.indent).encode(
-            "utf-8", "surrogatepass"
+        out = _utf8(
+            json.dumps(
+                obj, ensure_ascii=style.ensure_ascii, separators=(style.item_sep, style.key_sep)
+            )
         )
+    else:
+        out = _utf8(json.dumps(obj, ensure_ascii=style.ensure_ascii, indent=style.indent))
     if style.newline == "\r\n":
         out = out.replace(b"\n", b"\r\n")
     if style.trailing_newline:
@@ -134,7 +134,17 @@ def _orjson_or_json(obj: Any, option: int, fallback) -> bytes:
     try:
         return orjson.dumps(obj, option=option)
     except (TypeError, orjson.JSONEncodeError):
-        return fallback().encode("utf-8", "surrogatepass")
+        return _utf8(fallback())
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> bytes:
+    """JSON text as UTF-8. A lone surrogate (read from a `\\udXXX` escape; orjson refuses
+    it) is written back as that escape, as JavaScript's JSON.stringify writes it: raw, it
+    would make the file invalid UTF-8."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
 def compact(obj: Any) -> bytes:

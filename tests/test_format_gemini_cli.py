@@ -523,3 +523,16 @@ def test_a_fix_in_a_chat_without_ids_writes_the_ids_on_both_sides():
     ]
     assert all(p["id"].startswith("synth_") for p in parts)
     assert found(load(out)) == [] and fix(load(out)) == out
+
+
+def test_lone_surrogates_and_huge_numbers_survive_a_rewritten_record():
+    src = (DATA / "clean_seed.jsonl").read_bytes()
+    odd = src.replace(b"alpha\\n", b"alpha \\ud800\\n", 1)
+    odd = odd.replace(b'"input":10,', b'"input":9007199254740993123,')
+    assert odd.count(b"\\ud800") == 1 and odd.count(b"9007199254740993123") == 5
+    out = fix(load(odd))
+    assert out != odd
+    assert out.count(b"alpha \\ud800\\n") == 1 and out.count(b"9007199254740993123") == 5
+    out.decode("utf-8")  # still valid UTF-8
+    again = load(out)
+    assert found(again) == [] and again.export_bytes() == out
