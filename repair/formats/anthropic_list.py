@@ -140,7 +140,7 @@ def _classify(doc: Any) -> Shape:
             for item in content:
                 if isinstance(item, dict):
                     t = item.get("type")
-                    if t in ANTHROPIC_BLOCK_TYPES:
+                    if isinstance(t, str) and t in ANTHROPIC_BLOCK_TYPES:
                         shape.anthropic_blocks = True
                     elif t is None and converse_key(item) is not None:
                         shape.converse_blocks = True

@@ -61,6 +61,7 @@ META_TYPES = frozenset(
 def is_record(obj) -> bool:
     return (
         type(obj) is dict
+        and isinstance(obj.get("type"), str)
         and (obj.get("type") in NODE_TYPES or obj.get("type") == PROGRESS)
         and isinstance(obj.get("uuid"), str)
         and "parentUuid" in obj
@@ -85,7 +86,11 @@ class ClaudeCodeAdapter(Adapter):
             seen += 1
             if is_record(obj):
                 return 90
-            if obj.get("type") not in META_TYPES or "payload" in obj:
+            if (
+                not isinstance(obj.get("type"), str)
+                or obj["type"] not in META_TYPES
+                or ("payload" in obj)
+            ):
                 meta_only = False
             if seen >= 50:
                 break

@@ -111,7 +111,8 @@ def _is_message_record(obj: Any) -> bool:
     return (
         isinstance(obj, dict)
         and isinstance(obj.get("id"), str)
-        and obj.get("type") in MESSAGE_TYPES
+        and isinstance(obj.get("type"), str)
+        and obj["type"] in MESSAGE_TYPES
         and ("content" in obj or "toolCalls" in obj)
         and "message" not in obj
         and "uuid" not in obj

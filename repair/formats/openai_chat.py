@@ -107,7 +107,7 @@ def _score_list(entries: Any) -> int:
             strong = True
         elif role == "tool" and not _ai_sdk_parts(e.get("content")) or role == "function":
             strong = True
-        elif role in HIDDEN_ROLES:
+        elif isinstance(role, str) and role in HIDDEN_ROLES:
             weak = True
         content = e.get("content")
         if isinstance(content, list) and any(
