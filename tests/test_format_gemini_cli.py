@@ -536,3 +536,9 @@ def test_lone_surrogates_and_huge_numbers_survive_a_rewritten_record():
     out.decode("utf-8")  # still valid UTF-8
     again = load(out)
     assert found(again) == [] and again.export_bytes() == out
+
+
+def test_writing_twice_gives_the_same_bytes():
+    s = load_session(str(DATA / "trailing_call.jsonl"))
+    fixed, _ = apply_all(s)
+    assert fixed.export_bytes() == fixed.export_bytes()

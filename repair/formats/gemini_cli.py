@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ExportRefused
+from ..gcpause import gc_paused
 from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
@@ -85,6 +86,7 @@ class GeminiState:
     rec_msgs: dict[int, set[int]] = field(default_factory=dict)  # rec key -> message uids
     skipped: dict[int, set[int]] = field(default_factory=dict)  # rec key -> unsent content[k]
     session_id: str = ""
+    ids: set[str] = field(default_factory=set)  # while writing: ids taken, new ones included
 
 
 def parse_time(value: Any) -> float | None:
@@ -222,10 +224,11 @@ class GeminiCliAdapter(Adapter):
             a is b for a, b in zip(msgs, state.loaded, strict=True)
         ):
             return state.data
-        plan = _render(msgs, state)
-        if state.kind == "json":
-            return _write_document(plan, state)
-        return _write_lines(plan, msgs, state)
+        with gc_paused():
+            plan = _render(msgs, state)
+            if state.kind == "json":
+                return _write_document(plan, state)
+            return _write_lines(plan, msgs, state)
 
 
 # -------------------------------------------------------------------- building messages
@@ -314,38 +317,36 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
 def _turn_blocks(state: GeminiState, t: Turn, ti: int, ids: dict) -> list[Block]:
     rec = t.rec
     out: list[Block] = []
+    bids = state.rec_bids.setdefault(rec.key, [])
+    line_src = state.kind == "jsonl" and rec.places[-1].index is None
     for pi, (part, ref) in enumerate(t.parts):
         if not is_sent_part(part):
             if ref.field == "content" and ref.k is not None:
                 state.skipped.setdefault(rec.key, set()).add(ref.k)
             continue
-        block = _part_block(part, ref, _src(state, rec, ref))
-        if block.type in (TOOL_USE, TOOL_RESULT):
-            inner = part.get("functionCall" if block.type == TOOL_USE else "functionResponse")
-            raw = inner.get("id") if isinstance(inner, dict) else None
-            if isinstance(raw, str) and raw:
-                state.had_id.add(block.bid)
-                state.raw_id[block.bid] = raw
-                tid = sent_id(raw, inner.get("name"))
-            else:
-                tid = ids.get((ti, pi), "")
-            block = _with_id(block, tid)
-            state.load_id[block.bid] = tid
+        src = {"line": rec.places[-1].line + 1} if line_src else _src(state, rec, ref)
+        block = _part_block(part, ref, src, state, ids.get((ti, pi), ""))
         state.part_of[block.bid] = part
-        state.rec_bids.setdefault(rec.key, []).append(block.bid)
+        bids.append(block.bid)
         out.append(block)
     return out
 
 
-def _with_id(block: Block, tid: str) -> Block:
-    data = dict(block.data)
-    data["id" if block.type == TOOL_USE else "tool_use_id"] = tid
-    block.data = data
+def _tool_id(block: Block, inner: dict, state: GeminiState, made_up: str) -> str:
+    """The id as Gemini CLI sends it (or the one it would make up), noted for the writer."""
+    raw = inner.get("id")
+    if isinstance(raw, str) and raw:
+        state.had_id.add(block.bid)
+        state.raw_id[block.bid] = raw
+        tid = sent_id(raw, inner.get("name"))
+    else:
+        tid = made_up
+    state.load_id[block.bid] = tid
     block.tool_id = tid
-    return block
+    return tid
 
 
-def _part_block(part: Any, ref: PartRef, src: dict) -> Block:
+def _part_block(part: Any, ref: PartRef, src: dict, state: GeminiState, made_up: str) -> Block:
     if not isinstance(part, dict):
         return Block("unknown", part, src=src, origin=ref)
     if is_thought(part):
@@ -359,20 +360,23 @@ def _part_block(part: Any, ref: PartRef, src: dict) -> Block:
     call = part.get("functionCall")
     if isinstance(call, dict):
         name = call.get("name") if isinstance(call.get("name"), str) else "?"
-        data = {"type": TOOL_USE, "id": "", "name": name, "input": call.get("args")}
-        return Block(TOOL_USE, data, name=name, src=src, origin=ref)
+        block = Block(TOOL_USE, None, name=name, src=src, origin=ref)
+        tid = _tool_id(block, call, state, made_up)
+        block.data = {"type": TOOL_USE, "id": tid, "name": name, "input": call.get("args")}
+        return block
     resp = part.get("functionResponse")
     if isinstance(resp, dict):
         response = resp.get("response")
         is_error = isinstance(response, dict) and "error" in response
-        data = {
+        name = resp.get("name") if isinstance(resp.get("name"), str) else None
+        block = Block(TOOL_RESULT, None, name=name, is_error=is_error, src=src, origin=ref)
+        block.data = {
             "type": TOOL_RESULT,
-            "tool_use_id": "",
+            "tool_use_id": _tool_id(block, resp, state, made_up),
             "content": _response_text(response),
             "is_error": is_error,
         }
-        name = resp.get("name") if isinstance(resp.get("name"), str) else None
-        return Block(TOOL_RESULT, data, name=name, is_error=is_error, src=src, origin=ref)
+        return block
     if isinstance(part.get("text"), str):
         return Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=ref)
     kind = next(iter(part), "unknown") if part else "unknown"
@@ -536,6 +540,7 @@ class Plan:
 
 
 def _render(msgs: list[Message], state: GeminiState) -> Plan:
+    state.ids = {r.id for r in state.recs.values()}  # new record ids are picked against these
     loaded = {m.uid: m for m in state.loaded}
     present: dict[int, tuple[Message, Block]] = {}
     cur_rec_msgs: dict[int, set[int]] = {}
@@ -549,7 +554,7 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
                 cur_rec_msgs.setdefault(k, set()).add(m.uid)
     by_uid = {m.uid: m for m in msgs}
     dirty = {m.uid for m in msgs if loaded.get(m.uid) is not m}
-    dirty |= set(loaded) - set(by_uid)
+    dirty |= set(loaded) - by_uid.keys()
 
     # a record shared by a dirty message makes every message holding it dirty; so does a
     # call turn whose calls have no id in the file (their ids are then written on both sides)
@@ -607,6 +612,7 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
             prev_keys = m.origin.keys
 
     live_uids = {m.uid for m in msgs if m.live}
+    present_uids = set(by_uid)
     for key in sorted(dirty_recs):
         rec = state.recs[key]
         if rec.removed is not None:
@@ -615,9 +621,9 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
         if rec.obj.get("type") == "gemini" and record_problem(rec.obj) is None:
             plan.rewrite[key] = _render_gemini(rec, state, present, extra_model.get(key, []))
         elif rec.obj.get("type") == "user" and record_problem(rec.obj) is None:
-            if key in assigned or in_live or not (cur_rec_msgs.get(key, set()) & set(by_uid)):
+            if key in assigned or in_live or not (cur_rec_msgs.get(key, set()) & present_uids):
                 plan.rewrite[key] = _render_user(rec, state, assigned.get(key, []), names)
-        elif not (state.rec_msgs.get(key, set()) & set(by_uid)):
+        elif not (state.rec_msgs.get(key, set()) & present_uids):
             plan.rewrite[key] = None  # a malformed or unsent record the user dropped
     for tmp, obj in new_recs.items():
         blocks = assigned.get(tmp, [])
@@ -681,11 +687,11 @@ def _responses_only(obj: dict) -> bool:
 def _new_record(state: GeminiState, after: Rec | None, m: Message) -> dict:
     seed = f"histview:{state.session_id}:{after.id if after else ''}:responses"
     rid = str(uuid.uuid5(uuid.NAMESPACE_URL, seed))
-    taken = {r.id for r in state.recs.values()}
     n = 2
-    while rid in taken:
+    while rid in state.ids:
         rid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{seed}:{n}"))
         n += 1
+    state.ids.add(rid)
     ts = after.obj.get("timestamp") if after is not None else None
     obj: dict = {"id": rid}
     if ts is not None:
@@ -889,6 +895,7 @@ def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> bytes:
             after_line.setdefault(line, []).append(obj)
         else:
             after_item.setdefault((line, index), []).append(obj)
+    item_lines = {line for line, _i in after_item}
     out: list[bytes] = [compact(o) for o in after_line.get(-1, ())]
     bad_lines = {idx for idx, _why in state.replay.bad} | {
         i for i, ln in enumerate(state.lines) if ln.error is not None
@@ -899,7 +906,7 @@ def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> bytes:
         elif idx in line_new:
             if line_new[idx] is not None:
                 out.append(compact(line_new[idx]))
-        elif idx in arrays or any(k[0] == idx for k in after_item):
+        elif idx in arrays or idx in item_lines:
             out.append(
                 compact(_with_array(line.obj, state.replay.array_key[idx], idx, arrays, after_item))
             )
