@@ -124,7 +124,11 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 use.bi,
                 use.tool_id,
                 f"the session ends while tool_use {use.tool_id} ({use.name}) waits for its "
-                "result; the agent supplies it when the session resumes.",
+                + (
+                    "result; the next request sends the call without it."
+                    if codes.get("pending-tool-use").severity_for(out.target) == "error"
+                    else "result; the agent supplies it when the session resumes."
+                ),
                 key=(msgs[use.mi].uid, use.block.bid),
             )
         else:
