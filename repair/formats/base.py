@@ -80,3 +80,8 @@ class Adapter:
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""
         return None
+
+    def block_time(self, session: Session, block: Any) -> float | None:
+        """When the block itself was written (epoch seconds), for formats that stamp blocks
+        apart from their message (a record or item per block); None otherwise."""
+        return None

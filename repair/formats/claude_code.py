@@ -32,6 +32,7 @@ from .claude_chain import (
     newest,
     recover_parallel,
     roots,
+    ts_ms,
     walk,
 )
 from .claude_load import CCFile, CCState, build_view
@@ -115,6 +116,18 @@ class ClaudeCodeAdapter(Adapter):
         if os.path.isfile(sibling) and os.path.isdir(os.path.join(folder, "subagents")):
             return sibling
         return None
+
+    def block_time(self, session: Session, block) -> float | None:
+        """The timestamp of the record the block was read from (one record per block)."""
+        state = session.state
+        if type(block.origin) is not int or not isinstance(state, CCState):
+            return None
+        lines = state.file.lines
+        if not 0 <= block.origin < len(lines) or type(lines[block.origin].obj) is not dict:
+            return None
+        ts = lines[block.origin].obj.get("timestamp")
+        ms = ts_ms(ts) if type(ts) is str else None
+        return None if ms is None else ms / 1000
 
 
 def file_from_probe(probe: Probe) -> CCFile:

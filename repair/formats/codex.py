@@ -224,6 +224,16 @@ class CodexAdapter(Adapter):
             label=label,
         )
 
+    def block_time(self, session: Session, block: Block) -> float | None:
+        """The `timestamp` of the line holding the item (one line per call and output)."""
+        state = session.state
+        ref = block.origin
+        if not isinstance(ref, ItemRef) or not isinstance(state, CodexState):
+            return None
+        if not 0 <= ref.line < len(state.lines) or not isinstance(state.lines[ref.line].obj, dict):
+            return None
+        return parse_time(state.lines[ref.line].obj.get("timestamp"))
+
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
         state: CodexState = session.state

@@ -139,6 +139,20 @@ class OpencodeAdapter(Adapter):
             label=_label(probe),
         )
 
+    def block_time(self, session: Session, block: Block) -> float | None:
+        """A tool part's `state.time`: `start` for the call, `end` for its result (ms)."""
+        state = session.state
+        ref = block.origin
+        if not isinstance(ref, PartRef) or not isinstance(state, OpencodeState):
+            return None
+        try:
+            part = state.entries[ref.msg]["parts"][ref.part]
+            t = part["state"]["time"]["end" if ref.result else "start"]
+        except (IndexError, KeyError, TypeError):
+            return None
+        n = _num(t)
+        return None if n is None else n / 1000
+
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
         state: OpencodeState = session.state
