@@ -23,19 +23,41 @@ DUPLICATE = "duplicate"
 MISPLACED = "misplaced"
 ABOVE = "above"  # result drawn above its use
 MISMATCH = "mismatch"  # result under a wrong id, linked to the call it most likely answers
+TRAVEL = "travel"  # the stretch of a lane down to a result stamped before its call
 OVERFLOW = "overflow"
-STATES = (PAIRED, ORPHAN_USE, ORPHAN_RESULT, DUPLICATE, MISPLACED, ABOVE, MISMATCH, OVERFLOW)
 
-# (top end, pass-through, bottom end, fork) per state
-_GLYPHS = {
-    PAIRED: ("╭", "│", "╰", "├"),
-    MISPLACED: ("╭", "│", "╰", "├"),
-    DUPLICATE: ("╭", "│", "╰", "├"),
-    ABOVE: ("┏", "┃", "┗", "┣"),
-    MISMATCH: ("╭", "┆", "╰", "├"),
-    ORPHAN_USE: ("╭", "┆", "╵", "├"),  # the end dangles: no result row
-    ORPHAN_RESULT: ("╷", "┆", "╰", "├"),  # no start: the lane comes from nowhere
+# The one declaration of what the gutter draws: per state its glyphs (top end, pass-through,
+# bottom end, fork, connector to the row) and what it means. The timeline draws from it and
+# the help legend is rendered from it, in the timeline's own styles.
+LANE_KINDS: dict[str, tuple[tuple[str, str, str, str, str], str]] = {
+    PAIRED: (("╭", "│", "╰", "├", "─"), "a call and its result"),
+    ORPHAN_USE: (("╭", "┆", "╵", "├", "─"), "call with no result (dangling end)"),
+    ORPHAN_RESULT: (("╷", "┆", "╰", "├", "─"), "result with no call (no start)"),
+    DUPLICATE: (("╭", "│", "╰", "├", "─"), "duplicate results (a fork per result)"),
+    MISPLACED: (("╭", "│", "╰", "├", "─"), "result not right after its call"),
+    ABOVE: (("┏", "┃", "┗", "┣", "━"), "result drawn above its call"),
+    MISMATCH: (("╭", "┆", "╰", "├", "─"), "result under a wrong id"),
+    TRAVEL: (("╭", "│", "╰", "├", "╌"), "result stamped before its call"),
 }
+STATES = (*LANE_KINDS, OVERFLOW)
+OVERFLOW_GLYPH = "»"
+OVERFLOW_TEXT = "more lanes than the gutter shows"
+
+
+def legend_sample(state: str) -> str:
+    """How a lane of this state looks, as drawn (for the help legend)."""
+    if state == OVERFLOW:
+        return OVERFLOW_GLYPH
+    top, mid, bottom, fork, conn = LANE_KINDS[state][0]
+    if state == ORPHAN_USE:
+        return f"{top}{conn} {mid} {bottom}"
+    if state == ORPHAN_RESULT:
+        return f"{top} {mid} {bottom}{conn}"
+    if state == DUPLICATE:
+        return f"{top}{conn} {fork}{conn} {bottom}{conn}"
+    if state == TRAVEL:
+        return f"{top}{LANE_KINDS[PAIRED][0][4]} {mid} {bottom}{conn}{conn}"
+    return f"{top}{conn} {mid} {bottom}{conn}"
 
 
 @dataclass(slots=True)
@@ -45,6 +67,15 @@ class Interval:
     state: str
     points: tuple[int, ...]  # rows that are real ends (use / result rows)
     lane: int = 0
+    travel: tuple[int, ...] = ()  # result rows stamped before the call
+
+    def travels_at(self, row: int) -> bool:
+        """`row` lies on the stretch from the previous end down to a time-travelling result."""
+        for t in self.travel:
+            prev = max((p for p in self.points if p < t), default=self.start)
+            if prev < row <= t:
+                return True
+        return False
 
 
 @dataclass
@@ -69,7 +100,8 @@ class LaneLayout:
             if iv is None:
                 out.append((" ", None))
                 continue
-            top, mid, bottom, fork = _GLYPHS[iv.state]
+            state = TRAVEL if iv.travel and iv.travels_at(row) else iv.state
+            top, mid, bottom, fork, _conn = LANE_KINDS[state][0]
             if row == iv.start:
                 ch = top
             elif row == iv.end:
@@ -78,24 +110,36 @@ class LaneLayout:
                 ch = fork
             else:
                 ch = mid
-            out.append((ch, iv.state))
+            out.append((ch, state))
         out.extend((" ", None) for _ in range(width - len(out)))
         mine = self.own.get(row)
         if mine is not None:
             if mine.lane >= width:
                 if width:
-                    out[-1] = ("»", OVERFLOW)
+                    out[-1] = (OVERFLOW_GLYPH, OVERFLOW)
             else:
                 # connector from the lane to the row text, over the lanes it passes
+                state = TRAVEL if row in mine.travel else mine.state
+                conn = LANE_KINDS[state][0][4]
                 for c in range(mine.lane + 1, width):
                     ch, st = out[c]
-                    out[c] = ("┼" if ch in "│┃┆" else "─", mine.state)
+                    out[c] = ("┼" if ch in "│┃┆" else conn, state)
         return out
+
+
+def _travel_rows(table: RowTable) -> set[int]:
+    rows = table.rows
+    return {
+        ri
+        for ri in table.finding_rows
+        if any(f.code == "result-before-use" for f in rows[ri].findings)
+    }
 
 
 def _intervals(pairing: Pairing, table: RowTable) -> list[Interval]:
     n = len(table.rows)
     br = table.block_row
+    travel = _travel_rows(table)
     out: list[Interval] = []
     for use in pairing.uses:
         u = br.get((use.mi, use.bi))
@@ -112,7 +156,8 @@ def _intervals(pairing: Pairing, table: RowTable) -> list[Interval]:
             else:
                 state = PAIRED
             pts.sort()
-            out.append(Interval(pts[0], pts[-1], state, tuple(pts)))
+            late = tuple(p for p in pts if p in travel)
+            out.append(Interval(pts[0], pts[-1], state, tuple(pts), travel=late))
         elif use.partner is not None and (use.partner.mi, use.partner.bi) in br:
             r = br[(use.partner.mi, use.partner.bi)]
             lo, hi = min(u, r), max(u, r)

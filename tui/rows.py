@@ -1,12 +1,13 @@
 """The timeline's row table: one row per message, one per tool_use / tool_result block.
 
-Built once per session state (O(n)); the widget only indexes into it. Summaries are made
-lazily per visible row (`summary()`), so a 100k-message session costs nothing until drawn.
+Built once per session state (O(n)); the widget only indexes into it. Summaries, times and
+names are made lazily per visible row, so a 100k-message session costs nothing until drawn.
 No Textual here: this is data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -15,11 +16,18 @@ import orjson
 from repair.analysis import Analysis
 from repair.codes import Severity
 from repair.model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
+from repair.pairing import Pairing, Result, Use
 from repair.sanitize import clean_line
 
 MSG = "msg"
 USE = "use"
 RESULT = "result"
+
+SEVERITIES = ("error", "warning", "info")
+SEV_MARK = {"error": "●", "warning": "▲", "info": "○"}
+# Findings about time: the row's time cell is drawn in the travel style with this glyph.
+TIME_TRAVEL_CODES = frozenset({"out-of-order-timestamp", "result-before-use"})
+TRAVEL_GLYPH = "↶"
 
 
 @dataclass(slots=True)
@@ -30,6 +38,17 @@ class Row:
     severity: Severity | None = None  # worst finding on this row
     findings: tuple[Finding, ...] = ()
 
+    @property
+    def severities(self) -> tuple[str, ...]:
+        """Every severity of the row's findings, worst first."""
+        present = {f.severity for f in self.findings}
+        return tuple(s for s in SEVERITIES if s in present)
+
+    @property
+    def travel(self) -> bool:
+        """Stamped before its call, or earlier than the message before it."""
+        return any(f.code in TIME_TRAVEL_CODES for f in self.findings)
+
 
 @dataclass
 class RowTable:
@@ -37,6 +56,8 @@ class RowTable:
     message_row: list[int]  # message index -> its row index
     block_row: dict[tuple[int, int], int]  # (mi, bi) -> row index of a tool block
     finding_rows: list[int]  # row indices with findings, ascending
+    has_time: bool = False  # some message carries a timestamp
+    mark_width: int = 1  # most severities on one row (the width of the mark column)
 
     def row_of(self, mi: int | None, bi: int | None = None) -> int | None:
         if mi is None or mi >= len(self.message_row):
@@ -44,6 +65,14 @@ class RowTable:
         if bi is not None and (mi, bi) in self.block_row:
             return self.block_row[(mi, bi)]
         return self.message_row[mi]
+
+    def first_problem(self) -> int | None:
+        """The first row with an error, else the first with a warning."""
+        for sev in ("error", "warning"):
+            for ri in self.finding_rows:
+                if sev in self.rows[ri].severities:
+                    return ri
+        return None
 
 
 def _is_tool_row(block: Block) -> bool:
@@ -58,14 +87,17 @@ def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
     rows: list[Row] = []
     message_row: list[int] = []
     block_row: dict[tuple[int, int], int] = {}
+    has_time = False
     for mi, msg in enumerate(session.messages):
         message_row.append(len(rows))
         rows.append(Row(MSG, mi, None))
+        if not has_time and msg.meta.get("timestamp") is not None:
+            has_time = True
         for bi, block in enumerate(msg.blocks):
             if _is_tool_row(block):
                 block_row[(mi, bi)] = len(rows)
                 rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
-    table = RowTable(rows, message_row, block_row, [])
+    table = RowTable(rows, message_row, block_row, [], has_time)
     return with_findings(table, analysis) if analysis is not None else table
 
 
@@ -92,11 +124,15 @@ def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
         if row.severity is None or f.severity.rank < row.severity.rank:
             row.severity = f.severity
     finding_rows = sorted(marked)
-    return RowTable(rows, message_row, block_row, finding_rows)
+    width = max((len(r.severities) for r in marked.values()), default=1)
+    return RowTable(rows, message_row, block_row, finding_rows, table.has_time, width)
 
 
-def fmt_time(msg: Message) -> str:
-    t = msg.timestamp
+# ---------------------------------------------------------------- time
+
+
+def clock(t: float | None) -> str:
+    """HH:MM:SS (UTC, as `check` prints), '' when there is no time."""
     if t is None:
         return ""
     try:
@@ -105,10 +141,114 @@ def fmt_time(msg: Message) -> str:
         return "?"
 
 
-def role_label(msg: Message) -> str:
-    if msg.malformed is not None:
-        return "malformed"
-    return clean_line(str(msg.role or "?"), 9)
+def fmt_time(msg: Message) -> str:
+    return clock(msg.timestamp)
+
+
+def delta(seconds: float) -> str:
+    """A signed duration in at most 5 characters: +0.6s, -1.9s, +42s, +12m, +5h, +3d."""
+    sign = "-" if seconds < 0 else "+"
+    s = abs(seconds)
+    if s < 9.95:
+        return f"{sign}{s:.1f}s"
+    if s < 99.5:
+        return f"{sign}{s:.0f}s"
+    if s < 3600:
+        return f"{sign}{min(s / 60, 59):.0f}m"
+    if s < 86400:
+        return f"{sign}{min(s / 3600, 23):.0f}h"
+    d = s / 86400
+    return f"{sign}{d:.0f}d" if d < 99.5 else f"{sign}99d"
+
+
+def block_time(session: Session, block: Block) -> float | None:
+    adapter = session.adapter
+    fn = getattr(adapter, "block_time", None)
+    return fn(session, block) if fn is not None else None
+
+
+def row_time(session: Session, row: Row) -> float | None:
+    """The row's own time: a message's timestamp; a block's own time where the format
+    stamps blocks; a result without one takes its message's time."""
+    msg = session.messages[row.mi]
+    if row.kind == MSG:
+        return msg.timestamp
+    own = block_time(session, msg.blocks[row.bi])
+    if own is not None or row.kind == USE:
+        return own
+    return msg.timestamp
+
+
+def previous_time(session: Session, mi: int, look: int = 20) -> float | None:
+    for k in range(mi - 1, max(mi - 1 - look, -1), -1):
+        t = session.messages[k].timestamp
+        if t is not None:
+            return t
+    return None
+
+
+def result_at(pairing: Pairing | None, mi: int, bi: int) -> Result | None:
+    if pairing is None:
+        return None
+    for res in pairing.results_by_message.get(mi, ()):
+        if res.bi == bi:
+            return res
+    return None
+
+
+def use_at(pairing: Pairing | None, mi: int, bi: int) -> Use | None:
+    if pairing is None:
+        return None
+    for use in pairing.uses_by_message.get(mi, ()):
+        if use.bi == bi:
+            return use
+    return None
+
+
+def time_cell(session: Session, row: Row, pairing: Pairing | None, relative: bool) -> str:
+    """What the time column shows: the clock, or (narrow) the time since the previous
+    message (message rows), since the call (result rows), since its message (call rows)."""
+    t = row_time(session, row)
+    if t is None:
+        return ""
+    if not relative:
+        return clock(t)
+    msg = session.messages[row.mi]
+    if row.kind == MSG:
+        ref = previous_time(session, row.mi)
+        return delta(t - ref) if ref is not None else "0s"
+    if row.kind == USE:
+        return delta(t - msg.timestamp) if msg.timestamp is not None else ""
+    res = result_at(pairing, row.mi, row.bi)
+    if res is None or res.use is None:
+        return ""
+    use = res.use
+    ref = block_time(session, use.block)
+    if ref is None:
+        ref = session.messages[use.mi].timestamp
+    return delta(t - ref) if ref is not None else ""
+
+
+# ---------------------------------------------------------------- text
+
+
+def short_id(tid: str | None, limit: int = 17) -> str:
+    """A tool id fit to `limit` by cutting its middle (toolu_01XD…CtjfIZ): both ends stay,
+    since ids differ at the end as often as at the start."""
+    text = clean_line(tid or "?")
+    if len(text) <= limit:
+        return text
+    limit = max(limit, 5)
+    tail = min(6, (limit - 1) // 2)
+    return text[: limit - 1 - tail] + "…" + text[len(text) - tail :]
+
+
+ROLE_SHORT = {"assistant": "asst", "system": "sys", "developer": "dev", "malformed": "bad"}
+
+
+def role_label(msg: Message, narrow: bool = False) -> str:
+    label = "malformed" if msg.malformed is not None else clean_line(str(msg.role or "?"), 9)
+    return ROLE_SHORT.get(label, label[:4]) if narrow else label
 
 
 def _first_text(msg: Message) -> str:
@@ -128,8 +268,23 @@ def _inline_json(value, limit: int) -> str:
     return text[: limit * 4]
 
 
-def summary(session: Session, row: Row, limit: int = 200) -> str:
-    """One display line for the row, already sanitised and cut to `limit` characters."""
+def tool_name(session: Session, row: Row, pairing: Pairing | None) -> str | None:
+    """The tool's name: the call's own, or for a result its call's (when paired)."""
+    block = session.messages[row.mi].blocks[row.bi]
+    if block.type == TOOL_USE:
+        return block.name
+    res = result_at(pairing, row.mi, row.bi)
+    if res is not None:
+        use = res.use or res.partner
+        if use is not None:
+            return use.block.name
+    return None
+
+
+def summary(session: Session, row: Row, limit: int = 200, pairing: Pairing | None = None) -> str:
+    """One display line for the row, already sanitised and cut to `limit` characters.
+    A block row reads name, id, then arguments or text: the id is shortened in its middle
+    and never cut from its end."""
     msg = session.messages[row.mi]
     if row.kind == MSG:
         if msg.malformed is not None:
@@ -150,11 +305,52 @@ def summary(session: Session, row: Row, limit: int = 200) -> str:
         prefix = "(hidden) " if msg.hidden else ""
         return clean_line(prefix + text + extra, limit)
     block = msg.blocks[row.bi]
-    tid = block.tool_id or "?"
+    name = tool_name(session, row, pairing)
     if row.kind == USE:
         data = block.data if isinstance(block.data, dict) else {}
-        args = _inline_json(data.get("input"), limit)
-        return clean_line(f"{block.name or '?'} {tid} {args}", limit)
-    text = block_text(block).strip() or "(empty)"
-    err = "error " if block.is_error else ""
-    return clean_line(f"{err}{tid} {text}", limit)
+        rest = _inline_json(data.get("input"), limit)
+    else:
+        rest = ("error " if block.is_error else "") + (block_text(block).strip() or "(empty)")
+    head = clean_line(name, 40) + " " if name else ""
+    room = limit - len(head)
+    if room < 12 and head:  # too narrow for both: the name gives way, the id stays whole
+        head = clean_line(head.rstrip(), max(limit - 13, 4)) + " "
+        room = limit - len(head)
+    tid = short_id(block.tool_id, 64 if room >= 80 else max(min(17, room - 1), 5))
+    return clean_line(f"{head}{tid} {rest}", limit)
+
+
+# ---------------------------------------------------------------- search
+
+
+def row_matches(session: Session, row: Row, q: str) -> bool:
+    """Case-insensitive: `q` is (in) the row's tool id or name, or in its text."""
+    msg = session.messages[row.mi]
+    if row.bi is None:
+        if msg.malformed and q in msg.malformed.lower():
+            return True
+        blocks = [b for b in msg.blocks if b.tool_id is None]
+    else:
+        blocks = [msg.blocks[row.bi]]
+    for b in blocks:
+        if b.tool_id and q in b.tool_id.lower():
+            return True
+        if b.name and q in b.name.lower():
+            return True
+        if q in block_text(b).lower():
+            return True
+    return False
+
+
+def search_rows(
+    session: Session, table: RowTable, query: str, cancelled: Callable[[], bool] | None = None
+) -> list[int] | None:
+    """Every row matching `query`, ascending (None when cancelled). Runs in a worker."""
+    q = query.lower()
+    out: list[int] = []
+    for ri, row in enumerate(table.rows):
+        if cancelled is not None and ri % 2048 == 0 and cancelled():
+            return None
+        if row_matches(session, row, q):
+            out.append(ri)
+    return out

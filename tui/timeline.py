@@ -22,12 +22,32 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from repair.model import Session
+from repair.pairing import Pairing
 
-from .lanes import STATES, LaneLayout
-from .rows import MSG, USE, Row, RowTable, fmt_time, role_label, summary
+from .lanes import (
+    LANE_KINDS,
+    OVERFLOW,
+    OVERFLOW_GLYPH,
+    OVERFLOW_TEXT,
+    STATES,
+    LaneLayout,
+    legend_sample,
+)
+from .rows import (
+    MSG,
+    SEV_MARK,
+    SEVERITIES,
+    TRAVEL_GLYPH,
+    USE,
+    Row,
+    RowTable,
+    role_label,
+    summary,
+    time_cell,
+)
 
-SEV_MARK = {"error": "●", "warning": "▲", "info": "○"}
-GUTTER = 6  # lanes drawn; a pairing in a further lane shows an overflow mark
+GUTTER = 6  # lanes drawn at most; a pairing in a further lane shows an overflow mark
+WIDE = 60  # from this timeline width on: clock times and full role names
 
 
 @dataclass
@@ -36,6 +56,38 @@ class TimelineState:
     table: RowTable
     lanes: LaneLayout | None  # None until the analysis is ready
     version: int
+    pairing: Pairing | None = None
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Widths of the row's columns at one timeline width (left to right)."""
+
+    marks: int
+    index: int
+    lanes: int
+    time: int  # 0: the session has no times
+    relative: bool  # the time column shows durations, not clock times
+    label: int
+
+    @property
+    def text_start(self) -> int:
+        lanes = self.lanes + 1 if self.lanes else 0
+        time = self.time + 1 if self.time else 0
+        return self.marks + self.index + 1 + lanes + time + self.label + 1
+
+
+def columns(state: TimelineState, width: int) -> Columns:
+    table = state.table
+    n = len(state.session.messages)
+    lanes = min(GUTTER, state.lanes.used_lanes) if state.lanes is not None else 0
+    wide = width >= WIDE
+    time = 0
+    if table.has_time:
+        time = 9 if wide else 6  # HH:MM:SS or +1.9s, then the travel glyph
+    return Columns(
+        table.mark_width, len(str(max(n - 1, 0))), lanes, time, not wide, 9 if wide else 4
+    )
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -43,6 +95,7 @@ class Timeline(ScrollView, can_focus=True):
         "timeline--cursor",
         "timeline--index",
         "timeline--time",
+        "timeline--travel",
         "timeline--user",
         "timeline--assistant",
         "timeline--other",
@@ -53,16 +106,17 @@ class Timeline(ScrollView, can_focus=True):
         "timeline--warning",
         "timeline--info",
         "timeline--match",
+        "timeline--lane-selected",
         *(f"lane--{s}" for s in STATES),
     }
 
     BINDINGS = [
-        Binding("j,down", "cursor(1)", "Next row", show=False),
-        Binding("k,up", "cursor(-1)", "Previous row", show=False),
-        Binding("g,home", "top", "Top", show=False),
-        Binding("G,end", "bottom", "Bottom", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("j,down", "cursor(1)", "Next row", show=False, tooltip="next row"),
+        Binding("k,up", "cursor(-1)", "Previous row", show=False, tooltip="previous row"),
+        Binding("g,home", "top", "Top", show=False, tooltip="first row"),
+        Binding("G,end", "bottom", "Bottom", show=False, tooltip="last row"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="page down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="page up"),
     ]
 
     cursor: var[int] = var(0, init=False)
@@ -79,11 +133,13 @@ class Timeline(ScrollView, can_focus=True):
         self.state: TimelineState | None = None
         self.view: list[int] = []  # visible rows (indices into table.rows)
         self.findings_only = False
+        self.match = ""  # search text highlighted in the rows (lower case)
         self._cache: LRUCache[tuple, Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
+        self._selected_lane: tuple[int, int, int] | None = None  # (lane, start, end)
 
     # model
-    def set_state(self, state: TimelineState, keep_row: int | None = None) -> None:
+    def set_state(self, state: TimelineState | None, keep_row: int | None = None) -> None:
         self.state = state
         self._cache.clear()
         self._rebuild_view(keep_row)
@@ -119,6 +175,13 @@ class Timeline(ScrollView, can_focus=True):
         self.findings_only = on
         self._rebuild_view(current)
 
+    def set_match(self, text: str) -> None:
+        """Highlight `text` in the rows (case-insensitive); '' clears."""
+        if text.lower() != self.match:
+            self.match = text.lower()
+            self._cache.clear()
+            self.refresh()
+
     @property
     def current_row_index(self) -> int | None:
         if not self.view or self.cursor >= len(self.view):
@@ -142,7 +205,21 @@ class Timeline(ScrollView, can_focus=True):
 
     def _cursor_changed(self) -> None:
         self.scroll_to_cursor()
+        self._select_lane()
         self.post_message(self.RowChanged(self.current_row))
+
+    def _select_lane(self) -> None:
+        """Highlight the lane of the row under the cursor (repaints the visible rows only
+        when it changes)."""
+        sel = None
+        ri = self.current_row_index
+        if self.state is not None and self.state.lanes is not None and ri is not None:
+            iv = self.state.lanes.own.get(ri)
+            if iv is not None and iv.lane < GUTTER:
+                sel = (iv.lane, iv.start, iv.end)
+        if sel != self._selected_lane:
+            self._selected_lane = sel
+            self.refresh()
 
     def scroll_to_cursor(self) -> None:
         top = self.scroll_offset.y
@@ -204,39 +281,64 @@ class Timeline(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         ri = self.view[pos]
         selected = pos == self.cursor
-        key = (ri, selected, width, self.state.version)
+        lane = self._selected_lane
+        lane_key = lane if lane is not None and lane[1] <= ri <= lane[2] else None
+        key = (ri, selected, width, self.state.version, lane_key)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._cache[key] = self._render_row(ri, selected, width)
+            strip = self._cache[key] = self._render_row(ri, selected, width, lane_key)
         fill = self.rich_style + self._style("timeline--cursor") if selected else self.rich_style
         return strip.crop_extend(0, width, fill).apply_offsets(0, pos)
 
-    def _render_row(self, ri: int, selected: bool, width: int) -> Strip:
+    def _render_row(
+        self, ri: int, selected: bool, width: int, lane: tuple[int, int, int] | None
+    ) -> Strip:
         state = self.state
         row = state.table.rows[ri]
         msg = state.session.messages[row.mi]
+        cols = columns(state, width)
         base = self.rich_style
         cursor = self._style("timeline--cursor") if selected else None
         segs: list[Segment] = []
 
-        def add(text: str, name: str | None = None) -> None:
-            style = base + self._style(name) if name else base
+        def add(text: str, *names: str | None) -> None:
+            style = base
+            for name in names:
+                if name:
+                    style = style + self._style(name)
             segs.append(Segment(text, style + cursor if cursor else style))
 
-        if row.severity:
-            add(SEV_MARK[row.severity], f"timeline--{row.severity}")
+        # every severity of the row, worst first
+        sevs = row.severities
+        for sev in sevs:
+            add(SEV_MARK[sev], f"timeline--{sev}")
+        add(" " * (cols.marks - len(sevs)))
+        # message number; a block row shows it too where its message row is filtered out
+        if row.kind == MSG:
+            add(f"{row.mi:>{cols.index}}", "timeline--index")
+        elif self.findings_only:
+            add(f"{row.mi:>{cols.index}}", "timeline--hidden")
         else:
+            add(" " * cols.index)
+        add(" ")
+        if cols.lanes:
+            mine = state.lanes.own.get(ri) if lane is not None else None
+            own = mine is not None and (mine.lane, mine.start, mine.end) == lane
+            for c, (ch, lane_state) in enumerate(state.lanes.cells(ri, cols.lanes)):
+                on_lane = lane is not None and (c == lane[0] or (own and c > lane[0]))
+                add(
+                    ch,
+                    f"lane--{lane_state}" if lane_state else None,
+                    "timeline--lane-selected" if on_lane and lane_state else None,
+                )
             add(" ")
-        idx = f"{row.mi:>5}" if row.kind == MSG else "     "
-        add(idx, "timeline--index")
-        add(" ")
-        if state.lanes is not None:
-            for ch, lane_state in state.lanes.cells(ri, GUTTER):
-                add(ch, f"lane--{lane_state}" if lane_state else None)
-        else:
-            add(" " * GUTTER)
-        add(" ")
-        wide = width >= 70
+        if cols.time:
+            text = time_cell(state.session, row, state.pairing, cols.relative)
+            travel = row.travel
+            cell = f"{text:>{cols.time - 1}}"[: cols.time - 1]
+            add(cell, "timeline--travel" if travel else "timeline--time")
+            add(TRAVEL_GLYPH if travel else " ", "timeline--travel" if travel else None)
+            add(" ")
         if row.kind == MSG:
             if msg.malformed is not None:
                 role_style = "timeline--malformed"
@@ -246,19 +348,51 @@ class Timeline(ScrollView, can_focus=True):
                 role_style = f"timeline--{msg.role}"
             else:
                 role_style = "timeline--other"
-            add(f"{role_label(msg):<10}", role_style)
-            if wide:
-                add(f"{fmt_time(msg):<9}", "timeline--time")
-            used = 1 + 5 + 1 + GUTTER + 1 + 10 + (9 if wide else 0)
-            add(
-                summary(state.session, row, max(width - used, 0)),
-                role_style if msg.hidden else None,
-            )
+            label = role_label(msg, narrow=cols.label < 9)
+            text_style = role_style if msg.hidden else None
         else:
-            label = "→ call" if row.kind == USE else "← result"
-            add(f"{label:<10}", "timeline--block")
-            if wide:
-                add(" " * 9)
-            used = 1 + 5 + 1 + GUTTER + 1 + 10 + (9 if wide else 0)
-            add(summary(state.session, row, max(width - used, 0)), "timeline--block")
+            if cols.label >= 9:
+                label = "→ call" if row.kind == USE else "← result"
+            else:
+                label = "  →" if row.kind == USE else "  ←"
+            role_style = text_style = "timeline--block"
+        add(f"{label:<{cols.label}}"[: cols.label], role_style)
+        add(" ")
+        room = max(width - cols.text_start, 0)
+        self._add_text(add, summary(state.session, row, room, state.pairing), text_style)
         return Strip(segs)
+
+    def _add_text(self, add, text: str, style: str | None) -> None:
+        """The row's text, with the search text highlighted."""
+        q = self.match
+        if not q:
+            add(text, style)
+            return
+        low = text.lower()
+        i = 0
+        while True:
+            k = low.find(q, i)
+            if k < 0:
+                break
+            if k > i:
+                add(text[i:k], style)
+            add(text[k : k + len(q)], style, "timeline--match")
+            i = k + len(q)
+        if i < len(text):
+            add(text[i:], style)
+
+    # the help legend, drawn with the styles the rows use
+    def legend(self) -> list[tuple[str, str, Style]]:
+        """(glyphs, meaning, style) for every mark the timeline draws."""
+        out = [(SEV_MARK[s], s, self._style(f"timeline--{s}")) for s in SEVERITIES]
+        out.append(
+            (
+                f"12:00:00{TRAVEL_GLYPH}",
+                "time earlier than the message before, or than its call",
+                self._style("timeline--travel"),
+            )
+        )
+        for state, (_glyphs, meaning) in LANE_KINDS.items():
+            out.append((legend_sample(state), meaning, self._style(f"lane--{state}")))
+        out.append((OVERFLOW_GLYPH, OVERFLOW_TEXT, self._style(f"lane--{OVERFLOW}")))
+        return out
