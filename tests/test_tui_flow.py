@@ -116,10 +116,16 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
         assert "Drop the unanswered tool_use toolu_05F" in str(app.query_one("#diff").render())
         await pilot.press("s")
         assert app.fixes[idx].skipped and not app.fixes[idx].actionable
-        await pilot.press("a")  # a skipped fix is not applied
+        # s moves on to the next fix; the skipped one is never applied
+        assert fl.highlighted == idx + 1
+        await pilot.press("k")
+        assert fl.highlighted == idx
+        diff = str(app.query_one("#diff").render())
+        assert "Skipped" in diff and "changes nothing" not in diff
+        await pilot.press("a")
         assert not app.wb.done
         await pilot.press("s")
-        assert not app.fixes[idx].skipped
+        assert not app.fixes[idx].skipped and fl.highlighted == idx
 
 
 async def test_export_asks_before_overwriting(demo_copy):
@@ -239,22 +245,31 @@ async def test_click_selects_a_row(demo_copy):
         assert "message 3 · assistant" in str(app.query_one("#detail").render())
 
 
-async def test_help_and_palette_list_every_key(demo_copy):
-    from tui.app import COMMANDS
-    from tui.screens import KEYS
+async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
+    """Each key is declared once: every binding is in help, the palette runs each action,
+    and the footer at 80 columns keeps ? and q."""
+    from tui.app import palette_bindings
 
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
+        footer_keys = [k.key for k in app.query("FooterKey")]
+        assert footer_keys[:2] == ["question_mark", "q"]
         await pilot.press("question_mark")
         text = str(app.screen.query_one("#help-text").render())
-        for key, what in KEYS:
-            assert key in text and what in text
-        for k in ("n / N", "J", "tab", "ctrl+y", "ctrl+p"):
+        first = {}
+        for b in [*HistviewApp.BINDINGS, *Timeline.BINDINGS]:
+            first.setdefault(b.action, b)
+        for b in first.values():
+            assert (b.tooltip or b.description) in text
+        # SPEC §8's fixed keys, and the new ones, as help writes them
+        for k in ("j / ↓", "n", "N", "g / home", "J", "/", "]", "[", "tab", "ctrl+y", "ctrl+p"):
+            assert k in text
+        for k in ("d ", "y ", "R ", "q ", "ctrl+q / ctrl+c"):
             assert k in text
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {title for _a, title, _h in COMMANDS} <= titles
+        assert {b.description for b in palette_bindings(app)} <= titles
 
 
 async def test_load_error_is_a_message_not_a_crash(tmp_path):
@@ -313,10 +328,10 @@ async def test_hostile_text_is_inert(tmp_path):
 
 
 def test_palette_titles_hold_no_session_text():
-    from tui.app import COMMANDS
+    from tui.app import palette_bindings
 
-    for _action, title, help_text in COMMANDS:
-        assert "[" not in title and "[" not in help_text
+    for b in palette_bindings(HistviewApp()):
+        assert "[" not in b.description and "[" not in (b.tooltip or "")
 
 
 async def test_filter_on_a_clean_session_says_so(tmp_path):

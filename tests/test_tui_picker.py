@@ -95,7 +95,8 @@ async def test_enter_opens_the_highlighted_session(filled_home):
         assert app.path.endswith("api_conversation_history.json")
         assert app.session.format == "roo" and len(app.session.messages) == 15
         header = str(app.query_one("#header").render())
-        assert "api_conversation_history.json" in header and "3 errors" in header
+        # a Roo task is named by its folder
+        assert "tasks/task-7f3a" in header and "3 errors" in header
         assert app.query_one(Timeline).state.table.rows
 
 

@@ -10,16 +10,16 @@ import orjson
 from textual.content import Content
 
 from repair.model import TOOL_RESULT, TOOL_USE, Finding, Message, Session, block_text
+from repair.pairing import Pairing
 from repair.preview import message_json
 from repair.sanitize import clean, clean_line
 
-from .rows import Row, fmt_time, role_label
+from .rows import SEV_MARK, Row, fmt_time, result_at, role_label, use_at
 
 MAX_LINES = 24  # lines shown per block before folding
 MAX_CHARS = 4000  # characters shown per block before folding
 RAW_MAX = 200_000  # characters of raw JSON shown
-SEV_STYLE = {"error": "bold $error", "warning": "bold $warning", "info": "$primary"}
-SEV_MARK = {"error": "●", "warning": "▲", "info": "○"}
+SEV_STYLE = {"error": "bold $text-error", "warning": "bold $text-warning", "info": "$text-primary"}
 
 
 def fold(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> tuple[str, str]:
@@ -57,7 +57,38 @@ def finding_line(f: Finding) -> Content:
     )
 
 
-def message_detail(session: Session, row: Row, findings: list[Finding]) -> Content:
+def _links(pairing: Pairing | None, mi: int, bi: int, block_type: str) -> str:
+    """Where the other end is: a call names its result(s), a result its call."""
+    if pairing is None:
+        return ""
+    if block_type == TOOL_USE:
+        use = use_at(pairing, mi, bi)
+        if use is None:
+            return ""
+        if not use.results:
+            if use.partner is not None:
+                p = use.partner
+                return f"answered under a wrong id by message {p.mi} block {p.bi}"
+            return "no result anywhere"
+        first, *more = use.results
+        text = f"result in message {first.mi} block {first.bi}"
+        if more:
+            extra = ", ".join(f"message {r.mi} block {r.bi}" for r in more[:3])
+            text += f"; {len(more)} more: {extra}{', …' if len(more) > 3 else ''}"
+        return text
+    res = result_at(pairing, mi, bi)
+    if res is None:
+        return ""
+    use = res.use or res.partner
+    if use is None:
+        return "answers no call"
+    how = "call" if res.use is not None else "likely call (wrong id)"
+    return f"{how}: message {use.mi} block {use.bi}, {use.name}"
+
+
+def message_detail(
+    session: Session, row: Row, findings: list[Finding], pairing: Pairing | None = None
+) -> Content:
     msg: Message = session.messages[row.mi]
     parts: list[Content | str | tuple[str, str]] = []
     head = f"message {row.mi} · {role_label(msg)}"
@@ -73,9 +104,12 @@ def message_detail(session: Session, row: Row, findings: list[Finding]) -> Conte
         parts.append(("  " + clean_line(str(where), 60), "dim"))
     parts.append("\n")
     if msg.malformed is not None:
-        parts.append(("malformed: ", "bold $error"))
+        parts.append(("malformed: ", "bold $text-error"))
         parts.append(clean(msg.malformed) + "\n")
     if findings:
+        # the row's own findings first: the one the cursor is on is read without scrolling
+        own = {id(f) for f in row.findings}
+        findings = sorted(findings, key=lambda f: id(f) not in own)
         parts.append(("\nFindings\n", "bold underline"))
         for f in findings:
             parts.append(finding_line(f))
@@ -84,12 +118,15 @@ def message_detail(session: Session, row: Row, findings: list[Finding]) -> Conte
         selected = row.bi == bi
         marker = "▶ " if selected else ""
         parts.append("\n")
+        link = ""
         if block.type == TOOL_USE:
             title = f"{marker}[{bi}] tool_use {block.name or '?'}  id {block.tool_id or '?'}"
             body = _json(block.data.get("input") if isinstance(block.data, dict) else None)
+            link = _links(pairing, row.mi, bi, TOOL_USE)
         elif block.type == TOOL_RESULT:
             err = "  is_error" if block.is_error else ""
             title = f"{marker}[{bi}] tool_result  for {block.tool_id or '?'}{err}"
+            link = _links(pairing, row.mi, bi, TOOL_RESULT)
             body = block_text(block)
             if (
                 not body
@@ -99,11 +136,15 @@ def message_detail(session: Session, row: Row, findings: list[Finding]) -> Conte
                 body = _json(block.data.get("content"))
         else:
             answer = f"  answers {block.tool_id}" if block.tool_id else ""
+            if block.tool_id:
+                link = _links(pairing, row.mi, bi, TOOL_RESULT)
             title = f"{marker}[{bi}] {block.type}{answer}"
             body = block_text(block)
             if not body and isinstance(block.data, dict):
                 body = _json({k: v for k, v in block.data.items() if k != "type"})
         parts.append((clean_line(title, 200) + "\n", "bold reverse" if selected else "bold"))
+        if link:
+            parts.append(("→ " + clean_line(link, 200) + "\n", "italic $text-accent"))
         shown, note = fold(body)
         parts.append(clean(shown.expandtabs(4)) + "\n")
         if note:

@@ -18,13 +18,16 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, OptionList, Static
+from textual.widgets import Footer, LoadingIndicator, Static
 from textual.worker import get_current_worker
 
 from repair import discover
 from repair.discover import Found, Health
 from repair.sanitize import clean_line
 
+from .keys import JKOptionList
+
+TASK_FILES = ("api_conversation_history.json", "claude_messages.json")  # Roo/Cline/Kilo tasks
 COLUMNS = f"{'AGE':>4}  {'FORMAT':<12}{'MSGS':>6}{'ERR':>5}{'WARN':>5}  SESSION"
 
 
@@ -47,7 +50,7 @@ def age_text(mtime: float, now: float) -> str:
 def session_name(path: str) -> str:
     """Short name: a Roo/Cline task folder's name, else `parent/file` (project/session)."""
     parent, name = os.path.split(path)
-    if name in ("api_conversation_history.json", "claude_messages.json"):
+    if name in TASK_FILES:
         return os.path.basename(parent)
     return f"{os.path.basename(parent)}/{name}"
 
@@ -62,15 +65,15 @@ def row_content(f: Found, h: Health | None, now: float) -> Content:
     if h.error is not None:
         return Content.assemble(
             age,
-            (f"{'unreadable':<28}  ", "bold $error"),
+            (f"{'unreadable':<28}  ", "bold $text-error"),
             name,
-            ("  " + clean_line(h.error, 160), "$error"),
+            ("  " + clean_line(h.error, 160), "$text-error"),
         )
     parts: list = [
         age,
         f"{clean_line(h.format or '?', 12):<12}{h.messages:>6}",
-        (f"{h.errors:>5}", "bold $error" if h.errors else "dim"),
-        (f"{h.warnings:>5}", "bold $warning" if h.warnings else "dim"),
+        (f"{h.errors:>5}", "bold $text-error" if h.errors else "dim"),
+        (f"{h.warnings:>5}", "bold $text-warning" if h.warnings else "dim"),
         "  ",
         (name, "bold"),
     ]
@@ -135,7 +138,7 @@ class PickerScreen(Screen[str | None]):
         yield Static(id="picker-header", markup=False)
         yield Static(Content(COLUMNS), id="picker-columns", markup=False)
         yield LoadingIndicator(id="picker-loading")
-        yield OptionList(id="picker-list", markup=False)
+        yield JKOptionList(id="picker-list", markup=False)
         yield Static(id="picker-empty", markup=False)
         yield Static(id="picker-status", markup=False)
         yield Footer()
@@ -143,7 +146,7 @@ class PickerScreen(Screen[str | None]):
     def on_mount(self) -> None:
         where = clean_line(self.source.title(), 70)
         self.query_one("#picker-header", Static).update(
-            Content.assemble(("histview ", "bold"), "pick a session  ", (where, "$accent"))
+            Content.assemble(("histview ", "bold"), "pick a session  ", (where, "$text-accent"))
         )
         self.query_one("#picker-columns").display = False
         self.query_one("#picker-list").display = False
@@ -182,7 +185,7 @@ class PickerScreen(Screen[str | None]):
             self._status("No sessions found.")
             return
         self._index = {f.path: i for i, f in enumerate(self.found)}
-        ol = self.query_one("#picker-list", OptionList)
+        ol = self.query_one("#picker-list", JKOptionList)
         ol.set_options(row_content(f, None, self.now) for f in self.found)
         ol.highlighted = 0
         ol.display = True
@@ -196,7 +199,7 @@ class PickerScreen(Screen[str | None]):
         if i is None:
             return
         self.health[h.path] = h
-        self.query_one("#picker-list", OptionList).replace_option_prompt_at_index(
+        self.query_one("#picker-list", JKOptionList).replace_option_prompt_at_index(
             i, row_content(self.found[i], h, self.now)
         )
         self._update_status()
@@ -211,8 +214,8 @@ class PickerScreen(Screen[str | None]):
     def _status(self, text: str) -> None:
         self.query_one("#picker-status", Static).update(Content(text))
 
-    @on(OptionList.OptionSelected, "#picker-list")
-    def _picked(self, event: OptionList.OptionSelected) -> None:
+    @on(JKOptionList.OptionSelected, "#picker-list")
+    def _picked(self, event: JKOptionList.OptionSelected) -> None:
         self.workers.cancel_node(self)  # the checks left are not needed any more
         self.dismiss(self.found[event.option_index].path)
 

@@ -3,48 +3,85 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 from textual.widgets.option_list import Option
 
-from repair.plan import NONE, Fix
+from repair.plan import ACTIONS, Fix
 from repair.preview import Preview
 from repair.sanitize import clean_line
 
-from .detail import SEV_MARK, SEV_STYLE
+from .detail import SEV_STYLE
+from .keys import JKOptionList, JKScroll
+from .rows import SEV_MARK, short_id
 
 MAX_DIFF_LINES = 600
 
 
-class FixList(OptionList):
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
+class FixList(JKOptionList):
+    pass
+
+
+ACTION_WIDTH = max(len(a) for acts in ACTIONS.values() for a in acts)
+
+
+def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
+    """One fix line: severity, message, the action (a fixed column, never cut), then the
+    tool id (when another line would read the same) and the finding code."""
+    sev = fix.finding.severity
+    where = f"m{fix.message_index}" if fix.message_index is not None else "-"
+    alts = [a for a in fix.actions if a != fix.action]
+    if fix.skipped:
+        action = ("skipped", "italic $text-warning")
+    elif not fix.edits:
+        action = ("(none)", "dim")
+    else:
+        action = (fix.action, "$text-accent")
+    n = f" ×{len(fix.findings)}" if len(fix.findings) > 1 else ""
+    tid = f"{short_id(fix.tool_use_id, 12)} " if with_id and fix.tool_use_id else ""
+    return Content.assemble(
+        (f"{SEV_MARK[sev]} ", SEV_STYLE[sev]),
+        (f"{where:>{msg_width + 1}} ", "dim"),
+        (f"{action[0]:<{ACTION_WIDTH}}", action[1]),
+        ("⇄ " if alts else "  ", "dim"),
+        (tid, "$text-muted"),
+        (fix.code + n, "bold"),
+    )
+
+
+def fix_prompts(fixes: list[Fix]) -> list[Content]:
+    """Prompts for the plan; lines that would read the same name their tool id."""
+    width = len(str(max((f.message_index or 0 for f in fixes), default=0)))
+    seen: dict[tuple, int] = {}
+    for f in fixes:
+        k = (f.code, f.message_index, f.action, f.skipped)
+        seen[k] = seen.get(k, 0) + 1
+    return [
+        fix_prompt(f, width, seen[(f.code, f.message_index, f.action, f.skipped)] > 1)
+        for f in fixes
     ]
 
 
-def fix_prompt(fix: Fix) -> Content:
-    sev = fix.finding.severity
-    where = f" msg {fix.message_index}" if fix.message_index is not None else ""
-    alts = [a for a in fix.actions if a != fix.action]
-    if fix.skipped:
-        state = ("  skipped", "italic $warning")
-    elif not fix.actionable:
-        state = ("  no change", "dim")
-    else:
-        state = ("", "")
-    n = f" ×{len(fix.findings)}" if len(fix.findings) > 1 else ""
-    return Content.assemble(
-        (f"{SEV_MARK[sev]} ", SEV_STYLE[sev]),
-        (fix.code + n, "bold"),
-        (where, "dim"),
-        "  ",
-        (fix.action if fix.action != NONE else "(none)", "$accent"),
-        (f" ⇄ {'/'.join(alts)}" if alts else "", "dim"),
-        state,
-    )
+def _changed_first(lines: list[str]) -> list[str]:
+    """Unified diff lines with at most one context line before a change (three after it),
+    so the changed lines come first in a small pane. Hunk headers and the
+    `// message N` markers stay."""
+
+    def change(i: int) -> bool:
+        return 0 <= i < len(lines) and lines[i][:1] in ("+", "-")
+
+    out = []
+    for i, line in enumerate(lines):
+        if (
+            line.startswith("@@")
+            or line[1:].startswith("// message")
+            or change(i)
+            or change(i + 1)
+            or any(change(k) for k in range(i - 3, i))
+        ):
+            out.append(line)
+    return out
 
 
 def diff_content(fix: Fix | None, pv: Preview | None) -> Content:
@@ -52,19 +89,25 @@ def diff_content(fix: Fix | None, pv: Preview | None) -> Content:
         return Content.styled("No fixes: nothing in this session needs a repair.", "italic")
     parts: list = [(clean_line(fix.detail, 400), "bold"), "\n"]
     if fix.skipped:
-        parts.append(("skipped: s to take it back\n", "italic $warning"))
+        parts.append(
+            (
+                "Skipped: a and A leave it out (s takes it back). It would change:\n",
+                "bold $text-warning",
+            )
+        )
     if pv is None or not pv.diff:
         parts.append(("\nThis fix changes nothing in the file.", "italic dim"))
         return Content.assemble(*parts)
     lines = pv.diff[2:] if pv.diff[:1] and pv.diff[0].startswith("---") else pv.diff
+    lines = _changed_first(lines)
     for line in lines[:MAX_DIFF_LINES]:
         if line.startswith("@@"):
-            style = "$accent"
+            style = "$text-muted"
         elif line.startswith("+"):
             style = "$text-success on $success-muted"
         elif line.startswith("-"):
             style = "$text-error on $error-muted"
-        elif line.startswith("// message"):
+        elif line[1:].startswith("// message"):
             style = "bold"
         else:
             style = ""
@@ -77,16 +120,16 @@ def diff_content(fix: Fix | None, pv: Preview | None) -> Content:
 class RepairPane(Horizontal):
     def compose(self) -> ComposeResult:
         yield FixList(id="fix-list", markup=False)
-        with VerticalScroll(id="diff-scroll"):
+        with JKScroll(id="diff-scroll"):
             yield Static(id="diff", markup=False)
 
     def show_fixes(self, fixes: list[Fix], keep: int) -> None:
         fl = self.query_one(FixList)
         fl.clear_options()
-        fl.add_options([Option(fix_prompt(f), id=str(i)) for i, f in enumerate(fixes)])
+        fl.add_options([Option(p, id=str(i)) for i, p in enumerate(fix_prompts(fixes))])
         if fixes:
             fl.highlighted = max(0, min(keep, len(fixes) - 1))
 
     def show_preview(self, fix: Fix | None, pv: Preview | None) -> None:
         self.query_one("#diff", Static).update(diff_content(fix, pv))
-        self.query_one("#diff-scroll", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#diff-scroll", JKScroll).scroll_home(animate=False)

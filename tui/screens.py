@@ -4,79 +4,72 @@ from __future__ import annotations
 
 import os
 
+from rich.style import Style
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.style import Style as TStyle
 from textual.widgets import Button, Input, Label, Static
 
-KEYS: list[tuple[str, str]] = [
-    ("j / k, ↓ / ↑", "next / previous row"),
-    ("n / N", "next / previous finding"),
-    ("g / G, Home / End", "top / bottom"),
-    ("PgUp / PgDn", "page up / down"),
-    ("click", "select a row"),
-    ("enter", "focus the detail of the row"),
-    ("J", "raw JSON of the message (toggle)"),
-    ("/", "search text or a tool id (enter again: next match)"),
-    ("f", "show only rows with findings (toggle)"),
-    ("r", "open / close the repair plan"),
-    ("a", "apply the selected fix"),
-    ("s", "skip the selected fix (toggle)"),
-    ("tab", "cycle the fix's alternative action"),
-    ("A", "apply all remaining fixes"),
-    ("u / ctrl+y", "undo / redo"),
-    ("e", "export the repaired session and its report"),
-    ("?", "this help"),
-    ("ctrl+p", "command palette (every action)"),
-    ("q", "quit (asks if there are unexported changes)"),
-]
-
-LEGEND: list[tuple[str, str, str]] = [
-    ("╭─ │ ╰─", "paired", "lane--paired"),
-    ("╭─ ┆ ╵", "call with no result (dangling end)", "lane--orphan-use"),
-    ("╷ ┆ ╰─", "result with no call (no start)", "lane--orphan-result"),
-    ("╭─ ├─ ╰─", "duplicate results (fork)", "lane--duplicate"),
-    ("╭─ │ ╰─", "result not where it belongs", "lane--misplaced"),
-    ("┏━ ┃ ┗━", "result drawn above its call", "lane--above"),
-    ("╭─ ┆ ╰─", "result under a wrong id", "lane--mismatch"),
-    ("»", "more lanes than the gutter shows", "lane--overflow"),
-]
+from .keys import JKScroll
 
 
 class HelpScreen(ModalScreen[None]):
+    """Keys (derived from the bindings) and the legend of what the timeline draws (in the
+    timeline's own styles)."""
+
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
+    def __init__(
+        self,
+        sections: list[tuple[str, list[tuple[str, str]]]],
+        legend: list[tuple[str, str, Style]],
+    ) -> None:
+        super().__init__()
+        self.sections = sections
+        self.legend = legend
+
     def compose(self) -> ComposeResult:
-        lines: list = [("histview keys\n\n", "bold")]
-        for key, what in KEYS:
-            lines.append((f"{key:<20}", "bold $accent"))
-            lines.append(f"{what}\n")
-        lines.append(("\nlink gutter\n", "bold"))
-        for glyph, what, _cls in LEGEND:
-            lines.append((f"{glyph:<20}", "bold"))
-            lines.append(f"{what}\n")
-        lines.append(("\nseverity marks: ● error  ▲ warning  ○ info      (esc closes)", "dim"))
-        with VerticalScroll(id="help-box"):
+        lines: list = [("histview keys", "bold"), ("   (esc closes; j/k scroll)\n", "dim")]
+        for title, rows in self.sections:
+            lines.append((f"\n{title}\n", "bold underline"))
+            for key, what in rows:
+                lines.append((f"{key:<22}", "bold $text-accent"))
+                lines.append(f"{what}\n")
+        lines.append(("\nOn the timeline\n", "bold underline"))
+        for glyph, what, style in self.legend:
+            lines.append(Content.styled(glyph, TStyle.from_rich_style(style)))
+            lines.append(" " * max(22 - len(glyph), 1) + f"{what}\n")
+        with JKScroll(id="help-box"):
             yield Static(Content.assemble(*lines), id="help-text")
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question whose "yes" loses or overwrites something: the safe answer (no) has
+    the focus, so enter keeps the work."""
+
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No", purpose: str = "") -> None:
         super().__init__()
         self.question = question
+        self.yes = yes
+        self.no = no
+        self.purpose = purpose
 
     def compose(self) -> ComposeResult:
         with Grid(id="confirm-box"):
             yield Label(Content(self.question), id="confirm-question")
-            yield Button("Yes (y)", variant="error", id="yes")
-            yield Button("No (n)", variant="primary", id="no")
+            yield Button(Content(f"{self.yes} (y)"), variant="error", id="yes")
+            yield Button(Content(f"{self.no} (n)"), variant="primary", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
@@ -94,7 +87,7 @@ class SearchScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
-            yield Label("Search text or tool id (enter: next match, esc: cancel)")
+            yield Label("Search text or a tool id (enter: search, esc: cancel)")
             yield Input(value=self.last, id="search-input", select_on_focus=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

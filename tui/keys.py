@@ -1,0 +1,56 @@
+"""Keys: j/k in every list and pane, and the help rows derived from the Binding declarations
+(each key is declared once, as a Binding with its description; the footer, the help screen
+and the command palette all read it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import OptionList
+
+# j/k next to the arrows, in every scrolling pane and every list
+SCROLL_KEYS = [
+    Binding("j", "scroll_down", "Scroll down", show=False),
+    Binding("k", "scroll_up", "Scroll up", show=False),
+]
+LIST_KEYS = [
+    Binding("j", "cursor_down", "Down", show=False),
+    Binding("k", "cursor_up", "Up", show=False),
+]
+
+
+class JKScroll(VerticalScroll):
+    BINDINGS = SCROLL_KEYS
+
+
+class JKOptionList(OptionList):
+    BINDINGS = LIST_KEYS
+
+
+def key_name(app, key: str) -> str:
+    """How a key is written in help: `?`, `/`, `]`, `↓`, `ctrl+y` (as SPEC §8 writes it)."""
+    if key.startswith("ctrl+"):
+        return key
+    return app.get_key_display(Binding(key, ""))
+
+
+def help_rows(app, bindings: Iterable[Binding]) -> list[tuple[str, str]]:
+    """(keys, what) per action, in declaration order; keys bound to the same action share
+    one row ("q / ctrl+q")."""
+    order: list[str] = []
+    keys: dict[str, list[str]] = {}
+    what: dict[str, str] = {}
+    for b in bindings:
+        if b.action not in keys:
+            order.append(b.action)
+            keys[b.action] = []
+            what[b.action] = b.tooltip or b.description
+        elif b.tooltip and what[b.action] == "":
+            what[b.action] = b.tooltip
+        for k in b.key.split(","):
+            name = key_name(app, k.strip())
+            if name not in keys[b.action]:
+                keys[b.action].append(name)
+    return [(" / ".join(keys[a]), what[a]) for a in order]
