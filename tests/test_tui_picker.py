@@ -180,3 +180,29 @@ def test_age_text():
 
 def test_snapshot_picker(snap_compare, filled_home):
     assert snap_compare(_picker_app(), terminal_size=(80, 24), run_before=wait_picker)
+
+
+async def test_q_in_a_picked_session_returns_to_the_picker(filled_home):
+    app = _picker_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_picker(pilot)
+        await pilot.press("j")  # j/k move in the list too
+        assert app.screen.query_one("#picker-list").highlighted == 1
+        await pilot.press("k", "j", "enter")
+        await wait_ready(pilot)
+        assert app.session is not None and not isinstance(app.screen, PickerScreen)
+        # applied fixes are not lost by leaving: q asks first
+        await pilot.press("A", "q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("y")
+        await wait_picker(pilot)
+        assert isinstance(app.screen, PickerScreen) and app.session is None and app.is_running
+        await pilot.press("enter")  # another pick opens as before
+        await wait_ready(pilot)
+        assert app.session.format == "claude-code"
+        await pilot.press("q")
+        await wait_picker(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running

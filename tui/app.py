@@ -89,12 +89,17 @@ class Derived:
     lanes: LaneLayout
     by_message: dict[int, list[Finding]]
     problems: list[tuple[str, str]]
+    first_problem: int | None  # the row the first screen opens on
 
 
 def derive(session: Session, analysis, table: RowTable | None = None) -> Derived:
     table = with_findings(table, analysis) if table is not None else build_rows(session, analysis)
     return Derived(
-        table, layout(analysis.pairing, table), analysis.by_message(), problems(session, analysis)
+        table,
+        layout(analysis.pairing, table),
+        analysis.by_message(),
+        problems(session, analysis),
+        table.first_problem(),
     )
 
 
@@ -306,6 +311,7 @@ class HistviewApp(App):
         self.wb: Workbench | None = None
         self.derived: Derived | None = None
         self.fixes: list[Fix] = []
+        self._fix_of_finding: dict[int, int] = {}
         self.raw = False
         self.repair_open = False
         self.detail_mode = "normal"
@@ -347,8 +353,8 @@ class HistviewApp(App):
         self._start_load()
 
     def _theme_changed(self, theme) -> None:
-        """Keep the chosen theme for the next run."""
-        if theme.name != load_config().get("theme"):
+        """Keep the theme the user chose for the next run."""
+        if theme.name != load_config().get("theme", "textual-dark"):
             save_config(theme=theme.name)
 
     # picker
@@ -370,7 +376,7 @@ class HistviewApp(App):
         self.workers.cancel_group(self, "load")
         self.workers.cancel_group(self, "search")
         self.session = self.wb = self.derived = self.exported = None
-        self.fixes = []
+        self._set_fixes([])
         self.search = None
         self.load_error = None
         self.raw = False
@@ -438,7 +444,7 @@ class HistviewApp(App):
             # the first screen names the problem: the cursor on the first error (or warning)
             self._first_analysis = False
             tl = self.query_one(Timeline)
-            first = msg.derived.table.first_problem()
+            first = msg.derived.first_problem
             if first is not None and not tl.cursor:
                 tl.go_to_row(first)
         self.refresh_bindings()
@@ -588,9 +594,19 @@ class HistviewApp(App):
         fl = self.query_one("#fix-list", OptionList)
         if keep is None:
             keep = fl.highlighted or 0
-        self.fixes = list(self.wb.plan.fixes)
+        self._set_fixes(self.wb.plan.fixes)
         self.query_one(RepairPane).show_fixes(self.fixes, keep)
         self._show_preview()
+
+    def _set_fixes(self, fixes: list[Fix]) -> None:
+        self.fixes = list(fixes)
+        # finding -> its fix (the first that changes something), for the cursor to follow
+        self._fix_of_finding: dict[int, int] = {}
+        for i, fix in enumerate(self.fixes):
+            for f in fix.findings:
+                k = self._fix_of_finding.get(id(f))
+                if k is None or (fix.actionable and not self.fixes[k].actionable):
+                    self._fix_of_finding[id(f)] = i
 
     def _selected_fix(self) -> Fix | None:
         if not self.repair_open or not self.fixes:
@@ -610,14 +626,10 @@ class HistviewApp(App):
 
     def _fix_of_row(self, row: Row) -> int | None:
         """The plan's fix for one of the row's findings (one that changes something first)."""
-        ids = {id(f) for f in row.findings}
-        best = None
-        for i, fix in enumerate(self.fixes):
-            if any(id(f) in ids for f in fix.findings):
-                if fix.actionable:
-                    return i
-                best = i if best is None else best
-        return best
+        hits = [self._fix_of_finding[id(f)] for f in row.findings if id(f) in self._fix_of_finding]
+        if not hits:
+            return None
+        return min(hits, key=lambda i: (not self.fixes[i].actionable, i))
 
     def _select_fix_of_row(self, row: Row) -> None:
         current = self._selected_fix()
@@ -748,7 +760,7 @@ class HistviewApp(App):
         self.repair_open = not self.repair_open
         self.query_one(RepairPane).display = self.repair_open
         if self.repair_open:
-            self.fixes = list(self.wb.plan.fixes)
+            self._set_fixes(self.wb.plan.fixes)
             row = self.query_one(Timeline).current_row
             here = self._fix_of_row(row) if row is not None else None
             self._refresh_fixes(keep=here if here is not None else self._next_fix(0))
@@ -857,7 +869,9 @@ class HistviewApp(App):
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search_worker(self, query: str, state: TimelineState, jump: bool) -> None:
         worker = get_current_worker()
-        rows = search_rows(state.session, state.table, query, lambda: worker.is_cancelled)
+        rows = search_rows(
+            state.session, state.table, query, lambda: worker.is_cancelled, state.pairing
+        )
         if rows is not None:
             self.post_message(SearchDone(query, state.version, rows, jump))
 
@@ -888,7 +902,7 @@ class HistviewApp(App):
         else:
             k = bisect_left(rows, cur) - 1
             target = rows[k] if k >= 0 else rows[-1]
-        if tl.findings_only and target not in tl.state.table.finding_rows:
+        if tl.findings_only and not tl.state.table.rows[target].findings:
             tl.set_findings_only(False)
             self._update_header()
         tl.go_to_row(target)

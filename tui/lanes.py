@@ -53,10 +53,9 @@ def legend_sample(state: str) -> str:
         return f"{top}{conn} {mid} {bottom}"
     if state == ORPHAN_RESULT:
         return f"{top} {mid} {bottom}{conn}"
-    if state == DUPLICATE:
-        return f"{top}{conn} {fork}{conn} {bottom}{conn}"
-    if state == TRAVEL:
-        return f"{top}{LANE_KINDS[PAIRED][0][4]} {mid} {bottom}{conn}{conn}"
+    if state in (DUPLICATE, TRAVEL):
+        first = LANE_KINDS[PAIRED][0][4] if state == TRAVEL else conn
+        return f"{top}{first} {mid} {fork}{conn} {bottom}{conn}"
     return f"{top}{conn} {mid} {bottom}{conn}"
 
 

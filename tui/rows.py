@@ -323,9 +323,14 @@ def summary(session: Session, row: Row, limit: int = 200, pairing: Pairing | Non
 # ---------------------------------------------------------------- search
 
 
-def row_matches(session: Session, row: Row, q: str) -> bool:
-    """Case-insensitive: `q` is (in) the row's tool id or name, or in its text."""
+def row_matches(session: Session, row: Row, q: str, pairing: Pairing | None = None) -> bool:
+    """Case-insensitive: `q` is in the row's tool id, its tool's name (a result's call's, as
+    the row shows it) or its text."""
     msg = session.messages[row.mi]
+    if row.kind == RESULT:
+        name = tool_name(session, row, pairing)
+        if name and q in name.lower():
+            return True
     if row.bi is None:
         if msg.malformed and q in msg.malformed.lower():
             return True
@@ -343,7 +348,11 @@ def row_matches(session: Session, row: Row, q: str) -> bool:
 
 
 def search_rows(
-    session: Session, table: RowTable, query: str, cancelled: Callable[[], bool] | None = None
+    session: Session,
+    table: RowTable,
+    query: str,
+    cancelled: Callable[[], bool] | None = None,
+    pairing: Pairing | None = None,
 ) -> list[int] | None:
     """Every row matching `query`, ascending (None when cancelled). Runs in a worker."""
     q = query.lower()
@@ -351,6 +360,6 @@ def search_rows(
     for ri, row in enumerate(table.rows):
         if cancelled is not None and ri % 2048 == 0 and cancelled():
             return None
-        if row_matches(session, row, q):
+        if row_matches(session, row, q, pairing):
             out.append(ri)
     return out

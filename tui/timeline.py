@@ -306,7 +306,11 @@ class Timeline(ScrollView, can_focus=True):
             for name in names:
                 if name:
                     style = style + self._style(name)
-            segs.append(Segment(text, style + cursor if cursor else style))
+            if cursor:
+                style = style + cursor
+                if "timeline--match" in names:  # a match stays visible on the cursor row
+                    style = style + self._style("timeline--match")
+            segs.append(Segment(text, style))
 
         # every severity of the row, worst first
         sevs = row.severities

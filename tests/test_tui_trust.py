@@ -1,0 +1,542 @@
+"""Pilot tests for a TUI the user can trust at first sight (issue 10): the problem named on
+the first screen, time and time travel on the rows, no key that loses applied fixes, the fix
+you see is the fix you apply, 80x24, and the keys users expect."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+
+import pytest
+from tui_helpers import DEMO, SAMPLES, wait_ready
+
+from repair.formats import load_session
+from tui import app as app_module
+from tui.app import HistviewApp, main
+from tui.lanes import LANE_KINDS, OVERFLOW, TRAVEL, legend_sample
+from tui.repair_pane import ACTION_WIDTH, _changed_first, fix_prompts
+from tui.screens import ConfirmScreen, HelpScreen
+from tui.timeline import Timeline
+
+ROO_TT = SAMPLES / "roo_subtask_delegation_duplicate.json"  # results stamped before the call
+SPLIT = SAMPLES / "anthropic_parallel_results_split.json"  # a warning, no error
+CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
+TODO_ID = "toolu_01152cTe8r0khCEr7n1AyOHF"  # update_todo_list, answered twice
+TASK_ID = "toolu_01RuT11NCue1cr3McRTrKwtP"  # new_task
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    dst = tmp_path / "demo_session.json"
+    shutil.copy(DEMO, dst)
+    return dst
+
+
+@pytest.fixture
+def roo_copy(tmp_path):
+    dst = tmp_path / ROO_TT.name
+    shutil.copy(ROO_TT, dst)
+    return dst
+
+
+def _tl(app) -> Timeline:
+    return app.query_one(Timeline)
+
+
+def _line(app, row: int) -> str:
+    tl = _tl(app)
+    strip = tl.render_line(tl.view.index(row) - tl.scroll_offset.y)
+    return "".join(seg.text for seg in strip)
+
+
+def _text(app, selector: str) -> str:
+    return str(app.query_one(selector).render())
+
+
+def _row(app, mi: int, bi: int | None = None) -> int:
+    return _tl(app).state.table.row_of(mi, bi)
+
+
+# ---------------------------------------------------------------- 1. the first screen
+
+
+async def test_first_screen_is_on_the_first_error_and_names_the_problems(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        row = _tl(app).current_row
+        assert (row.mi, row.bi) == (7, 0) and row.severity == "error"
+        detail = _text(app, "#detail")
+        # its finding comes first in the detail pane, before the message's other findings
+        assert detail.index("duplicate-tool-result") < detail.index("consecutive-same-role")
+        summary = _text(app, "#summary")
+        assert "2 duplicate results (update_todo_list, new_task)" in summary
+        assert summary.index("duplicate results") < summary.index("stamped before")
+
+
+async def test_first_screen_goes_to_a_warning_when_there_is_no_error():
+    app = HistviewApp(str(SPLIT))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        row = _tl(app).current_row
+        assert (row.mi, row.bi, row.severity) == (3, 0, "warning")
+        assert "1 result away from its call (run_command)" in _text(app, "#summary")
+
+
+async def test_a_clean_session_says_so(tmp_path):
+    path = tmp_path / "clean.json"
+    path.write_text('[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]')
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        assert "No problems found: 2 messages" in _text(app, "#summary")
+        assert _tl(app).current_row_index == 0
+
+
+# ---------------------------------------------------------------- 2. time and time travel
+
+
+@pytest.mark.parametrize(
+    "size,msg7,travel_result",
+    [((80, 24), "-2.8s↶", "-1.9s↶"), ((120, 40), "09:18:43↶", "09:18:43↶")],
+)
+async def test_time_column_and_time_travel_marks(size, msg7, travel_result):
+    app = HistviewApp(str(ROO_TT))
+    async with app.run_test(size=size) as pilot:
+        await wait_ready(pilot)
+        assert msg7 in _line(app, _row(app, 7))  # out of order with message 6
+        assert travel_result in _line(app, _row(app, 7, 1))  # stamped before its call
+        clock = "09:18:46 " if size[0] >= 120 else "+0.9s "  # message 6: in order
+        assert clock in _line(app, _row(app, 6)) and "↶" not in _line(app, _row(app, 6))
+
+
+async def test_a_result_row_shows_its_own_time_where_the_format_has_one():
+    app = HistviewApp(str(CLAUDE))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        s = app.session
+        lint = next(bi for bi, b in enumerate(s.messages[2].blocks) if "dl7d" in b.tool_id)
+        # the lint result's record (line 8) is 7.5 s younger than its message's first record
+        assert "09:14:19" in _line(app, _row(app, 2, lint))
+        assert "09:14:11" in _line(app, _row(app, 2)) and "09:14:19" not in _line(app, _row(app, 2))
+
+
+async def test_travel_lane_stands_out_on_an_error_row_and_every_severity_shows():
+    app = HistviewApp(str(ROO_TT))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        tl = _tl(app)
+        r = _row(app, 7, 0)
+        assert tl.state.table.rows[r].severity == "error"
+        states = {st for _ch, st in tl.state.lanes.cells(r, 6)}
+        assert TRAVEL in states
+        line = _line(app, r)
+        assert line.startswith("●▲")  # the error and the warning of the row
+        # the lane's travel stretch is drawn in its own style
+        strip = tl.render_line(tl.view.index(r) - tl.scroll_offset.y)
+        travel_style = tl._style("lane--travel")
+        assert any(seg.style and seg.style.color == travel_style.color for seg in strip)
+
+
+async def test_help_legend_is_what_the_gutter_draws(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        tl = _tl(app)
+        legend = tl.legend()
+        # every glyph the gutter draws, in every state, is in that state's legend sample
+        lanes = tl.state.lanes
+        for ri in range(len(tl.state.table.rows)):
+            for ch, st in lanes.cells(ri, 6):
+                if st is not None and ch != "┼":
+                    assert ch in legend_sample(st), (ch, st)
+        # ... and the legend draws each in the timeline's own style
+        lane_entries = legend[-len(LANE_KINDS) - 1 :]
+        for (glyph, what, style), (state, (_g, meaning)) in zip(
+            lane_entries, LANE_KINDS.items(), strict=False
+        ):
+            assert (glyph, what, style) == (
+                legend_sample(state),
+                meaning,
+                tl._style(f"lane--{state}"),
+            )
+        assert lane_entries[-1][0] == "»" and lane_entries[-1][2] == tl._style(f"lane--{OVERFLOW}")
+        sev = {what: style for _g, what, style in legend[:3]}
+        assert sev == {s: tl._style(f"timeline--{s}") for s in ("error", "warning", "info")}
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = _text(app.screen, "#help-text")
+        for glyph, what, _style in tl.legend():
+            assert glyph in text and what in text
+
+
+# ---------------------------------------------------------------- 3. nothing lost by a key
+
+
+@pytest.mark.parametrize("how", ["ctrl+q", "ctrl+c", "palette"])
+async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A")
+        if how == "palette":
+            await app.run_action("quit")  # what the palette's Quit runs
+        else:
+            await pilot.press(how)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        # the safe answer has the focus: enter keeps the work
+        assert app.screen.focused.id == "no"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and app.wb.done
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_overwrite_confirmation_focuses_cancel(demo_copy):
+    out = demo_copy.with_name("demo_session.fixed.json")
+    out.write_text("keep me")
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.focused.id == "no"
+        await pilot.press("enter")
+        await pilot.pause()
+    assert out.read_text() == "keep me"
+
+
+async def test_search_typed_while_loading_does_not_crash(demo_copy, monkeypatch):
+    gate = threading.Event()
+    real = app_module.load_session
+
+    def slow(*args, **kw):
+        gate.wait(10)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(app_module, "load_session", slow)
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash", *"toolu", "enter")
+        await pilot.pause()
+        assert app.is_running and app.session is None
+        gate.set()
+        await wait_ready(pilot)
+        await pilot.press("slash", *"toolu_06X", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (_tl(app).current_row.mi, _tl(app).current_row.bi) == (13, 0)
+
+
+async def test_search_on_the_cannot_open_screen_does_not_crash(tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text('[{"role": "user", "content": "hi"}')
+    app = HistviewApp(str(bad))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("slash", *"abc", "enter", "n", "J", "y", "r", "f")
+        await pilot.pause()
+        assert app.is_running and "Cannot open" in _text(app, "#load-error")
+
+
+async def test_export_to_a_copy_warns_when_the_source_changed(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    out = demo_copy.with_name("demo_session.fixed.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A")
+        demo_copy.write_bytes(demo_copy.read_bytes() + b"\n")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "changed on disk" in app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        assert not out.exists()
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert out.exists() and app.exported is app.wb.session
+
+
+async def test_export_to_a_copy_of_an_unchanged_source_does_not_ask(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("A", "e")
+        await pilot.pause()
+        await pilot.click("#export-ok")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert demo_copy.with_name("demo_session.fixed.json").exists()
+
+
+async def test_reload_reads_the_file_again_and_asks_before_losing_fixes(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        n = len(app.session.messages)
+        await pilot.press("A", "R")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.focused.id == "no"
+        await pilot.press("n")
+        assert app.wb.done
+        # the file grows on disk; R and yes read it again, the fixes are gone
+        doc = json.loads(demo_copy.read_text())
+        doc.append({"role": "user", "content": "one more", "ts": doc[-1]["ts"] + 1000})
+        demo_copy.write_text(json.dumps(doc))
+        await pilot.press("R", "y")
+        await wait_ready(pilot)
+        assert len(app.session.messages) == n + 1 and not app.wb.done
+        await pilot.press("R")  # nothing to lose: no question
+        await wait_ready(pilot)
+        assert not isinstance(app.screen, ConfirmScreen) and app.wb is not None
+
+
+def test_missing_file_is_an_error_line_and_exit_2(capsys, tmp_path):
+    missing = tmp_path / "nope.json"
+    assert main([str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"histview: {missing}: no such file or folder"
+
+
+# ---------------------------------------------------------------- 4. the fix you see
+
+
+async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r", "escape")  # open the plan, back on the timeline
+        tl = _tl(app)
+        for mi, bi, code in [(13, 0, "mismatched-tool-result-id"), (9, 1, "duplicate-tool-result")]:
+            tl.go_to_row(_row(app, mi, bi))
+            await pilot.pause()
+            fix = app._selected_fix()
+            assert fix.code == code and fix.message_index == mi
+            assert fix.detail[:25] in _text(app, "#diff")
+        assert (tl.current_row.mi, tl.current_row.bi) == (9, 1)  # the cursor stayed
+
+
+async def test_after_apply_the_next_fix_in_order_is_selected(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("g", "r")
+        order = [(f.code, f.message_index) for f in app.fixes if f.actionable]
+        assert app._selected_fix().code == order[0][0]
+        await pilot.press("a")
+        # moving message 5's result home also ends the info finding before it: the next fix
+        # in order is still the next one, not the one after it
+        assert app._selected_fix().code == order[1][0] == "tool-result-not-first"
+        await pilot.press("a")
+        assert app._selected_fix().code == order[2][0] == "duplicate-tool-result"
+
+
+async def test_fix_lines_that_would_read_the_same_name_their_tool_id():
+    app = HistviewApp(str(ROO_TT))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        lines = [str(p) for p in fix_prompts(app.fixes)]
+        dups = [t for t in lines if "duplicate-tool-result" in t]
+        assert len(dups) == 2 and dups[0] != dups[1]
+        assert "toolu_…AyOHF" in " ".join(dups) and "toolu_…rKwtP" in " ".join(dups)
+        # the action column comes before the code and is never cut at 80 columns
+        fl = app.query_one("#fix-list")
+        assert fl.size.width >= 2 + 3 + ACTION_WIDTH + 2
+        assert all(t.index("keep-best") < t.index("duplicate") for t in dups)
+
+
+async def test_toasts_never_cover_the_diff(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r", "a", "s")
+        await pilot.pause()
+        toasts = list(app.screen.query("Toast"))
+        assert toasts
+        diff = app.query_one("#diff-scroll").region
+        for toast in toasts:
+            assert not toast.region.overlaps(diff)
+
+
+def test_the_diff_shows_changed_lines_first():
+    lines = ["@@ -1,9 +1,9 @@", " a", " b", " c", "-d", "+D", " e", " f", " g", " h"]
+    assert _changed_first(lines) == ["@@ -1,9 +1,9 @@", " c", "-d", "+D", " e", " f", " g"]
+
+
+# ---------------------------------------------------------------- 8. 80x24
+
+
+async def test_80x24_header_keeps_counts_and_unexported_and_ids_keep_both_ends(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        line = _line(app, _row(app, 7, 0))
+        assert "update_todo_list toolu_01" in line and "AyOHF" in line  # name, then the id
+        await pilot.press("r", "a")
+        header = _text(app, "#header")
+        assert re.search(r"● \d+  ▲ \d+  ○ \d+  1 fixed  \*unexported$", header.strip())
+        assert len(header) <= 78
+
+
+async def test_d_cycles_the_detail_pane(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        detail = app.query_one("#detail-scroll")
+        tl = _tl(app)
+        normal = detail.size.width
+        await pilot.press("d")
+        await pilot.pause()
+        assert detail.size.width > normal
+        await pilot.press("d")
+        await pilot.pause()
+        assert not detail.display or detail.size.width == 0
+        assert tl.size.width >= 118
+        await pilot.press("d")
+        await pilot.pause()
+        assert detail.size.width == normal
+
+
+# ---------------------------------------------------------------- 9. keys and details
+
+
+async def test_j_k_scroll_the_detail_and_the_help(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("enter")
+        pane = app.query_one("#detail-scroll")
+        assert app.focused is pane
+        await pilot.press("j", "j", "j")
+        assert pane.scroll_y == 3
+        await pilot.press("k")
+        assert pane.scroll_y == 2
+        await pilot.press("escape", "question_mark")
+        box = app.screen.query_one("#help-box")
+        await pilot.press("j", "j")
+        assert box.scroll_y == 2
+
+
+async def test_y_copies_the_selected_id(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("y")
+        assert app.clipboard == TODO_ID
+        assert "Copied" in list(app._notifications)[-1].message
+        await pilot.press("j", "y")
+        assert app.clipboard == TASK_ID
+
+
+async def test_detail_names_the_other_end(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        assert "call: message 5 block 2, update_todo_list" in _text(app, "#detail")
+        _tl(app).go_to_row(_row(app, 5, 2))
+        await pilot.pause()
+        text = _text(app, "#detail")
+        assert "result in message 6 block 1; 1 more: message 7 block 0" in text
+
+
+async def test_findings_only_keeps_message_numbers(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f")
+        line = _line(app, _row(app, 7, 1))
+        assert line.startswith("●▲7 ")  # marks, then the message number of the block row
+
+
+async def test_search_counts_highlights_and_steps(roo_copy):
+    app = HistviewApp(str(roo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("g", "slash", *"new_task", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        tl = _tl(app)
+        rows = app.search.rows
+        assert len(rows) == 5 and tl.current_row_index == rows[0]
+        assert "match 1 of 5" in _text(app, "#search-bar")
+        # the match is highlighted in the row
+        strip = tl.render_line(tl.cursor - tl.scroll_offset.y)
+        match = tl._style("timeline--match")
+        hits = [s.text for s in strip if s.style and s.style.bgcolor == match.bgcolor]
+        assert hits == ["new_task"]
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert tl.current_row_index == rows[2] and "match 3 of 5" in _text(app, "#search-bar")
+        await pilot.press("left_square_bracket")
+        assert tl.current_row_index == rows[1]
+        await pilot.press("n")  # n stays "next finding"
+        assert tl.current_row.findings
+        await pilot.press("escape")
+        assert app.search is None and not app.query_one("#search-bar").display
+
+
+async def test_chosen_theme_is_kept_between_runs(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        assert app.theme == "textual-dark"
+        app.theme = "textual-light"
+        await pilot.pause()
+    again = HistviewApp(str(demo_copy))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        assert again.theme == "textual-light"
+
+
+async def test_light_theme_uses_readable_colours(demo_copy):
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        app.theme = "textual-light"
+        await pilot.pause()
+        tl = _tl(app)
+        bg = tl.rich_style.bgcolor.get_truecolor()
+        for name in ("timeline--error", "timeline--warning", "lane--paired", "lane--travel"):
+            fg = tl._style(name).color.get_truecolor()
+            assert _contrast(fg, bg) >= 3.0, name
+
+
+def _contrast(a, b) -> float:
+    def lum(c):
+        def ch(v):
+            v /= 255
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * ch(c.red) + 0.7152 * ch(c.green) + 0.0722 * ch(c.blue)
+
+    la, lb = sorted((lum(a), lum(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_block_time_is_read_only_for_the_ui():
+    """The TUI only reads block times: an untouched session dumps its bytes unchanged."""
+    s = load_session(str(CLAUDE))
+    for m in s.messages:
+        for b in m.blocks:
+            s.adapter.block_time(s, b)
+    assert s.export_bytes() == CLAUDE.read_bytes()
