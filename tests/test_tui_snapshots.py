@@ -121,3 +121,48 @@ def test_hostile_raw_json_and_notification(snap_compare):
         _app(HOSTILE), press=["slash", "enter"], terminal_size=(120, 40), run_before=run_before
     )
     _no_control_bytes("test_hostile_raw_json_and_notification.svg")
+
+
+ROO_TT = SAMPLES / "roo_subtask_delegation_duplicate.json"  # results stamped before the call
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_first_screen_names_the_problem(snap_compare, size):
+    """Nothing pressed: the cursor on the first error with its finding in the detail, the
+    summary line, the time column with the time-travel marks and the travel lane."""
+    assert snap_compare(_app(ROO_TT), terminal_size=size, run_before=wait_ready)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_help_legend(snap_compare, size):
+    """The legend at the end of help: every mark in the colours the timeline uses."""
+    assert snap_compare(
+        _app(DEMO), press=["question_mark", "G"], terminal_size=size, run_before=wait_ready
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_search_highlight(snap_compare, size):
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await pilot.press("g", "slash", *"new_task", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.press("right_square_bracket")
+
+    assert snap_compare(_app(ROO_TT), terminal_size=size, run_before=run_before)
+
+
+def test_detail_hidden_80x24(snap_compare):
+    """d twice: the timeline takes the whole width (clock times come back)."""
+    assert snap_compare(
+        _app(ROO_TT), press=["d", "d"], terminal_size=(80, 24), run_before=wait_ready
+    )
+
+
+def test_light_theme(snap_compare):
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        pilot.app.theme = "textual-light"
+        await pilot.pause()
+
+    assert snap_compare(_app(ROO_TT), terminal_size=(120, 40), run_before=run_before)

@@ -482,8 +482,7 @@ async def test_search_counts_highlights_and_steps(roo_copy):
         assert "match 1 of 5" in _text(app, "#search-bar")
         # the match is highlighted in the row
         strip = tl.render_line(tl.cursor - tl.scroll_offset.y)
-        match = tl._style("timeline--match")
-        hits = [s.text for s in strip if s.style and s.style.bgcolor == match.bgcolor]
+        hits = [s.text for s in strip if s.style and s.style.reverse]
         assert hits == ["new_task"]
         await pilot.press("right_square_bracket", "right_square_bracket")
         assert tl.current_row_index == rows[2] and "match 3 of 5" in _text(app, "#search-bar")

@@ -190,8 +190,7 @@ class HistviewApp(App):
             "q",
             "close",
             "Quit",
-            tooltip="quit; back to the list when the session was picked from it "
-            "(asks if applied fixes are not exported)",
+            tooltip="quit (or back to the picker); asks before losing fixes",
         ),
         Binding(
             "ctrl+q",
@@ -199,7 +198,7 @@ class HistviewApp(App):
             "Quit",
             show=False,
             priority=True,
-            tooltip="quit histview (asks if applied fixes are not exported)",
+            tooltip="quit histview; asks before losing fixes",
         ),
         Binding("ctrl+c", "quit", "Quit", show=False),
         Binding("n", "next_finding", "Next finding", tooltip="next row with a finding"),
@@ -216,7 +215,7 @@ class HistviewApp(App):
             "next_match",
             "Next match",
             show=False,
-            tooltip="next search match (the count shows under the timeline)",
+            tooltip="next search match",
         ),
         Binding(
             "left_square_bracket",
@@ -238,7 +237,7 @@ class HistviewApp(App):
             "escape",
             "Back",
             show=False,
-            tooltip="back to the timeline; on the timeline, clear the search",
+            tooltip="back to the timeline; there, clear the search",
         ),
         Binding("J", "toggle_raw", "Raw JSON", show=False, tooltip="raw JSON of the message"),
         Binding(
@@ -253,7 +252,7 @@ class HistviewApp(App):
             "copy_id",
             "Copy id",
             show=False,
-            tooltip="copy the selected tool id (or message id) to the clipboard",
+            tooltip="copy the selected tool id (or message id)",
         ),
         Binding("r", "toggle_repair", "Repair", tooltip="open / close the repair plan"),
         Binding("a", "apply_fix", "Apply", tooltip="apply the selected fix"),
@@ -262,7 +261,7 @@ class HistviewApp(App):
             "skip_fix",
             "Skip",
             show=False,
-            tooltip="skip the selected fix and go to the next (again: take it back)",
+            tooltip="skip the fix and go to the next (again: take it back)",
         ),
         Binding(
             "tab",
@@ -270,7 +269,7 @@ class HistviewApp(App):
             "Alternative",
             show=False,
             priority=True,
-            tooltip="switch the selected fix to its alternative action",
+            tooltip="switch the fix to its alternative action",
         ),
         Binding("A", "apply_all", "Apply all", show=False, tooltip="apply all remaining fixes"),
         Binding("u", "undo", "Undo", show=False, tooltip="undo the last repair step"),
@@ -281,7 +280,7 @@ class HistviewApp(App):
             "reload",
             "Reload",
             show=False,
-            tooltip="read the file again from disk (asks if applied fixes are not exported)",
+            tooltip="read the file again; asks before losing fixes",
         ),
     ]
 
@@ -337,7 +336,7 @@ class HistviewApp(App):
         yield Static(id="load-error", markup=False)
         yield RepairPane(id="repair")
         yield Static(id="search-bar", markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         theme = load_config().get("theme")
@@ -1134,7 +1133,7 @@ def help_sections(app: HistviewApp) -> list[tuple[str, list[tuple[str, str]]]]:
             "Everywhere",
             [
                 ("ctrl+p", "command palette: every action, and the theme"),
-                ("j / k", "also scroll the detail, the diff and this help, and move in lists"),
+                ("j / k", "also scroll the detail, diff and help; move in lists"),
                 ("click", "select a row"),
             ],
         ),

@@ -10,14 +10,18 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList
 
-# j/k next to the arrows, in every scrolling pane and every list
+# j/k (and g/G) next to the arrows, in every scrolling pane and every list
 SCROLL_KEYS = [
     Binding("j", "scroll_down", "Scroll down", show=False),
     Binding("k", "scroll_up", "Scroll up", show=False),
+    Binding("g", "scroll_home", "Top", show=False),
+    Binding("G", "scroll_end", "Bottom", show=False),
 ]
 LIST_KEYS = [
     Binding("j", "cursor_down", "Down", show=False),
     Binding("k", "cursor_up", "Up", show=False),
+    Binding("g", "first", "First", show=False),
+    Binding("G", "last", "Last", show=False),
 ]
 
 

@@ -43,7 +43,7 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
     return Content.assemble(
         (f"{SEV_MARK[sev]} ", SEV_STYLE[sev]),
         (f"{where:>{msg_width + 1}} ", "dim"),
-        (f"{action[0]:<{ACTION_WIDTH}}", action[1]),
+        (f"{action[0]:<{ACTION_WIDTH + 1}}", action[1]),
         ("⇄ " if alts else "  ", "dim"),
         (tid, "$text-muted"),
         (fix.code + n, "bold"),

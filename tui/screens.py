@@ -32,16 +32,17 @@ class HelpScreen(ModalScreen[None]):
         self.legend = legend
 
     def compose(self) -> ComposeResult:
+        width = min(max(len(k) for _t, rows in self.sections for k, _w in rows) + 2, 18)
         lines: list = [("histview keys", "bold"), ("   (esc closes; j/k scroll)\n", "dim")]
         for title, rows in self.sections:
             lines.append((f"\n{title}\n", "bold underline"))
             for key, what in rows:
-                lines.append((f"{key:<22}", "bold $text-accent"))
+                lines.append((f"{key:<{width}}", "bold $text-accent"))
                 lines.append(f"{what}\n")
         lines.append(("\nOn the timeline\n", "bold underline"))
         for glyph, what, style in self.legend:
             lines.append(Content.styled(glyph, TStyle.from_rich_style(style)))
-            lines.append(" " * max(22 - len(glyph), 1) + f"{what}\n")
+            lines.append(" " * max(width - len(glyph), 1) + f"{what}\n")
         with JKScroll(id="help-box"):
             yield Static(Content.assemble(*lines), id="help-text")
 

@@ -46,6 +46,7 @@ from .rows import (
     time_cell,
 )
 
+BACKGROUNDS = {"timeline--cursor", "timeline--match", "timeline--lane-selected"}
 GUTTER = 6  # lanes drawn at most; a pairing in a further lane shows an overflow mark
 WIDE = 60  # from this timeline width on: clock times and full role names
 
@@ -265,10 +266,16 @@ class Timeline(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         st = self._styles.get(name)
         if st is None:
-            if name == "timeline--cursor":
-                # only the background and text style: the row keeps its own colours
+            if name in BACKGROUNDS:
+                # only the background (blended, so `$accent 35%` works) and the text style:
+                # the row keeps its own colours
                 full = self.get_component_rich_style(name)
-                st = Style(bgcolor=full.bgcolor, bold=full.bold, underline=full.underline)
+                st = Style(
+                    bgcolor=full.bgcolor,
+                    bold=full.bold,
+                    underline=full.underline,
+                    reverse=full.reverse,
+                )
             else:
                 st = self.get_component_rich_style(name, partial=True)
             self._styles[name] = st
@@ -392,7 +399,7 @@ class Timeline(ScrollView, can_focus=True):
         out.append(
             (
                 f"12:00:00{TRAVEL_GLYPH}",
-                "time earlier than the message before, or than its call",
+                "stamped before the message above it, or before its call",
                 self._style("timeline--travel"),
             )
         )
