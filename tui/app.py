@@ -865,7 +865,8 @@ class HistviewApp(App):
         if state is not None:
             self._search_worker(query, state, jump)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    # description: the default would repr() the arguments, i.e. the whole session
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def _search_worker(self, query: str, state: TimelineState, jump: bool) -> None:
         worker = get_current_worker()
         rows = search_rows(

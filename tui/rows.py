@@ -220,9 +220,9 @@ def time_cell(session: Session, row: Row, pairing: Pairing | None, relative: boo
     if row.kind == USE:
         return delta(t - msg.timestamp) if msg.timestamp is not None else ""
     res = result_at(pairing, row.mi, row.bi)
-    if res is None or res.use is None:
+    use = None if res is None else res.use or res.partner
+    if use is None:
         return ""
-    use = res.use
     ref = block_time(session, use.block)
     if ref is None:
         ref = session.messages[use.mi].timestamp
@@ -316,7 +316,7 @@ def summary(session: Session, row: Row, limit: int = 200, pairing: Pairing | Non
     if room < 12 and head:  # too narrow for both: the name gives way, the id stays whole
         head = clean_line(head.rstrip(), max(limit - 13, 4)) + " "
         room = limit - len(head)
-    tid = short_id(block.tool_id, 64 if room >= 80 else max(min(17, room - 1), 5))
+    tid = short_id(block.tool_id, 64 if room >= 60 else max(min(17, room - 1), 5))
     return clean_line(f"{head}{tid} {rest}", limit)
 
 
