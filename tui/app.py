@@ -32,7 +32,6 @@ from repair.errors import ExportRefused, InputError
 from repair.files import (
     default_output,
     default_report,
-    digest_of,
     numbered_report,
     read_only,
     same_file,
@@ -71,14 +70,11 @@ def gc_paused(freeze: bool = False):
 
 
 class SessionLoaded(Message):
-    def __init__(
-        self, session: Session, table: RowTable, seconds: float, stat: tuple[int, int] | None
-    ) -> None:
+    def __init__(self, session: Session, table: RowTable, seconds: float) -> None:
         super().__init__()
         self.session = session
         self.table = table
         self.seconds = seconds
-        self.stat = stat  # (mtime_ns, size) of the file read, to tell a later change
 
 
 @dataclass
@@ -319,7 +315,6 @@ class HistviewApp(App):
         self.search: Search | None = None
         self.exported: Session | None = None
         self.load_error: str | None = None
-        self.loaded_stat: tuple[int, int] | None = None
         self.timings: dict[str, float] = {}
         self._first_analysis = True
         self._t0 = time.perf_counter()
@@ -405,7 +400,6 @@ class HistviewApp(App):
         # session is built: it is off during the load, and what was built is frozen after.
         with gc_paused(freeze=True):
             try:
-                stat = None if self.given_session else file_stat(resolve_path(self.path))
                 session = self.given_session or load_session(self.path, self.format, self.target)
             except InputError as exc:
                 self.post_message(LoadFailed(str(exc)))
@@ -417,13 +411,12 @@ class HistviewApp(App):
                 )
                 return
             table = build_rows(session)
-            self.post_message(SessionLoaded(session, table, time.perf_counter() - t0, stat))
+            self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
             wb = Workbench(session)
             self.post_message(AnalysisReady(wb, derive(session, wb.analysis, table)))
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
         self.session = msg.session
-        self.loaded_stat = msg.stat
         self.query_one("#loading").display = False
         self.query_one("#main").display = True
         self.version += 1
@@ -980,9 +973,9 @@ class HistviewApp(App):
 
     @work(thread=True, exclusive=True, group="export-check", exit_on_error=False)
     def _check_source(self, out: str, rep: str) -> None:
-        """Has the input changed on disk since it was read? (stat first; the digest of its
-        bytes only when the stat differs)."""
-        why = source_changed(self.wb.original, self.loaded_stat)
+        """Has the input changed on disk since it was read? (stat first; its bytes only when
+        the stat differs)."""
+        why = source_changed(self.wb.original)
         self.call_from_thread(self._source_checked, out, rep, why)
 
     def _source_checked(self, out: str, rep: str, why: str | None) -> None:
@@ -1181,29 +1174,22 @@ def row_id(session: Session, row: Row) -> str | None:
     return next((b.tool_id for b in msg.blocks if b.tool_id), None)
 
 
-def file_stat(path: str) -> tuple[int, int] | None:
+def source_changed(original: Session) -> str | None:
+    """Why the input is not what was read ('changed on disk', 'was deleted'), or None."""
+    path = original.path
     try:
         st = os.stat(path)
     except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
-
-
-def source_changed(original: Session, stat: tuple[int, int] | None) -> str | None:
-    """Why the input is not what was read ('changed on disk', 'was deleted'), or None."""
-    path = original.path
-    now = file_stat(path)
-    if now is None:
         return "was deleted or cannot be read"
-    if stat is not None and now == stat:
+    src = original.source
+    if src is None or src.same_state(st):
         return None
-    if original.digest:
-        try:
-            if digest_of(path) == original.digest:
-                return None
-        except OSError:
-            return "cannot be read"
-    return "changed on disk"
+    try:
+        with open(path, "rb") as fh:
+            same = fh.read() == src.data
+    except OSError:
+        return "cannot be read"
+    return None if same else "changed on disk"
 
 
 def needs_picker(path: str | None) -> bool:

@@ -8,7 +8,8 @@ from textual.content import Content
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
-from repair.plan import ACTIONS, Fix
+from repair import codes
+from repair.plan import Fix
 from repair.preview import Preview
 from repair.sanitize import clean_line
 
@@ -23,7 +24,12 @@ class FixList(JKOptionList):
     pass
 
 
-ACTION_WIDTH = max(len(a) for acts in ACTIONS.values() for a in acts)
+ACTION_WIDTH = max(
+    len(a)
+    for c in codes.BY_NAME.values()
+    for acts in (c.actions, *c.actions_by_target.values())
+    for a in acts
+)
 
 
 def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from repair.analysis import SEVERITY_ORDER, Analysis
+from repair.analysis import Analysis
 from repair.model import TOOL_USE, Finding, Session
 from repair.sanitize import clean_line
 
@@ -64,7 +64,7 @@ def problems(session: Session, analysis: Analysis) -> list[tuple[str, str]]:
         by_code[f.code].append(f)
     items = []
     for code, fs in by_code.items():
-        worst = min(fs, key=lambda f: SEVERITY_ORDER[f.severity]).severity
+        worst = min(fs, key=lambda f: f.severity.rank).severity
         names: list[str] = []
         for f in fs:
             name = _tool_name(session, analysis, f)
@@ -74,7 +74,7 @@ def problems(session: Session, analysis: Analysis) -> list[tuple[str, str]]:
         if names:
             shown = ", ".join(names[:MAX_NAMES])
             text += f" ({shown}{', …' if len(names) > MAX_NAMES else ''})"
-        items.append((SEVERITY_ORDER[worst], -len(fs), worst, text))
+        items.append((worst.rank, -len(fs), str(worst), text))
     items.sort(key=lambda t: (t[0], t[1]))
     return [(sev, text) for _o, _n, sev, text in items]
 
