@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 
 from . import codes, targets
 from .codes import SEVERITIES, Severity
 from .gcpause import gc_paused
-from .model import TOOL_RESULT, Finding, Message, Session
+from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session
 from .pairing import Pairing, Result, Use, pair
 
 
@@ -47,6 +49,8 @@ def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs)
     out = _Collector(msgs, target)
+    _id_findings(p, msgs, out)
+    _role_findings(p, msgs, out)
     _tool_findings(p, msgs, out)
     _shape_findings(p, msgs, out)
     _time_findings(p, msgs, out)
@@ -105,6 +109,10 @@ class _Collector:
 def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     last_live = p.live[-1] if p.live else None
     for use in p.uses:
+        # an id-less call pairs with nothing: its invalid-tool-id finding says it all; a block
+        # in the wrong role's message is judged once wrong-role-block has moved it
+        if not use.has_id or _moving(use):
+            continue
         if use.dup_of is not None:
             out.add(
                 "duplicate-tool-use-id",
@@ -147,9 +155,15 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
 
     for res in p.results:
         key = (msgs[res.mi].uid, res.block.bid)
+        if res.wrong_role or (res.use is not None and _moving(res.use)):
+            continue
         if res.use is None:
+            if not res.has_id and not res.text_answer:
+                continue  # invalid-tool-id
             if res.partner is not None:
                 partner = res.partner
+                if not partner.has_id:
+                    continue  # the call's invalid-tool-id fix gives it this result's id
                 out.add(
                     "mismatched-tool-result-id",
                     res.mi,
@@ -185,6 +199,123 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
+
+
+def _moving(use: Use) -> bool:
+    """The call or one of its results sits in the wrong role's message."""
+    return use.wrong_role or any(r.wrong_role for r in use.results)
+
+
+def id_problem(block: Block, target: str) -> str | None:
+    """Why the provider refuses this tool block's id, in words; None when it is fine."""
+    key = "id" if block.type == TOOL_USE else "tool_use_id"
+    data = block.data if isinstance(block.data, dict) else {}
+    if key not in data:
+        return f"has no {key}"
+    value = data[key]
+    if value is None:
+        return f"has {key} null"
+    if not isinstance(value, str):
+        return f"has a {_json_type(value)} as {key}, not a string"
+    if not value:
+        return f"has an empty {key}"
+    rules = targets.get(targets.get(target).rules)
+    if rules.id_max_length is not None and len(value) > rules.id_max_length:
+        return (
+            f"has a {key} of {len(value)} characters; the {rules.name} target accepts at most "
+            f"{rules.id_max_length}"
+        )
+    if rules.id_pattern is not None and not _id_re(rules.id_pattern).fullmatch(value):
+        return f"has {key} {value}, outside what the {rules.name} target accepts (^{rules.id_pattern}$)"
+    return None
+
+
+@cache
+def _id_re(pattern: str) -> re.Pattern:
+    return re.compile(pattern)
+
+
+def _json_type(value) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+    for use in p.uses:
+        why = id_problem(use.block, out.target)
+        if why is None:
+            continue
+        if use.has_id:
+            fix = "the fix renames it and its results"
+        elif use.partner is not None and use.partner.has_id:
+            fix = (
+                f"the result in message {use.partner.mi} (id {use.partner.tool_id}) is "
+                "its positional partner"
+            )
+        else:
+            fix = "it cannot pair with any result"
+        out.add(
+            "invalid-tool-id",
+            use.mi,
+            use.bi,
+            use.tool_id,
+            f"tool_use {use.name} {why}; {fix}.",
+            key=(msgs[use.mi].uid, use.block.bid),
+        )
+    for res in p.results:
+        if res.text_answer:
+            continue
+        why = id_problem(res.block, out.target)
+        if why is None:
+            continue
+        if res.use is not None:
+            fix = f"it answers tool_use {res.use.name} of message {res.use.mi}"
+        elif res.partner is not None:
+            fix = (
+                f"tool_use {res.partner.name} of message {res.partner.mi} is its positional partner"
+            )
+        else:
+            fix = "it answers no tool_use"
+        out.add(
+            "invalid-tool-id",
+            res.mi,
+            res.bi,
+            res.tool_id,
+            f"tool_result {why}; {fix}.",
+            key=(msgs[res.mi].uid, res.block.bid),
+        )
+
+
+def _role_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+    for use in p.uses:
+        if use.wrong_role:
+            out.add(
+                "wrong-role-block",
+                use.mi,
+                use.bi,
+                use.tool_id,
+                f"tool_use {use.tool_id} ({use.name}) is inside a {msgs[use.mi].role} message; "
+                "only assistant messages make tool calls.",
+                key=(msgs[use.mi].uid, use.block.bid),
+            )
+    for res in p.results:
+        if res.wrong_role:
+            out.add(
+                "wrong-role-block",
+                res.mi,
+                res.bi,
+                res.tool_id,
+                f"tool_result {res.tool_id} is inside an assistant message; tool results "
+                "belong in the user message after the call.",
+                key=(msgs[res.mi].uid, res.block.bid),
+            )
 
 
 def _misplaced(
@@ -241,9 +372,10 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     for mi in p.live:
         m = msgs[mi]
         blocks = m.blocks
-        # tool-result-not-first: one finding per message, at the first late result
+        # tool-result-not-first: one finding per message, at the first late result (a result
+        # in an assistant message is wrong-role-block instead)
         seen_other = None
-        for bi, b in enumerate(blocks):
+        for bi, b in enumerate(blocks if m.role != "assistant" else ()):
             if b.type == TOOL_RESULT:
                 if seen_other is not None:
                     out.add(

@@ -186,6 +186,41 @@ _DECLARED: tuple[Code, ...] = (
         pairing=True,
     ),
     Code(
+        name="invalid-tool-id",
+        summary="a tool_use or tool_result whose id is missing, not a string or empty, or "
+        "one the provider rejects (Anthropic: ^[a-zA-Z0-9_-]+$)",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/tool-id-format",
+            "bedrock": "bedrock/tool-use-id-format",
+            "openai-chat": "openai/tool-call-id-required",
+            "openai-responses": "openai-responses/call-id-required",
+        },
+        # assign-id: a call takes its positional partner's id, else a new one (a sanitised
+        # copy of a rejected id when it is free); a result takes its call's id, else a new
+        # one (it is then an orphan result, handled by that code's fix).
+        actions=("assign-id", "drop"),
+        group=Group.MESSAGE,
+        pairing=True,
+    ),
+    Code(
+        name="wrong-role-block",
+        summary="a tool_result inside an assistant message, or a tool_use inside a user message",
+        severity={ANY: _E},
+        rule={
+            "anthropic": "anthropic/tool-blocks-by-role",
+            "bedrock": "bedrock/tool-blocks-by-role",
+            "openai-chat": "openai/message-shape",
+            "openai-responses": "openai-responses/item-shape",
+        },
+        # move: results into the user message after their assistant message (created if
+        # missing); calls to the end of the assistant message before their user message
+        # (a new one right before it if there is none).
+        actions=("move", "to-text"),
+        group=Group.MESSAGE,
+        pairing=True,
+    ),
+    Code(
         name="tool-result-not-first",
         summary="a tool_result comes after a non-tool_result block in the same message",
         severity={"gemini": _W, ANY: _E},

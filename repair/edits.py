@@ -223,8 +223,16 @@ def canonical_order(blocks: tuple[Block, ...], use_order: dict[str, int]) -> tup
 def with_tool_id(block: Block, new_id: str) -> Block:
     data = block.data
     if isinstance(data, dict) and block.type in (TOOL_USE, TOOL_RESULT):
-        data = dict(data)
-        data["id" if block.type == TOOL_USE else "tool_use_id"] = new_id
+        key = "id" if block.type == TOOL_USE else "tool_use_id"
+        if key in data or "type" not in data:
+            data = {**data, key: new_id}
+        else:  # a missing id goes right after "type", where writers put it
+            out: dict = {}
+            for k, v in data.items():
+                out[k] = v
+                if k == "type":
+                    out[key] = new_id
+            data = out
     return Block(
         type=block.type,
         data=data,

@@ -2,6 +2,12 @@
 
 Only live messages take part (hidden and malformed ones are not sent). Adjacency ("the
 immediately preceding assistant message", "home") is measured over live messages.
+
+Only ids that are non-empty strings pair: a call or result without a usable id
+(`invalid-tool-id`) never matches another by id, though it still pairs by position in a
+turn's home message (`partner`). A block in the wrong role's message (`wrong-role-block`:
+a tool_use in a user message, a tool_result in an assistant message) pairs by id like the
+others and is marked `wrong_role`; it takes no place in a turn.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ class Use:
     results: list[Result] = field(default_factory=list)
     dup_of: Use | None = None  # an earlier tool_use with the same id
     partner: Result | None = None  # positional partner of a mismatched id
+    wrong_role: bool = False  # in a user message
 
     @property
     def tool_id(self) -> str | None:
@@ -30,6 +37,10 @@ class Use:
     @property
     def name(self) -> str:
         return self.block.name or "?"
+
+    @property
+    def has_id(self) -> bool:
+        return pairable(self.block.tool_id)
 
 
 @dataclass(slots=True, eq=False)
@@ -40,10 +51,15 @@ class Result:
     use: Use | None = None
     before_use: bool = False  # paired with a later tool_use (result delivered first)
     partner: Use | None = None  # mismatched: the unresolved use it most likely answers
+    wrong_role: bool = False  # a tool_result in an assistant message
 
     @property
     def tool_id(self) -> str | None:
         return self.block.tool_id
+
+    @property
+    def has_id(self) -> bool:
+        return pairable(self.block.tool_id)
 
     @property
     def text_answer(self) -> bool:
@@ -69,6 +85,11 @@ class Pairing:
         return self.uses_by_message[mi][0].home if self.uses_by_message.get(mi) else None
 
 
+def pairable(tool_id: str | None) -> bool:
+    """Only a non-empty string id pairs by id (None: missing or not a string)."""
+    return isinstance(tool_id, str) and tool_id != ""
+
+
 def pair(messages: list[Message]) -> Pairing:
     live = [i for i, m in enumerate(messages) if m.live]
     next_live: dict[int, int] = {}
@@ -82,20 +103,23 @@ def pair(messages: list[Message]) -> Pairing:
     uses_by_id: dict[str, list[Use]] = {}
     for mi in live:
         msg = messages[mi]
-        if msg.role != "assistant":
-            continue
+        wrong_role = msg.role != "assistant"
         turn: list[Use] = []
         for bi, block in enumerate(msg.blocks):
             if block.type != TOOL_USE:
                 continue
-            nxt = next_live.get(mi)
-            home = nxt if nxt is not None and messages[nxt].role == "user" else None
-            use = Use(mi=mi, bi=bi, block=block, order=len(turn), home=home)
-            same = uses_by_id.setdefault(block.tool_id or "", [])
-            if same:
-                use.dup_of = same[0]
-            same.append(use)
-            turn.append(use)
+            if wrong_role:
+                use = Use(mi=mi, bi=bi, block=block, order=0, home=None, wrong_role=True)
+            else:
+                nxt = next_live.get(mi)
+                home = nxt if nxt is not None and messages[nxt].role == "user" else None
+                use = Use(mi=mi, bi=bi, block=block, order=len(turn), home=home)
+                turn.append(use)
+            if use.has_id:
+                same = uses_by_id.setdefault(block.tool_id, [])
+                if same:
+                    use.dup_of = same[0]
+                same.append(use)
             uses.append(use)
         if turn:
             uses_by_message[mi] = turn
@@ -105,17 +129,19 @@ def pair(messages: list[Message]) -> Pairing:
     last_assistant: int | None = None
     for mi in live:
         msg = messages[mi]
-        if msg.role == "assistant":
+        in_assistant = msg.role == "assistant"
+        if in_assistant:
             last_assistant = mi
-            continue
         here: list[Result] = []
         for bi, block in enumerate(msg.blocks):
-            if block.type != TOOL_RESULT and not (block.tool_id and block.type != TOOL_USE):
+            if in_assistant:
+                if block.type != TOOL_RESULT:
+                    continue
+            elif block.type != TOOL_RESULT and not (block.tool_id and block.type != TOOL_USE):
                 continue
-            res = Result(mi=mi, bi=bi, block=block)
-            res.use = _find_use(
-                block.tool_id or "", mi, last_assistant, uses_by_message, uses_by_id
-            )
+            res = Result(mi=mi, bi=bi, block=block, wrong_role=in_assistant)
+            if res.has_id:
+                res.use = _find_use(block.tool_id, mi, last_assistant, uses_by_message, uses_by_id)
             if res.use is not None:
                 res.before_use = res.use.mi > mi
                 res.use.results.append(res)
@@ -162,7 +188,9 @@ def _pair_mismatched(
         if not unanswered:
             continue
         unknown = [
-            r for r in results_by_message.get(home, ()) if r.use is None and not r.text_answer
+            r
+            for r in results_by_message.get(home, ())
+            if r.use is None and not r.text_answer and not r.wrong_role
         ]
         for use, res in zip(unanswered, unknown, strict=False):
             use.partner = res

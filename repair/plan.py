@@ -8,12 +8,13 @@ so fixes that interact (rename an id, then answer that call) settle in a few pas
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import codes
-from .analysis import Analysis, analyze
+from .analysis import Analysis, analyze, id_problem
 from .codes import NONE, Group
 from .edits import (
     DropBlock,
@@ -200,6 +201,9 @@ class _Ctx:
         self.use_at = {(u.mi, u.bi): u for u in p.uses}
         self.result_at = {(r.mi, r.bi): r for r in p.results}
         self._ids: set[str] | None = None
+        self._next_n: dict[str, int] = {}
+        self._assigned: dict[int, str] = {}  # invalid call's block bid -> its new id
+        self._claimed: set[str] = set()
 
     def group_of(self, f: Finding) -> tuple | None:
         """Findings with the same group key are answered by one fix (codes.Group)."""
@@ -528,12 +532,236 @@ class _Ctx:
     def _fresh_id(self, old: str) -> str:
         ids = self.all_ids()
         base = _ID_OK.sub("_", old) or "toolu"
-        n = 2
+        n = self._next_n.get(base, 2)  # counts on per base: linear however many renames
         while f"{base}_hv{n}" in ids:
             n += 1
+        self._next_n[base] = n + 1
         new = f"{base}_hv{n}"
         ids.add(new)
         return new
+
+    # invalid-tool-id
+    def new_id_for(self, use: Use) -> str:
+        """The id an invalid call gets (the same for every fix of this plan): its positional
+        partner's when that is usable and free, a sanitised copy of a rejected id when free,
+        else a new one."""
+        got = self._assigned.get(use.block.bid)
+        if got is not None:
+            return got
+        ids = self.all_ids()
+        partner = use.partner
+        if (
+            partner is not None
+            and partner.has_id
+            and partner.tool_id not in self._claimed
+            and id_problem(partner.block, self.target) is None
+        ):
+            new = partner.tool_id
+        elif use.has_id and (clean := _ID_OK.sub("_", use.tool_id)) not in ids:
+            new = clean
+            ids.add(new)
+        else:
+            new = self._fresh_id(use.tool_id or "toolu")
+        self._claimed.add(new)
+        self._assigned[use.block.bid] = new
+        return new
+
+    def _id_edits(self, use: Use, new_id: str) -> tuple[list[Edit], set[int]]:
+        """SetId on the call and every result that answers it (or partners it) under an
+        id other than `new_id`."""
+        edits: list[Edit] = []
+        touches = {self.uid(use.mi)}
+        if use.tool_id != new_id:
+            edits.append(
+                SetId(
+                    "set_id",
+                    self.uid(use.mi),
+                    f"tool_use id {_shown(use.tool_id)} -> {new_id}",
+                    bid=use.block.bid,
+                    new_id=new_id,
+                )
+            )
+        partner = [use.partner] if use.partner is not None else []
+        for r in [*use.results, *partner]:
+            if r.tool_id != new_id:
+                edits.append(
+                    SetId(
+                        "set_id",
+                        self.uid(r.mi),
+                        f"its result's tool_use_id {_shown(r.tool_id)} -> {new_id}",
+                        bid=r.block.bid,
+                        new_id=new_id,
+                    )
+                )
+            touches.add(self.uid(r.mi))
+        return edits, touches
+
+    @builds("invalid-tool-id", "assign-id")
+    def assign_ids(self, findings: list[Finding]) -> Built:
+        mi = findings[0].message_index
+        edits: list[Edit] = []
+        touches: set[int] = {self.uid(mi)}
+        said: list[str] = []
+        for f in findings:
+            at = (f.message_index, f.block_index)
+            use = self.use_at.get(at)
+            if use is not None:
+                new = self.new_id_for(use)
+                more, t = self._id_edits(use, new)
+                said.append(f"tool_use {use.name} ({_shown(use.tool_id)}) -> {new}")
+            else:
+                res = self.result_at[at]
+                call = res.use or res.partner
+                if call is None:
+                    new = self._fresh_id("toolu")
+                    more = [
+                        SetId(
+                            "set_id",
+                            self.uid(res.mi),
+                            f"tool_use_id {_shown(res.tool_id)} -> {new} (it answers no call)",
+                            bid=res.block.bid,
+                            new_id=new,
+                        )
+                    ]
+                    t = {self.uid(res.mi)}
+                elif res.use is None and id_problem(call.block, self.target) is None:
+                    new = call.tool_id or ""  # a usable call id: the result takes it
+                    more = [
+                        SetId(
+                            "set_id",
+                            self.uid(res.mi),
+                            f"tool_use_id {_shown(res.tool_id)} -> {new}",
+                            bid=res.block.bid,
+                            new_id=new,
+                        )
+                    ]
+                    t = {self.uid(res.mi), self.uid(call.mi)}
+                else:  # the call's id is refused as well: both get the call's new id
+                    new = self.new_id_for(call)
+                    more, t = self._id_edits(call, new)
+                said.append(f"tool_result {_shown(res.tool_id)} -> {new}")
+            edits += more
+            touches |= t
+        return edits, frozenset(touches), f"Give valid ids in message {mi}: {', '.join(said)}."
+
+    @builds("invalid-tool-id", "drop")
+    def drop_invalid(self, findings: list[Finding]) -> Built:
+        mi = findings[0].message_index
+        m = self.uid(mi)
+        edits: list[Edit] = []
+        for f in findings:
+            b = self.msgs[mi].blocks[f.block_index]
+            edits.append(
+                DropBlock("drop_block", m, f"drop {b.type} {_shown(b.tool_id)}", bid=b.bid)
+            )
+        edits.append(DropIfEmpty("drop_message", m, "drop the message left empty"))
+        return (
+            edits,
+            frozenset({m}),
+            f"Drop the {len(findings)} block(s) with an invalid id from message {mi} (kept in "
+            "the report).",
+        )
+
+    # wrong-role-block
+    @builds("wrong-role-block", "move")
+    def move_to_role(self, findings: list[Finding]) -> Built:
+        mi = findings[0].message_index
+        msg = self.msgs[mi]
+        blocks = [msg.blocks[f.block_index] for f in findings]
+        edits: list[Edit] = []
+        if msg.role == "assistant":  # results: into the user message after this one
+            nxt = self.p.next_live.get(mi)
+            want, kind, anchor = "user", "tool_result", msg.uid
+            if nxt is not None and self.msgs[nxt].role == "user":
+                dest: Message | None = self.msgs[nxt]
+                where = f"message {nxt}"
+            else:
+                dest, where = None, f"a new user message after message {mi}"
+        else:  # calls: to the end of the assistant message before this one
+            prev = self.p.prev_live.get(mi)
+            want, kind = "assistant", "tool_use"
+            anchor = self.msgs[mi - 1].uid if mi > 0 else None
+            if prev is not None and self.msgs[prev].role == "assistant":
+                dest, where = self.msgs[prev], f"the end of message {prev}"
+            else:
+                dest, where = None, f"a new assistant message before message {mi}"
+        if dest is None:
+            dest = Message(role=want, blocks=(), meta=_meta_like(msg))
+            edits.append(
+                InsertMessage(
+                    "insert_message",
+                    dest.uid,
+                    f"new {want} message for the {kind} blocks",
+                    after_uid=anchor,
+                    message=dest,
+                )
+            )
+        for b in blocks:
+            edits.append(
+                MoveBlock(
+                    "move_block",
+                    msg.uid,
+                    f"move {kind} {_shown(b.tool_id)} into the {want} message",
+                    bid=b.bid,
+                    to_uid=dest.uid,
+                )
+            )
+        if want == "user":
+            edits.append(
+                ReorderBlocks(
+                    "reorder_blocks",
+                    dest.uid,
+                    "tool results first, in call order",
+                    use_order=self.use_order(mi),
+                )
+            )
+        edits.append(DropIfEmpty("drop_message", msg.uid, "drop the message left empty"))
+        ids = ", ".join(_shown(b.tool_id) for b in blocks)
+        return (
+            edits,
+            frozenset({msg.uid, dest.uid}),
+            f"Move {kind} {ids} from the {msg.role} message {mi} into {where}.",
+        )
+
+    @builds("wrong-role-block", "to-text")
+    def wrong_role_to_text(self, findings: list[Finding]) -> Built:
+        mi = findings[0].message_index
+        # the blocks, and the results of a call turned into text: they answer nothing now
+        todo: dict[tuple[int, int], Block] = {}
+        for f in findings:
+            todo[(mi, f.block_index)] = self.msgs[mi].blocks[f.block_index]
+            use = self.use_at.get((mi, f.block_index))
+            for r in use.results if use is not None else ():
+                todo[(r.mi, r.bi)] = r.block
+        edits: list[Edit] = []
+        for (at, bi), b in sorted(todo.items(), key=lambda item: (item[0][0], -item[0][1])):
+            uid = self.uid(at)
+            if b.type == TOOL_RESULT:
+                why = (
+                    "found inside an assistant message"
+                    if self.msgs[at].role == "assistant"
+                    else "whose call was inside a user message"
+                )
+                texts = result_as_text(
+                    b, f"{SYNTHETIC_PREFIX} Tool result for {_shown(b.tool_id)}, {why}:"
+                )
+            else:
+                texts = [use_as_text(b)]
+            edits += [
+                InsertBlock("insert_block", uid, f"the {b.type} as text", block=t, position=bi + k)
+                for k, t in enumerate(texts)
+            ]
+            edits.append(
+                DropBlock("drop_block", uid, f"drop {b.type} {_shown(b.tool_id)}", bid=b.bid)
+            )
+        extra = len(todo) - len(findings)
+        return (
+            edits,
+            frozenset(self.uid(at) for at, _ in todo),
+            f"Turn the {len(findings)} misplaced tool block(s) of message {mi} into text that "
+            "keeps their content"
+            + (f", and the {extra} result(s) of those calls." if extra else "."),
+        )
 
     # tool-result-not-first
     @builds("tool-result-not-first", "reorder")
@@ -669,6 +897,10 @@ class _Ctx:
         )
 
 
+def _shown(tool_id: str | None) -> str:
+    return tool_id if tool_id else "(none)"
+
+
 def synthetic_result(tool_id: str) -> Block:
     return block_from_anthropic(
         {
@@ -684,11 +916,11 @@ def text_block(text: str) -> Block:
     return block_from_anthropic({"type": "text", "text": text})
 
 
-def result_as_text(block: Block) -> list[Block]:
+def result_as_text(block: Block, head: str | None = None) -> list[Block]:
     """A tool_result turned into text that keeps its content (images stay images)."""
     data = block.data if isinstance(block.data, dict) else {}
     content = data.get("content")
-    head = f"{SYNTHETIC_PREFIX} Tool result for unknown call {block.tool_id}:"
+    head = head or f"{SYNTHETIC_PREFIX} Tool result for unknown call {block.tool_id}:"
     text = content_text(content)
     out = [text_block(f"{head}\n{text}" if text else head)]
     if isinstance(content, list):
@@ -698,6 +930,19 @@ def result_as_text(block: Block) -> list[Block]:
             if isinstance(c, dict) and c.get("type") == "image"
         ]
     return out
+
+
+def use_as_text(block: Block) -> Block:
+    """A tool_use turned into text that keeps its name, id and input."""
+    data = block.data if isinstance(block.data, dict) else {}
+    try:
+        args = json.dumps(data.get("input"), ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        args = repr(data.get("input"))
+    return text_block(
+        f"{SYNTHETIC_PREFIX} Tool call {block.name or '?'} ({_shown(block.tool_id)}), found "
+        f"inside a user message, with input: {args}"
+    )
 
 
 def best_result(use: Use) -> Result:

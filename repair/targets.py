@@ -21,6 +21,10 @@ class Target:
     # target, after its own repairs: a code the client repairs is a warning
     # (`Code.client_repair`), any other code is judged as under `base`.
     base: str | None = None
+    # What a tool id must be beyond a non-empty string (invalid-tool-id): a pattern the whole
+    # id matches and a maximum length; None where the provider documents no limit.
+    id_pattern: str | None = None
+    id_max_length: int | None = None
 
     @property
     def is_client(self) -> bool:
@@ -33,8 +37,16 @@ class Target:
 
 
 _DECLARED: tuple[Target, ...] = (
-    Target(name="anthropic", provider="Anthropic API (1P, Vertex)"),
-    Target(name="bedrock", provider="Amazon Bedrock Converse"),
+    # Anthropic: `tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'` (rule A6).
+    Target(name="anthropic", provider="Anthropic API (1P, Vertex)", id_pattern=r"[a-zA-Z0-9_-]+"),
+    # Bedrock Converse API reference, ToolUseBlock/ToolResultBlock toolUseId: length 1 to 64,
+    # pattern `[a-zA-Z0-9_.:-]+` (older pages: `[a-zA-Z0-9_-]+`; the looser one is checked).
+    Target(
+        name="bedrock",
+        provider="Amazon Bedrock Converse",
+        id_pattern=r"[a-zA-Z0-9_.:-]+",
+        id_max_length=64,
+    ),
     Target(name="openai-chat", provider="OpenAI Chat Completions", separate_results=True),
     Target(name="openai-responses", provider="OpenAI Responses", separate_results=True),
     # A function-call turn is followed at once by one user turn holding one functionResponse

@@ -118,6 +118,10 @@ def corrupt(rng: random.Random, msgs: list[Message], k: int) -> list[Message]:
                 "restamp",
                 "reuse",
                 "dropuse",
+                "noid",
+                "numid",
+                "emptyid",
+                "wrongrole",
             ]
         )
         results = [
@@ -192,6 +196,27 @@ def corrupt(rng: random.Random, msgs: list[Message], k: int) -> list[Message]:
         elif kind == "dropuse" and uses:
             i, j = rng.choice(uses)
             msgs[i] = msgs[i].with_blocks(msgs[i].blocks[:j] + msgs[i].blocks[j + 1 :])
+        elif kind in ("noid", "numid", "emptyid") and (uses or results):
+            i, j = rng.choice(uses + results)
+            new = dict(msgs[i].blocks[j].data)
+            key = "id" if new["type"] == "tool_use" else "tool_use_id"
+            if kind == "noid":
+                new.pop(key, None)
+            else:
+                new[key] = rng.randrange(100) if kind == "numid" else ""
+            blocks = list(msgs[i].blocks)
+            blocks[j] = block_from_anthropic(new)
+            msgs[i] = msgs[i].with_blocks(blocks)
+        elif kind == "wrongrole" and (uses or results):
+            # a result into an assistant message, or a call into a user message
+            i, j = rng.choice(uses + results)
+            b = msgs[i].blocks[j]
+            msgs[i] = msgs[i].with_blocks(msgs[i].blocks[:j] + msgs[i].blocks[j + 1 :])
+            role = "user" if b.type == "tool_use" else "assistant"
+            target = rng.choice([k for k, m in enumerate(msgs) if m.role == role] or [i])
+            blocks = list(msgs[target].blocks)
+            blocks.insert(rng.randrange(len(blocks) + 1), b)
+            msgs[target] = msgs[target].with_blocks(blocks)
     return msgs
 
 

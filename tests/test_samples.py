@@ -14,7 +14,7 @@ from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
 from repair.model import SYNTHETIC_PREFIX, block_text
 from repair.placeholders import is_placeholder
-from repair.plan import NONE, actions_for, apply_all
+from repair.plan import NONE, Choices, actions_for, apply_all
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 
@@ -27,6 +27,7 @@ BEDROCK_WRONG = "tooluse_aLiIja3JwyhJ9HiQ-iK-MZ"
 SPLIT_LATE = "toolu_01odyofGPVBmoWnAktv1ag07"
 REJECTED = "toolu_01tvyJbflAMIELQaBMyvxcWq"
 HOSTILE = "toolu_\x9b31m\u202eevil\u2028[link=https://x]\x00"
+MARKUP_ID = "toolu_01[bold]X[/bold]\x1b[2J"
 
 
 def _both(*findings, bedrock_errors: tuple[str, ...] = ()):
@@ -100,7 +101,15 @@ EXPECTED: dict[str, tuple[str, dict[str, list[tuple]]]] = {
         ),
     ),
     "roo_clean_long_session.json": ("roo", _both()),
-    "hostile_markup.json": ("roo", _both(("orphan-tool-use", 3, 1, HOSTILE, "error"))),
+    "hostile_markup.json": (
+        "roo",
+        _both(
+            ("invalid-tool-id", 1, 1, MARKUP_ID, "error"),
+            ("invalid-tool-id", 2, 0, MARKUP_ID, "error"),
+            ("invalid-tool-id", 3, 1, HOSTILE, "error"),
+            ("orphan-tool-use", 3, 1, HOSTILE, "error"),
+        ),
+    ),
 }
 
 NAMES = sorted(EXPECTED)
@@ -262,7 +271,10 @@ def test_clean_long_session_is_large_and_untouched_by_fix():
 def test_hostile_ids_and_text_survive_the_fix_exactly():
     raw = (SAMPLES / "hostile_markup.json").read_bytes()
     original = orjson.loads(raw)
-    fixed, doc = _fixed_doc("hostile_markup.json")
+    fixed, _ = apply_all(
+        load_session(_path("hostile_markup.json")), Choices(only={"orphan-tool-use"})
+    )
+    doc = orjson.loads(fixed.export_bytes())
     assert doc[4]["content"][0]["tool_use_id"] == HOSTILE
     assert doc[:4] == original[:4]
     assert doc[4]["content"][1:] == original[4]["content"]
@@ -271,6 +283,21 @@ def test_hostile_ids_and_text_survive_the_fix_exactly():
     assert b"\x1b" not in out and b"\x00" not in out
     text = block_text(fixed.messages[1].blocks[0])
     assert "[@click=app.quit]" in text and "\x1b[2J" in text and "\u202e" in text
+
+
+def test_hostile_ids_are_given_ids_the_provider_accepts_with_their_results():
+    _, doc = _fixed_doc("hostile_markup.json")
+    calls = [b for m in doc for b in m["content"] if b.get("type") == "tool_use"]
+    answers = [b for m in doc for b in m["content"] if b.get("type") == "tool_result"]
+    assert [c["id"] for c in calls] == [
+        "toolu_01_bold_X__bold___2J",
+        "toolu__31m_evil__link_https___x__",
+    ]
+    assert [a["tool_use_id"] for a in answers] == [c["id"] for c in calls]
+    assert (
+        answers[0]["content"]
+        == orjson.loads((SAMPLES / "hostile_markup.json").read_bytes())[2]["content"][0]["content"]
+    )
 
 
 def test_every_sample_here_is_described_in_the_readme():

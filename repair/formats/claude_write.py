@@ -270,10 +270,13 @@ class _Writer:
                 )
                 continue
             items: list[list[Any]] = []
+            role = m.role or "user"
             for b in m.blocks:
                 rec = (
                     b.origin if isinstance(b.origin, int) and b.origin in view.rec_blocks else None
                 )
+                if rec is not None and self.f.lines[rec].obj.get("type") != role:
+                    rec = None  # moved across roles (wrong-role-block): a record of its new role
                 if rec is not None:
                     used.add(rec)
                 items.append([rec, b])
