@@ -254,11 +254,8 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             continue
         if use.has_id:
             fix = "the fix renames it and its results"
-        elif use.partner is not None and use.partner.has_id:
-            fix = (
-                f"the result in message {use.partner.mi} (id {use.partner.tool_id}) is "
-                "its positional partner"
-            )
+        elif use.partner is not None:
+            fix = f"the result in message {use.partner.mi} is its positional partner"
         else:
             fix = "it cannot pair with any result"
         out.add(

@@ -608,7 +608,7 @@ class _Ctx:
             if use is not None:
                 new = self.new_id_for(use)
                 more, t = self._id_edits(use, new)
-                said.append(f"tool_use {use.name} ({_shown(use.tool_id)}) -> {new}")
+                said.append(f"tool_use {use.name} ({use.tool_id or 'no id'}) -> {new}")
             else:
                 res = self.result_at[at]
                 call = res.use or res.partner
@@ -639,7 +639,7 @@ class _Ctx:
                 else:  # the call's id is refused as well: both get the call's new id
                     new = self.new_id_for(call)
                     more, t = self._id_edits(call, new)
-                said.append(f"tool_result {_shown(res.tool_id)} -> {new}")
+                said.append(f"tool_result {res.tool_id or '(no id)'} -> {new}")
             edits += more
             touches |= t
         return edits, frozenset(touches), f"Give valid ids in message {mi}: {', '.join(said)}."
