@@ -14,6 +14,12 @@ Faults: about 1% of the messages carry one, each one of: a result dropped, a res
 duplicated into the next turn, a result moved to the next turn, a result with a wrong id.
 Everything is seeded, so a size always gives the same file. `manifest.json` lists what
 was written and the faults injected.
+
+Two adversarial shapes (Roo files, issue 7 point 12) look for quadratic paths rather than
+typical cost: `same_id_<n>.json`, one assistant message with n tool_use blocks that all share
+one id and the next user message with their n results (timed with `check`), and
+`reused_id_<n>.json`, n turns whose call and result all reuse one id (timed with `fix`:
+n - 1 renames).
 """
 
 from __future__ import annotations
@@ -396,6 +402,54 @@ def gen_claude_code(n_messages: int, seed: int) -> tuple[bytes, dict]:
 
 
 # --------------------------------------------------------------------------------------
+# Adversarial shapes: one id everywhere
+
+
+def _same_id_use(k: int, tid: str) -> dict:
+    return {"type": "tool_use", "id": tid, "name": "read_file", "input": {"path": f"src/f{k}.ts"}}
+
+
+def _same_id_result(k: int, tid: str) -> dict:
+    return {"type": "tool_result", "tool_use_id": tid, "content": f"contents of src/f{k}.ts"}
+
+
+def gen_same_id(n_uses: int, seed: int) -> tuple[bytes, dict]:
+    """One assistant message with `n_uses` calls sharing one id, then their results."""
+    tid = tool_id(random.Random(seed))
+    ts = 1767720000000
+    doc = [
+        {"role": "user", "content": [{"type": "text", "text": "read them all"}], "ts": ts},
+        {
+            "role": "assistant",
+            "content": [_same_id_use(k, tid) for k in range(n_uses)],
+            "ts": ts + 5000,
+        },
+        {
+            "role": "user",
+            "content": [_same_id_result(k, tid) for k in range(n_uses)],
+            "ts": ts + 9000,
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}], "ts": ts + 12000},
+    ]
+    return orjson.dumps(doc), {"messages": len(doc), "uses": n_uses, "mode": "check"}
+
+
+def gen_reused_id(n_pairs: int, seed: int) -> tuple[bytes, dict]:
+    """`n_pairs` turns, each one call and its result, all under one id."""
+    tid = tool_id(random.Random(seed))
+    ts = 1767720000000
+    doc: list[dict] = [{"role": "user", "content": [{"type": "text", "text": "go"}], "ts": ts}]
+    for k in range(n_pairs):
+        ts += 4000
+        doc.append({"role": "assistant", "content": [_same_id_use(k, tid)], "ts": ts})
+        doc.append({"role": "user", "content": [_same_id_result(k, tid)], "ts": ts + 1000})
+    doc.append(
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}], "ts": ts + 2000}
+    )
+    return orjson.dumps(doc), {"messages": len(doc), "pairs": n_pairs, "mode": "fix"}
+
+
+# --------------------------------------------------------------------------------------
 
 
 def label(n: int) -> str:
@@ -407,23 +461,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--sizes", default="1000,10000,100000", help="Roo sizes, in messages")
     ap.add_argument("--claude-code", type=int, default=100000, help="messages; 0 to skip")
+    ap.add_argument("--same-id", type=int, default=100000, help="calls sharing one id; 0 to skip")
+    ap.add_argument("--reused-id", type=int, default=50000, help="pairs reusing one id; 0 to skip")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    manifest = {}
+    manifest_path = args.out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     jobs = [("roo", int(s), gen_roo, "json") for s in args.sizes.split(",") if s]
     if args.claude_code:
         jobs.append(("claude_code", args.claude_code, gen_claude_code, "jsonl"))
+    if args.same_id:
+        jobs.append(("same_id", args.same_id, gen_same_id, "json"))
+    if args.reused_id:
+        jobs.append(("reused_id", args.reused_id, gen_reused_id, "json"))
     for fmt, n, fn, ext in jobs:
         data, info = fn(n, args.seed + n)
         name = f"{fmt}_{label(n)}.{ext}"
         (args.out / name).write_bytes(data)
         info["bytes"] = len(data)
         manifest[name] = info
-        print(
-            f"{name}: {info['messages']} messages, {len(data) / 1e6:.1f} MB, faults {info['faults']}"
-        )
-    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        what = f"faults {info['faults']}" if "faults" in info else f"timed with {info['mode']}"
+        print(f"{name}: {info['messages']} messages, {len(data) / 1e6:.1f} MB, {what}")
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return 0
 
 

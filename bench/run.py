@@ -17,6 +17,10 @@ For every file in bench/out/manifest.json, each figure comes from its own fresh 
   net of an idle interpreter that imported the same modules; and the tracemalloc peak of
   the work itself (Python allocations only).
 
+A file whose manifest entry says `"mode": "fix"` is timed with the repair instead of the
+check: `load_session` + `apply_all` (every round of plan and apply) + the export's bytes,
+and `histview fix FILE -o OUT` for the command.
+
 A format that cannot be loaded (its adapter is missing) is skipped with the reason.
 """
 
@@ -27,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,6 +68,19 @@ def _check(path: str) -> tuple[float, float]:
     return t1 - t0, time.perf_counter() - t1
 
 
+def _fix(path: str) -> tuple[float, float, float]:
+    from repair.formats import load_session
+    from repair.plan import apply_all
+
+    t0 = time.perf_counter()
+    session = load_session(path)
+    t1 = time.perf_counter()
+    fixed, _ = apply_all(session)
+    t2 = time.perf_counter()
+    fixed.export_bytes()
+    return t1 - t0, t2 - t1, time.perf_counter() - t2
+
+
 def _imports(mode: str) -> None:
     import orjson  # noqa: F401
 
@@ -74,9 +92,9 @@ def _imports(mode: str) -> None:
 
 
 def worker(mode: str, path: str, repeat: int, trace: bool) -> dict:
-    """mode: parse | parse-nogc | check | idle-parse | idle-check (the idle modes only
+    """mode: parse | parse-nogc | check | fix | idle-parse | idle-check (the idle modes only
     import, for the RSS baseline)."""
-    _imports("check" if mode in ("check", "idle-check") else "parse")
+    _imports("check" if mode in ("check", "fix", "idle-check") else "parse")
     if mode.startswith("idle"):
         return {}
     if mode == "parse-nogc":
@@ -94,13 +112,15 @@ def worker(mode: str, path: str, repeat: int, trace: bool) -> dict:
         if mode == "parse":
             _parse(path)
         else:
-            parts = _check(path)
+            parts = _check(path) if mode == "check" else _fix(path)
         times.append(time.perf_counter() - t)
-        if mode == "check" and times[-1] == min(times):
+        if mode != "parse" and times[-1] == min(times):
             split = parts
     out: dict = {"best": min(times), "all": times}
-    if split:
+    if split and mode == "check":
         out["load"], out["analyze"] = split
+    elif split:
+        out["load"], out["analyze"], out["export"] = split
     if trace:
         out["traced_peak"] = tracemalloc.get_traced_memory()[1]
     return out
@@ -135,16 +155,17 @@ def _work(mode: str, path: Path, repeat: int = 1, trace: bool = False) -> tuple[
     return data, rss
 
 
-def _cli_wall(cmd: list[str], repeat: int) -> tuple[float, int]:
+def _cli_wall(cmd, repeat: int) -> tuple[float, int]:
+    """`cmd`: the command, or a function of the run number that gives it."""
     best, rss = float("inf"), 0
-    for _ in range(repeat):
-        _, peak, wall = _child(cmd)
+    for k in range(repeat):
+        _, peak, wall = _child(cmd(k) if callable(cmd) else cmd)
         best = min(best, wall)
         rss = max(rss, peak)
     return best, rss
 
 
-def can_load(path: Path) -> str | None:
+def can_load(path: Path, expected: str | None = None) -> str | None:
     """None when the file loads, else why not (in a child: loading may be heavy)."""
     code = (
         "import sys\nfrom repair.formats import probe_path, detect\n"
@@ -157,7 +178,7 @@ def can_load(path: Path) -> str | None:
     if r.returncode != 0:
         return (r.stderr.decode().strip().splitlines() or ["cannot load"])[-1]
     fmt = r.stdout.decode().strip()
-    expected = "claude-code" if path.suffix == ".jsonl" else "roo"
+    expected = expected or ("claude-code" if path.suffix == ".jsonl" else "roo")
     if fmt != expected:
         return f"detected as {fmt!r}: the {expected} adapter is not available"
     return None
@@ -168,16 +189,16 @@ def histview_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "tui.cli"]
 
 
-def measure(path: Path, repeat: int) -> dict:
+def measure(path: Path, repeat: int, mode: str = "check") -> dict:
     parse, _ = _work("parse", path, repeat)
     parse_nogc, _ = _work("parse-nogc", path, repeat)
-    check, _ = _work("check", path, repeat)
+    check, _ = _work(mode, path, repeat)
     _, rss_parse = _work("parse", path)
-    _, rss_check = _work("check", path)
+    _, rss_check = _work(mode, path)
     _, idle_parse = _work("idle-parse", path)
     _, idle_check = _work("idle-check", path)
     traced_parse, _ = _work("parse", path, trace=True)
-    traced_check, _ = _work("check", path, trace=True)
+    traced_check, _ = _work(mode, path, trace=True)
     bare = [
         sys.executable,
         "-c",
@@ -191,8 +212,17 @@ def measure(path: Path, repeat: int) -> dict:
             "r = [orjson.loads(l) for l in open(sys.argv[1], 'rb').read().split(b'\\n') if l.strip()]",
         ]
     cli_parse, cli_parse_rss = _cli_wall([*bare, str(path)], repeat)
-    cli_check, cli_check_rss = _cli_wall([*histview_cmd(), "check", str(path)], repeat)
+    if mode == "fix":
+        with tempfile.TemporaryDirectory() as tmp:
+            cli_check, cli_check_rss = _cli_wall(
+                lambda k: [*histview_cmd(), "fix", str(path), "-o", f"{tmp}/{k}{path.suffix}"],
+                repeat,
+            )
+    else:
+        cli_check, cli_check_rss = _cli_wall([*histview_cmd(), "check", str(path)], repeat)
     return {
+        "mode": mode,
+        "export_s": check.get("export"),
         "bytes": path.stat().st_size,
         "parse_s": parse["best"],
         "check_s": check["best"],
@@ -222,13 +252,21 @@ def _mb(n: float) -> str:
 def report(name: str, messages: int, r: dict) -> str:
     ok_t = "ok" if r["time_ratio"] <= GOAL else "MISSED"
     ok_m = "ok" if r["rss_net_ratio"] <= GOAL and r["traced_ratio"] <= GOAL else "MISSED"
+    if r.get("mode") == "fix":
+        work = (
+            f"fix {r['check_s']:.3f} s (load {r['load_s']:.3f} + apply_all {r['analyze_s']:.3f}"
+            f" + export {r['export_s']:.3f})"
+        )
+    else:
+        work = f"check {r['check_s']:.3f} s (load {r['load_s']:.3f} + analyze {r['analyze_s']:.3f})"
+    cmd = "histview fix -o" if r.get("mode") == "fix" else "histview check"
     return "\n".join(
         [
             f"{name}  ({messages} messages, {_mb(r['bytes'])})",
-            f"  time    check {r['check_s']:.3f} s (load {r['load_s']:.3f} + analyze {r['analyze_s']:.3f})"
+            f"  time    {work}"
             f" / parse {r['parse_s']:.3f} s = {r['time_ratio']:.2f}x  [{ok_t}];"
             f" / parse with GC off {r['parse_nogc_s']:.3f} s = {r['time_ratio_nogc']:.2f}x",
-            f"  command histview check {r['cli_check_s']:.3f} s / python orjson.loads {r['cli_parse_s']:.3f} s"
+            f"  command {cmd} {r['cli_check_s']:.3f} s / python orjson.loads {r['cli_parse_s']:.3f} s"
             f" = {r['cli_ratio']:.2f}x",
             f"  memory  peak RSS {_mb(r['rss_check'])} / {_mb(r['rss_parse'])} = {r['rss_ratio']:.2f}x;"
             f" net of the interpreter {r['rss_net_ratio']:.2f}x;"
@@ -238,14 +276,14 @@ def report(name: str, messages: int, r: dict) -> str:
     )
 
 
-def profile(path: Path, top: int) -> None:
+def profile(path: Path, top: int, mode: str = "check") -> None:
     import cProfile
     import pstats
 
     sys.path.insert(0, str(ROOT))
     _imports("check")
     prof = cProfile.Profile()
-    prof.runcall(_check, str(path))
+    prof.runcall(_fix if mode == "fix" else _check, str(path))
     stats = pstats.Stats(prof)
     stats.strip_dirs().sort_stats("tottime").print_stats(top)
     stats.sort_stats("cumulative").print_stats(top)
@@ -269,7 +307,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker(mode, path, args.repeat, args.trace)))
         return 0
     if args.profile:
-        profile(args.out / args.profile, args.top)
+        manifest_path = args.out / "manifest.json"
+        info = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+        profile(args.out / args.profile, args.top, info.get(args.profile, {}).get("mode", "check"))
         return 0
 
     manifest_path = args.out / "manifest.json"
@@ -281,11 +321,12 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for name in names:
         path = args.out / name
-        why = can_load(path)
+        info = manifest.get(name, {})
+        why = can_load(path, info.get("format"))
         if why:
             print(f"{name}: skipped ({why})")
             continue
-        r = measure(path, args.repeat)
+        r = measure(path, args.repeat, info.get("mode", "check"))
         results[name] = r
         print(report(name, manifest.get(name, {}).get("messages", 0), r), flush=True)
     if args.json:

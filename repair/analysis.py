@@ -111,7 +111,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     for use in p.uses:
         # an id-less call pairs with nothing: its invalid-tool-id finding says it all; a block
         # in the wrong role's message is judged once wrong-role-block has moved it
-        if not use.has_id or _moving(use):
+        if not use.has_id or (p.wrong_role and _moving(use)):
             continue
         if use.dup_of is not None:
             out.add(
@@ -155,7 +155,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
 
     for res in p.results:
         key = (msgs[res.mi].uid, res.block.bid)
-        if res.wrong_role or (res.use is not None and _moving(res.use)):
+        if p.wrong_role and (res.wrong_role or (res.use is not None and _moving(res.use))):
             continue
         if res.use is None:
             if not res.has_id and not res.text_answer:
@@ -208,31 +208,47 @@ def _moving(use: Use) -> bool:
 
 def id_problem(block: Block, target: str) -> str | None:
     """Why the provider refuses this tool block's id, in words; None when it is fine."""
-    key = "id" if block.type == TOOL_USE else "tool_use_id"
-    data = block.data if isinstance(block.data, dict) else {}
-    if key not in data:
-        return f"has no {key}"
-    value = data[key]
-    if value is None:
-        return f"has {key} null"
-    if not isinstance(value, str):
-        return f"has a {_json_type(value)} as {key}, not a string"
-    if not value:
-        return f"has an empty {key}"
-    rules = targets.get(targets.get(target).rules)
-    if rules.id_max_length is not None and len(value) > rules.id_max_length:
+    return _IdRules.of(target).problem(block)
+
+
+@dataclass(frozen=True)
+class _IdRules:
+    name: str
+    pattern: re.Pattern | None
+    max_length: int | None
+
+    @staticmethod
+    @cache
+    def of(target: str) -> _IdRules:
+        rules = targets.get(targets.get(target).rules)
+        pattern = re.compile(rules.id_pattern) if rules.id_pattern else None
+        return _IdRules(rules.name, pattern, rules.id_max_length)
+
+    def problem(self, block: Block) -> str | None:
+        value = block.tool_id
+        if value and (self.max_length is None or len(value) <= self.max_length):
+            if self.pattern is None or self.pattern.fullmatch(value):
+                return None  # the usual case, decided without a look at the data
+        key = "id" if block.type == TOOL_USE else "tool_use_id"
+        data = block.data if isinstance(block.data, dict) else {}
+        if key not in data:
+            return f"has no {key}"
+        value = data[key]
+        if value is None:
+            return f"has {key} null"
+        if not isinstance(value, str):
+            return f"has a {_json_type(value)} as {key}, not a string"
+        if not value:
+            return f"has an empty {key}"
+        if self.max_length is not None and len(value) > self.max_length:
+            return (
+                f"has a {key} of {len(value)} characters; the {self.name} target accepts at "
+                f"most {self.max_length}"
+            )
         return (
-            f"has a {key} of {len(value)} characters; the {rules.name} target accepts at most "
-            f"{rules.id_max_length}"
+            f"has {key} {value}, outside what the {self.name} target accepts "
+            f"(^{self.pattern.pattern}$)"
         )
-    if rules.id_pattern is not None and not _id_re(rules.id_pattern).fullmatch(value):
-        return f"has {key} {value}, outside what the {rules.name} target accepts (^{rules.id_pattern}$)"
-    return None
-
-
-@cache
-def _id_re(pattern: str) -> re.Pattern:
-    return re.compile(pattern)
 
 
 def _json_type(value) -> str:
@@ -248,8 +264,9 @@ def _json_type(value) -> str:
 
 
 def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+    rules = _IdRules.of(out.target)
     for use in p.uses:
-        why = id_problem(use.block, out.target)
+        why = rules.problem(use.block)
         if why is None:
             continue
         if use.has_id:
@@ -269,7 +286,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     for res in p.results:
         if res.text_answer:
             continue
-        why = id_problem(res.block, out.target)
+        why = rules.problem(res.block)
         if why is None:
             continue
         if res.use is not None:

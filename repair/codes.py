@@ -183,6 +183,7 @@ _DECLARED: tuple[Code, ...] = (
             "gemini": "gemini/unique-function-call-ids",
         },
         actions=("rename",),
+        group=Group.MESSAGE,
         pairing=True,
     ),
     Code(

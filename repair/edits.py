@@ -4,7 +4,8 @@ reorder blocks) and the patch they apply to.
 A fix's edits run against a `Patch`: a view of the messages that records replacements,
 drops and insertions by message uid. A round of fixes touching disjoint messages is then
 written into a new message list in one linear pass (`Patch.rebuild`), so applying a whole
-plan costs O(n + edits), not O(n * fixes).
+plan costs O(n + edits), not O(n * fixes); inside a message, block edits are recorded by
+block id and laid out once, so a fix with k edits of an n-block message costs O(n + k).
 """
 
 from __future__ import annotations
@@ -15,58 +16,136 @@ from typing import Any
 from .model import TOOL_RESULT, TOOL_USE, Block, Message
 
 
+class _Work:
+    """The blocks of one message while a round of edits runs: drops, id changes, appends
+    and insertions before a block are recorded in O(1) and laid out once (`compact`) when
+    an edit needs the whole order, so many edits of one big message stay linear."""
+
+    __slots__ = ("msg", "blocks", "pos", "gone", "swap", "before", "changed")
+
+    def __init__(self, msg: Message) -> None:
+        self.msg = msg
+        self.blocks: list[Block] = list(msg.blocks)
+        self.pos: dict[int, int] | None = None  # bid -> index in blocks
+        self.gone: set[int] = set()
+        self.swap: dict[int, Block] = {}
+        self.before: dict[int, list[Block]] = {}
+        self.changed = False
+
+    def compact(self) -> list[Block]:
+        if self.gone or self.swap or self.before:
+            out: list[Block] = []
+            for b in self.blocks:
+                if self.before:
+                    out.extend(self.before.pop(b.bid, ()))
+                if b.bid not in self.gone:
+                    out.append(self.swap.get(b.bid, b))
+            self.blocks = out
+            self.gone, self.swap, self.before, self.pos = set(), {}, {}, None
+        return self.blocks
+
+    def find(self, bid: int) -> Block | None:
+        if bid in self.gone:
+            return None
+        if bid in self.swap:
+            return self.swap[bid]
+        if self.pos is None or (bid not in self.pos and self.before):
+            self.compact()
+            self.pos = {b.bid: k for k, b in enumerate(self.blocks)}
+        k = self.pos.get(bid)
+        return None if k is None else self.blocks[k]
+
+    def append(self, block: Block) -> None:
+        self.blocks.append(block)
+        if self.pos is not None:
+            self.pos[block.bid] = len(self.blocks) - 1
+        self.changed = True
+
+    def replace_all(self, blocks: list[Block]) -> None:
+        self.blocks = blocks
+        self.gone, self.swap, self.before, self.pos = set(), {}, {}, None
+        self.changed = True
+
+    def message(self) -> Message:
+        return self.msg.with_blocks(self.compact()) if self.changed else self.msg
+
+
 class Patch:
     def __init__(self, messages: list[Message], index: dict[int, int] | None = None) -> None:
         self.base = messages
         self.index = index if index is not None else {m.uid: i for i, m in enumerate(messages)}
-        self.replaced: dict[int, Message] = {}
+        self.work: dict[int, _Work] = {}
         self.dropped: set[int] = set()
-        self.inserted_after: dict[int | None, list[Message]] = {}
+        self.inserted_after: dict[int | None, list[int]] = {}
         self.created: dict[int, Message] = {}
 
-    def get(self, uid: int) -> Message:
-        if uid in self.replaced:
-            return self.replaced[uid]
-        if uid in self.created:
-            return self.created[uid]
-        return self.base[self.index[uid]]
+    def _work(self, uid: int) -> _Work:
+        w = self.work.get(uid)
+        if w is None:
+            msg = self.created[uid] if uid in self.created else self.base[self.index[uid]]
+            w = self.work[uid] = _Work(msg)
+        return w
 
-    def put(self, msg: Message) -> None:
-        if msg.uid in self.created:
-            self.created[msg.uid] = msg
-            lst = self.inserted_after[self._anchor_of(msg.uid)]
-            for k, m in enumerate(lst):
-                if m.uid == msg.uid:
-                    lst[k] = msg
+    # blocks of a message
+    def find(self, uid: int, bid: int) -> Block | None:
+        return self._work(uid).find(bid)
+
+    def drop_block(self, uid: int, bid: int) -> Block | None:
+        w = self._work(uid)
+        block = w.find(bid)
+        if block is not None:
+            w.gone.add(bid)
+            w.changed = True
+        return block
+
+    def replace_block(self, uid: int, block: Block) -> None:
+        w = self._work(uid)
+        if w.find(block.bid) is not None:
+            w.swap[block.bid] = block
+            w.changed = True
+
+    def append_block(self, uid: int, block: Block) -> None:
+        self._work(uid).append(block)
+
+    def insert_before(self, uid: int, bid: int, block: Block) -> None:
+        w = self._work(uid)
+        if w.find(bid) is None:
+            w.append(block)
         else:
-            self.replaced[msg.uid] = msg
+            w.before.setdefault(bid, []).append(block)
+            w.changed = True
 
-    def _anchor_of(self, uid: int) -> int | None:
-        for anchor, lst in self.inserted_after.items():
-            if any(m.uid == uid for m in lst):
-                return anchor
-        raise KeyError(uid)
+    def blocks(self, uid: int) -> list[Block]:
+        """The message's blocks now, in order (do not mutate; use `set_blocks`)."""
+        return self._work(uid).compact()
 
+    def set_blocks(self, uid: int, blocks: list[Block]) -> None:
+        self._work(uid).replace_all(blocks)
+
+    def message(self, uid: int) -> Message:
+        return self._work(uid).message()
+
+    # messages
     def insert_after(self, anchor: int | None, msg: Message) -> None:
-        self.inserted_after.setdefault(anchor, []).append(msg)
+        self.inserted_after.setdefault(anchor, []).append(msg.uid)
         self.created[msg.uid] = msg
 
     def drop(self, uid: int) -> None:
-        if uid in self.created:
-            anchor = self._anchor_of(uid)
-            self.inserted_after[anchor] = [m for m in self.inserted_after[anchor] if m.uid != uid]
-            del self.created[uid]
-        else:
-            self.dropped.add(uid)
+        self.dropped.add(uid)
 
     def rebuild(self) -> list[Message]:
-        out: list[Message] = list(self.inserted_after.get(None, ()))
+        def made(uids: list[int]) -> list[Message]:
+            return [self.message(u) for u in uids if u not in self.dropped]
+
+        out: list[Message] = made(self.inserted_after.get(None, []))
+        work = self.work
         for m in self.base:
             if m.uid not in self.dropped:
-                out.append(self.replaced.get(m.uid, m))
+                w = work.get(m.uid)
+                out.append(w.message() if w is not None else m)
             extra = self.inserted_after.get(m.uid)
             if extra:
-                out.extend(extra)
+                out.extend(made(extra))
         return out
 
 
@@ -85,25 +164,22 @@ class Edit:
         raise NotImplementedError
 
 
-def _without(blocks: tuple[Block, ...], bid: int) -> tuple[Block, ...]:
-    return tuple(b for b in blocks if b.bid != bid)
-
-
-def _find(blocks: tuple[Block, ...], bid: int) -> Block | None:
-    return next((b for b in blocks if b.bid == bid), None)
-
-
 @dataclass
 class InsertBlock(Edit):
     block: Block | None = None
-    position: int | None = None  # None = append
+    position: int | None = None  # None = append (unless before_bid)
+    before_bid: int | None = None  # insert right before this block (appended if it is gone)
 
     def apply(self, patch: Patch) -> None:
-        msg = patch.get(self.message_uid)
-        blocks = list(msg.blocks)
-        pos = len(blocks) if self.position is None else min(self.position, len(blocks))
-        blocks.insert(pos, self.block)
-        patch.put(msg.with_blocks(blocks))
+        uid = self.message_uid
+        if self.before_bid is not None:
+            patch.insert_before(uid, self.before_bid, self.block)
+        elif self.position is None:
+            patch.append_block(uid, self.block)
+        else:
+            blocks = list(patch.blocks(uid))
+            blocks.insert(min(self.position, len(blocks)), self.block)
+            patch.set_blocks(uid, blocks)
 
 
 @dataclass
@@ -111,13 +187,11 @@ class DropBlock(Edit):
     bid: int = 0
 
     def apply(self, patch: Patch) -> None:
-        msg = patch.get(self.message_uid)
-        block = _find(msg.blocks, self.bid)
+        block = patch.drop_block(self.message_uid, self.bid)
         if block is None:
             return
         self.removed, self.has_removed = block.data, True
         self.removed_bids = (block.bid,)
-        patch.put(msg.with_blocks(_without(msg.blocks, self.bid)))
 
 
 @dataclass
@@ -126,13 +200,9 @@ class MoveBlock(Edit):
     to_uid: int = 0
 
     def apply(self, patch: Patch) -> None:
-        src = patch.get(self.message_uid)
-        block = _find(src.blocks, self.bid)
-        if block is None:
-            return
-        patch.put(src.with_blocks(_without(src.blocks, self.bid)))
-        dst = patch.get(self.to_uid)
-        patch.put(dst.with_blocks((*dst.blocks, block)))
+        block = patch.drop_block(self.message_uid, self.bid)
+        if block is not None:
+            patch.append_block(self.to_uid, block)
 
 
 @dataclass
@@ -141,12 +211,9 @@ class SetId(Edit):
     new_id: str = ""
 
     def apply(self, patch: Patch) -> None:
-        msg = patch.get(self.message_uid)
-        blocks = list(msg.blocks)
-        for k, b in enumerate(blocks):
-            if b.bid == self.bid:
-                blocks[k] = with_tool_id(b, self.new_id)
-        patch.put(msg.with_blocks(blocks))
+        block = patch.find(self.message_uid, self.bid)
+        if block is not None:
+            patch.replace_block(self.message_uid, with_tool_id(block, self.new_id))
 
 
 @dataclass
@@ -161,7 +228,7 @@ class InsertMessage(Edit):
 @dataclass
 class DropMessage(Edit):
     def apply(self, patch: Patch) -> None:
-        msg = patch.get(self.message_uid)
+        msg = patch.message(self.message_uid)
         self.removed = msg.raw if msg.raw is not None else _plain(msg)
         self.has_removed = True
         self.removed_bids = tuple(b.bid for b in msg.blocks)
@@ -173,9 +240,9 @@ class DropIfEmpty(Edit):
     """Drop the message if earlier edits of the same fix left it without blocks."""
 
     def apply(self, patch: Patch) -> None:
-        msg = patch.get(self.message_uid)
-        if msg.blocks:
+        if patch.blocks(self.message_uid):
             return
+        msg = patch.message(self.message_uid)
         self.removed = msg.raw if msg.raw is not None else _plain(msg)
         self.has_removed = True
         patch.drop(self.message_uid)
@@ -186,11 +253,10 @@ class MergeMessages(Edit):
     second_uid: int = 0
 
     def apply(self, patch: Patch) -> None:
-        first = patch.get(self.message_uid)
-        second = patch.get(self.second_uid)
+        second = patch.message(self.second_uid)
         self.removed = second.raw if second.raw is not None else _plain(second)
         self.has_removed = True
-        patch.put(first.with_blocks((*first.blocks, *second.blocks)))
+        patch.set_blocks(self.message_uid, [*patch.blocks(self.message_uid), *second.blocks])
         patch.drop(self.second_uid)
 
 
@@ -202,13 +268,15 @@ class ReorderBlocks(Edit):
     use_order: dict[str, int] = field(default_factory=dict)
 
     def apply(self, patch: Patch) -> None:
-        msg = patch.get(self.message_uid)
-        new = canonical_order(msg.blocks, self.use_order)
-        if any(a is not b for a, b in zip(new, msg.blocks, strict=True)):
-            patch.put(msg.with_blocks(new))
+        blocks = patch.blocks(self.message_uid)
+        new = canonical_order(blocks, self.use_order)
+        if any(a is not b for a, b in zip(new, blocks, strict=True)):
+            patch.set_blocks(self.message_uid, list(new))
 
 
-def canonical_order(blocks: tuple[Block, ...], use_order: dict[str, int]) -> tuple[Block, ...]:
+def canonical_order(
+    blocks: tuple[Block, ...] | list[Block], use_order: dict[str, int]
+) -> tuple[Block, ...]:
     big = len(use_order) + 1
 
     def rank(item: tuple[int, Block]) -> tuple[int, int, int]:

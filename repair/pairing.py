@@ -80,6 +80,7 @@ class Pairing:
     prev_live: dict[int, int]
     uses_by_message: dict[int, list[Use]]
     results_by_message: dict[int, list[Result]]
+    wrong_role: bool = False  # some tool block sits in the other role's message
 
     def home_of(self, mi: int) -> int | None:
         return self.uses_by_message[mi][0].home if self.uses_by_message.get(mi) else None
@@ -101,10 +102,12 @@ def pair(messages: list[Message]) -> Pairing:
     uses: list[Use] = []
     uses_by_message: dict[int, list[Use]] = {}
     uses_by_id: dict[str, list[Use]] = {}
+    lookup = _Lookup(uses_by_id)
     for mi in live:
         msg = messages[mi]
         wrong_role = msg.role != "assistant"
         turn: list[Use] = []
+        turn_ids: dict[str, list[Use]] = {}
         for bi, block in enumerate(msg.blocks):
             if block.type != TOOL_USE:
                 continue
@@ -120,9 +123,13 @@ def pair(messages: list[Message]) -> Pairing:
                 if same:
                     use.dup_of = same[0]
                 same.append(use)
+                if not wrong_role:
+                    turn_ids.setdefault(block.tool_id, []).append(use)
             uses.append(use)
         if turn:
             uses_by_message[mi] = turn
+        if turn_ids:
+            lookup.turn_ids[mi] = turn_ids
 
     results: list[Result] = []
     results_by_message: dict[int, list[Result]] = {}
@@ -141,7 +148,7 @@ def pair(messages: list[Message]) -> Pairing:
                 continue
             res = Result(mi=mi, bi=bi, block=block, wrong_role=in_assistant)
             if res.has_id:
-                res.use = _find_use(block.tool_id, mi, last_assistant, uses_by_message, uses_by_id)
+                res.use = lookup.find(block.tool_id, mi, last_assistant)
             if res.use is not None:
                 res.before_use = res.use.mi > mi
                 res.use.results.append(res)
@@ -151,29 +158,46 @@ def pair(messages: list[Message]) -> Pairing:
             results_by_message[mi] = here
 
     _pair_mismatched(uses_by_message, results_by_message)
-    return Pairing(uses, results, live, next_live, prev_live, uses_by_message, results_by_message)
+    wrong_role = any(u.wrong_role for u in uses) or any(r.wrong_role for r in results)
+    return Pairing(
+        uses, results, live, next_live, prev_live, uses_by_message, results_by_message, wrong_role
+    )
 
 
-def _find_use(
-    tool_id: str,
-    mi: int,
-    last_assistant: int | None,
-    uses_by_message: dict[int, list[Use]],
-    uses_by_id: dict[str, list[Use]],
-) -> Use | None:
-    candidates = uses_by_id.get(tool_id)
-    if not candidates:
-        return None
-    if last_assistant is not None:
-        same = [u for u in uses_by_message.get(last_assistant, ()) if u.tool_id == tool_id]
-        if same:
-            # duplicate ids inside one message: the first still unanswered, else the first
-            return next((u for u in same if not u.results), same[0])
-    # latest earlier tool_use with that id, else the earliest later one
-    k = bisect_left([u.mi for u in candidates], mi)
-    if k > 0:
-        return candidates[k - 1]
-    return candidates[k] if k < len(candidates) else None
+class _Lookup:
+    """The tool_use a result answers, in O(1) amortised (O(log n) for a later message):
+    ids per message with a cursor at the first unanswered one, and message indices per id
+    for the bisection."""
+
+    def __init__(self, uses_by_id: dict[str, list[Use]]) -> None:
+        self.uses_by_id = uses_by_id
+        self.turn_ids: dict[int, dict[str, list[Use]]] = {}
+        self.cursor: dict[tuple[int, str], int] = {}
+        self._mis: dict[str, list[int]] = {}
+
+    def find(self, tool_id: str, mi: int, last_assistant: int | None) -> Use | None:
+        candidates = self.uses_by_id.get(tool_id)
+        if not candidates:
+            return None
+        if last_assistant is not None:
+            same = self.turn_ids.get(last_assistant, {}).get(tool_id)
+            if same:
+                # duplicate ids inside one message: the first still unanswered, else the
+                # first (a use never loses its result, so the cursor only moves on)
+                key = (last_assistant, tool_id)
+                k = self.cursor.get(key, 0)
+                while k < len(same) and same[k].results:
+                    k += 1
+                self.cursor[key] = k
+                return same[k] if k < len(same) else same[0]
+        # latest earlier tool_use with that id, else the earliest later one
+        mis = self._mis.get(tool_id)
+        if mis is None:
+            mis = self._mis[tool_id] = [u.mi for u in candidates]
+        k = bisect_left(mis, mi)
+        if k > 0:
+            return candidates[k - 1]
+        return candidates[k] if k < len(candidates) else None
 
 
 def _pair_mismatched(

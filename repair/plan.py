@@ -202,6 +202,7 @@ class _Ctx:
         self.result_at = {(r.mi, r.bi): r for r in p.results}
         self._ids: set[str] | None = None
         self._next_n: dict[str, int] = {}
+        self._orders: dict[int, dict[str, int]] = {}
         self._assigned: dict[int, str] = {}  # invalid call's block bid -> its new id
         self._claimed: set[str] = set()
 
@@ -223,9 +224,11 @@ class _Ctx:
         return self.msgs[mi].uid
 
     def use_order(self, assistant_mi: int) -> dict[str, int]:
-        order: dict[str, int] = {}
-        for u in self.p.uses_by_message.get(assistant_mi, ()):
-            order.setdefault(u.tool_id or "", u.order)
+        order = self._orders.get(assistant_mi)
+        if order is None:
+            order = self._orders[assistant_mi] = {}
+            for u in self.p.uses_by_message.get(assistant_mi, ()):
+                order.setdefault(u.tool_id or "", u.order)
         return order
 
     def all_ids(self) -> set[str]:
@@ -330,9 +333,9 @@ class _Ctx:
         blocks = result_as_text(res.block)
         edits: list[Edit] = [
             InsertBlock(
-                "insert_block", m, "the result's content as text", block=b, position=res.bi + k
+                "insert_block", m, "the result's content as text", block=b, before_bid=res.block.bid
             )
-            for k, b in enumerate(blocks)
+            for b in blocks
         ]
         edits.append(
             DropBlock("drop_block", m, f"drop tool_result {res.tool_id}", bid=res.block.bid)
@@ -496,37 +499,41 @@ class _Ctx:
 
     # duplicate-tool-use-id
     @builds("duplicate-tool-use-id", "rename")
-    def rename_call(self, findings: list[Finding]) -> Built:
-        (f,) = findings
-        use = self.use_at[(f.message_index, f.block_index)]
-        new_id = self._fresh_id(use.tool_id or "toolu")
-        edits: list[Edit] = [
-            SetId(
-                "set_id",
-                self.uid(use.mi),
-                f"tool_use id {use.tool_id} -> {new_id}",
-                bid=use.block.bid,
-                new_id=new_id,
-            )
-        ]
-        for r in use.results:
+    def rename_calls(self, findings: list[Finding]) -> Built:
+        mi = findings[0].message_index
+        edits: list[Edit] = []
+        touches = {self.uid(mi)}
+        said: list[str] = []
+        for f in findings:
+            use = self.use_at[(f.message_index, f.block_index)]
+            new_id = self._fresh_id(use.tool_id or "toolu")
             edits.append(
                 SetId(
                     "set_id",
-                    self.uid(r.mi),
-                    f"its result's tool_use_id -> {new_id}",
-                    bid=r.block.bid,
+                    self.uid(use.mi),
+                    f"tool_use id {use.tool_id} -> {new_id}",
+                    bid=use.block.bid,
                     new_id=new_id,
                 )
             )
-        touches = {self.uid(use.mi)} | {self.uid(r.mi) for r in use.results}
+            for r in use.results:
+                edits.append(
+                    SetId(
+                        "set_id",
+                        self.uid(r.mi),
+                        f"its result's tool_use_id -> {new_id}",
+                        bid=r.block.bid,
+                        new_id=new_id,
+                    )
+                )
+                touches.add(self.uid(r.mi))
+            said.append(f"{use.tool_id} -> {new_id}" + (" (and its result)" if use.results else ""))
+        shown = ", ".join(said[:3]) + (f" and {len(said) - 3} more" if len(said) > 3 else "")
+        what = "tool_use" if len(said) == 1 else f"{len(said)} tool_use ids"
         return (
             edits,
             frozenset(touches),
-            (
-                f"Rename the later tool_use {use.tool_id} of message {use.mi} to {new_id}"
-                + (" and its result." if use.results else ".")
-            ),
+            f"Rename the later {what} of message {mi}: {shown}.",
         )
 
     def _fresh_id(self, old: str) -> str:
@@ -734,7 +741,7 @@ class _Ctx:
             for r in use.results if use is not None else ():
                 todo[(r.mi, r.bi)] = r.block
         edits: list[Edit] = []
-        for (at, bi), b in sorted(todo.items(), key=lambda item: (item[0][0], -item[0][1])):
+        for (at, _), b in sorted(todo.items(), key=lambda item: item[0]):
             uid = self.uid(at)
             if b.type == TOOL_RESULT:
                 why = (
@@ -748,8 +755,8 @@ class _Ctx:
             else:
                 texts = [use_as_text(b)]
             edits += [
-                InsertBlock("insert_block", uid, f"the {b.type} as text", block=t, position=bi + k)
-                for k, t in enumerate(texts)
+                InsertBlock("insert_block", uid, f"the {b.type} as text", block=t, before_bid=b.bid)
+                for t in texts
             ]
             edits.append(
                 DropBlock("drop_block", uid, f"drop {b.type} {_shown(b.tool_id)}", bid=b.bid)
@@ -845,7 +852,7 @@ class _Ctx:
                         msg.uid,
                         "placeholder text",
                         block=text_block(f"{SYNTHETIC_PREFIX} (this text was empty)"),
-                        position=f.block_index,
+                        before_bid=b.bid,
                     )
                 )
                 edits.append(
