@@ -51,3 +51,18 @@ def test_generated_session_has_its_size_and_exactly_its_faults(gen, kind, fmt, e
 def test_generation_is_deterministic(gen):
     assert gen.gen_roo(500, seed=9)[0] == gen.gen_roo(500, seed=9)[0]
     assert gen.gen_claude_code(500, seed=9)[0] == gen.gen_claude_code(500, seed=9)[0]
+
+
+def test_adversarial_shapes_hold_one_id_everywhere(gen):
+    data, info = gen.gen_same_id(300, seed=3)
+    session = load_bytes(data, path="same_id.json")
+    assert session.format == "roo" and info["mode"] == "check"
+    assert len(session.messages[1].blocks) == len(session.messages[2].blocks) == 300
+    assert len({b.tool_id for m in session.messages for b in m.blocks if b.tool_id}) == 1
+    assert analyze(session).summary() == {"duplicate-tool-use-id": 299}
+
+    data, info = gen.gen_reused_id(200, seed=3)
+    session = load_bytes(data, path="reused_id.json")
+    assert info["mode"] == "fix" and len(session.messages) == info["messages"] == 402
+    fixed, applied = apply_all(session)
+    assert len(applied) == 199 and analyze(fixed).findings == []
