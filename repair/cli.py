@@ -287,17 +287,22 @@ def _fix(args, out: Out, choices) -> int:
 
     session = _load(args.file, args.format, args.target)
     wb = Workbench(session, choices)
-    wb.apply_all()
+    wb.apply_all(threads=True)
+    thread_fixes = wb.thread_applied
     writing = (args.output or args.in_place) and not args.dry_run
     result = None
-    if writing and (wb.applied or not args.in_place):
+    if writing and (wb.changed or not args.in_place):
         result = wb.export(args.output, args.report, in_place=args.in_place, force=args.force)
-        # Read back what was written: the exit status speaks for the file on disk.
-        after = analyze(_load(result.output, session.format, wb.session.target))
+        # Read back what was written, every thread, with check's own pass: the exit status
+        # speaks for the files on disk.
+        checked = list(_thread_findings(_load(result.output, session.format, wb.session.target)))
     else:
-        after = wb.analysis
+        checked = [(wb.session, wb.analysis)]
+        checked += [(t, analyze(t, wb.session.target)) for t in wb.session.threads]
+    after = checked[0][1]
     edits = [e for fix in wb.applied for e in edit_entries(fix)]
-    status = EXIT_FINDINGS if after.errors else EXIT_OK
+    errors = any(a.errors for _, a in checked)
+    status = EXIT_FINDINGS if errors else EXIT_OK
     if result and (result.late_copy or result.late_error):
         kept = (
             f"what it held then is kept in {result.late_copy}"
@@ -309,47 +314,73 @@ def _fix(args, out: Out, choices) -> int:
             "repaired file does not have those last writes. Stop the agent, then repair again"
         )
         status = EXIT_INPUT
+    for late in result.thread_late if result else ():
+        out.error(
+            f"{late}; it was written to while histview replaced it, and the repaired file "
+            "does not have those last writes. Stop the agent, then repair again"
+        )
+        status = EXIT_INPUT
 
     if args.json:
-        out.line(
-            _dumps(
-                {
-                    "file": session.path,
-                    "output": result.output if result else None,
-                    "format": session.format,
-                    "target": after.target,
-                    "edits": edits,
-                    "remaining": [f.to_json() for f in after.findings],
-                }
-            )
-        )
+        obj = {
+            "file": session.path,
+            "output": result.output if result else None,
+            "format": session.format,
+            "target": after.target,
+            "edits": edits,
+            "remaining": [f.to_json() for f in after.findings],
+        }
+        if len(checked) > 1 or session.threads:
+            obj["threads"] = _threads_json(wb, checked, result)
+        out.line(_dumps(obj))
         return status
 
     name = clean_line(session.path)
     for fix in wb.applied:
-        w = where(fix.finding)
-        out.line(
-            f"{name}:{w}: {fix.code} -> {fix.action}: {clean_line(fix.detail)}"
-            if w
-            else f"{name}: {fix.code} -> {fix.action}: {clean_line(fix.detail)}"
-        )
-    for f in after.findings:
-        if f.severity != "info":
-            out.line(finding_line(out, session.path, f) + " [left as is]")
-    if wb.applied and not result:
-        for line in diff_lines(session, wb.session):
-            out.line(_paint_diff(out, line))
-    n = len(wb.applied)
-    left = counts_text(after.counts())
+        out.line(_fix_line(name, fix))
+    for k, fixes in sorted(thread_fixes.items()):
+        thread = wb.session.threads[k]
+        for fix in fixes:
+            out.line(_fix_line(clean_line(thread.path), fix, thread.label))
+    for k, (sess, analysis) in enumerate(checked):
+        tail = f" (thread {clean_line(sess.label)})" if k else ""
+        for f in analysis.findings:
+            if f.severity != "info":
+                out.line(finding_line(out, sess.path, f) + " [left as is]" + tail)
+    if wb.changed and not result:
+        if wb.applied:
+            for line in diff_lines(session, wb.session):
+                out.line(_paint_diff(out, line))
+        for step in (ts for st in wb.done for ts in st.threads):
+            label = clean_line(step.after.label)
+            for line in diff_lines(step.before, step.after):
+                if line in ("--- before", "+++ after"):
+                    line = f"{line} (thread {label})"
+                out.line(_paint_diff(out, line))
+    n = len(wb.applied) + sum(len(f) for f in thread_fixes.values())
+    left = counts_text(_total_counts(a for _, a in checked))
+    if len(checked) > 1:
+        k = len(checked) - 1
+        left += f" in the conversation and its {'thread' if k == 1 else f'{k} threads'}"
     if result:
+        for label, path, backup in result.threads:
+            more = f", backup {clean_line(backup)}" if backup else ""
+            out.line(f"{name}: wrote {clean_line(path)} (thread {clean_line(label)}{more})")
         extra = "".join(
             f", {label} {clean_line(path)}"
             for label, path in (("report", result.report), ("backup", result.backup))
             if path
         )
-        out.line(
-            f"{name}: wrote {clean_line(result.output)} ({_plural(n, 'fix')}{extra}); now {left}"
-        )
+        if args.in_place and not result.backup:  # only subagent files needed a change
+            out.line(
+                f"{name}: unchanged itself; {_plural(n, 'fix')} in its subagent files{extra}; "
+                f"now {left}"
+            )
+        else:
+            out.line(
+                f"{name}: wrote {clean_line(result.output)} ({_plural(n, 'fix')}{extra}); "
+                f"now {left}"
+            )
 
     elif writing:
         out.line(f"{name}: nothing to fix; the file is unchanged ({left})")
@@ -361,6 +392,53 @@ def _fix(args, out: Out, choices) -> int:
             "Write with -o OUT or --in-place."
         )
     return status
+
+
+def _fix_line(name: str, fix, thread: str | None = None) -> str:
+    w = where(fix.finding)
+    head = f"{name}:{w}:" if w else f"{name}:"
+    tail = f" (thread {clean_line(thread)})" if thread else ""
+    return f"{head} {fix.code} -> {fix.action}: {clean_line(fix.detail)}{tail}"
+
+
+def _total_counts(analyses) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for a in analyses:
+        for sev, n in a.counts().items():
+            total[sev] = total.get(sev, 0) + n
+    return total
+
+
+def _threads_json(wb, checked, result) -> list[dict]:
+    """`fix --json` per thread: its fixes' edits and what remains (read back when written)."""
+    from .report import edit_entries
+    from .threads import thread_key
+
+    session = checked[0][0]
+    edits_by_key = {
+        thread_key(wb.session, k): [e for fix in fixes for e in edit_entries(fix)]
+        for k, fixes in wb.thread_applied.items()
+    }
+    written = {os.path.basename(p): p for _, p, _ in (result.threads if result else [])}
+    out = []
+    for k, (thread, analysis) in enumerate(checked[1:]):
+        key = thread_key(session, k)
+        out.append(
+            {
+                "thread": thread.label,
+                "file": thread.path,
+                "output": (
+                    result.output
+                    if result and key[0] == "inline"
+                    else written.get(key[1])
+                    if key[0] == "file"
+                    else None
+                ),
+                "edits": edits_by_key.get(key, []),
+                "remaining": [f.to_json() for f in analysis.findings],
+            }
+        )
+    return out
 
 
 MAX_DIFF_LINES = 4000  # a dry run's diff stops here; every fix is still listed above it

@@ -216,37 +216,12 @@ def plan_paths(
     if output == "":
         raise ExportRefused("the output path is empty; name a file")
     if in_place:
-        if source is None:
-            raise ExportRefused(f"{src} was not read from a file; write it elsewhere with -o")
-        real = _through_link(src)
-        try:
-            st = os.stat(real)
-        except OSError:
-            raise source.changed() from None
-        if not source.same_state(st):
-            raise source.changed()
-        if read_only(st, real) and not force:
-            raise ExportRefused(
-                f"{src} is read-only; make it writable, or give --force to replace it "
-                "anyway (its mode is kept)"
-            )
+        real = in_place_target(src, source, force=force)
         paths = Paths(output=real, report="", backup=backup_path(real), replace_output=True)
     else:
         out = output or default_output(src)
-        if same_file(out, src):
-            raise ExportRefused("the output is the input file; use in-place mode for that")
-        if is_backup_name(out, src):
-            raise ExportRefused(f"{out} is named like a backup of the input; choose another name")
-        replace = False
-        if os.path.lexists(out):
-            if not overwrite:
-                raise ExportRefused(f"{out} exists; refusing to overwrite it")
-            if not os.path.exists(out):
-                raise ExportRefused(f"{out} is a symlink to a missing file; remove it first")
-            if not os.path.isfile(out):
-                raise ExportRefused(f"{out} is not a regular file")
-            replace = True
-        paths = Paths(output=_through_link(out), report="", replace_output=replace)
+        paths = Paths(output="", report="")
+        paths.output, paths.replace_output = new_target(out, src, overwrite=overwrite)
 
     rep = numbered_report(default_report(paths.output)) if report is None else report
     for other, what in (
@@ -271,6 +246,45 @@ def plan_paths(
             what = "is not a folder" if os.path.exists(folder) else "does not exist"
             raise ExportRefused(f"the folder {folder} {what}; create it or choose another path")
     return paths
+
+
+def in_place_target(src: str, source: Source | None, *, force: bool = False) -> str:
+    """The file an in-place write of `src` replaces (through a symlink), checked: read from
+    that file, unchanged since, writable unless `force`."""
+    if source is None:
+        raise ExportRefused(f"{src} was not read from a file; write it elsewhere with -o")
+    real = _through_link(src)
+    try:
+        st = os.stat(real)
+    except OSError:
+        raise source.changed() from None
+    if not source.same_state(st):
+        raise source.changed()
+    if read_only(st, real) and not force:
+        raise ExportRefused(
+            f"{src} is read-only; make it writable, or give --force to replace it "
+            "anyway (its mode is kept)"
+        )
+    return real
+
+
+def new_target(out: str, src: str, *, overwrite: bool = False) -> tuple[str, bool]:
+    """The file a write to `out` (a copy of `src`) creates or, with `overwrite`, replaces;
+    and whether it replaces one."""
+    if same_file(out, src):
+        raise ExportRefused("the output is the input file; use in-place mode for that")
+    if is_backup_name(out, src):
+        raise ExportRefused(f"{out} is named like a backup of the input; choose another name")
+    replace = False
+    if os.path.lexists(out):
+        if not overwrite:
+            raise ExportRefused(f"{out} exists; refusing to overwrite it")
+        if not os.path.exists(out):
+            raise ExportRefused(f"{out} is a symlink to a missing file; remove it first")
+        if not os.path.isfile(out):
+            raise ExportRefused(f"{out} is not a regular file")
+        replace = True
+    return _through_link(out), replace
 
 
 def _through_link(path: str) -> str:

@@ -6,8 +6,9 @@ list of the state before it (a list of references, cheap), so undo is exact.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
@@ -16,6 +17,7 @@ from .model import Session
 from .plan import Choices, Fix, Plan, apply_all, apply_fixes, make_plan
 from .preview import Preview, preview
 from .report import build_report, encode_report
+from .threads import ThreadPlan, ThreadStep, fix_threads, plan_thread_writes, thread_key
 
 
 @dataclass
@@ -24,6 +26,7 @@ class Step:
     after: Session
     fixes: list[Fix]
     label: str
+    threads: list[ThreadStep] = field(default_factory=list)  # fixes of the extra threads
 
 
 @dataclass
@@ -37,6 +40,9 @@ class ExportResult:
     # kept: `late_error` says why.
     late_copy: str | None = None
     late_error: str | None = None
+    # subagent files written: (label, path, backup); those written to while being replaced
+    threads: list[tuple[str, str, str | None]] = field(default_factory=list)
+    thread_late: list[str] = field(default_factory=list)
 
 
 class Workbench:
@@ -86,7 +92,22 @@ class Workbench:
 
     @property
     def applied(self) -> list[Fix]:
+        """The fixes applied to the main conversation."""
         return [f for step in self.done for f in step.fixes]
+
+    @property
+    def thread_applied(self) -> dict[int, list[Fix]]:
+        """Thread index -> the fixes applied to that thread (`apply_all(threads=True)`)."""
+        out: dict[int, list[Fix]] = {}
+        for step in self.done:
+            for ts in step.threads:
+                out.setdefault(ts.index, []).extend(ts.fixes)
+        return out
+
+    @property
+    def changed(self) -> bool:
+        """Something was applied, to the main conversation or to a thread."""
+        return any(step.fixes or step.threads for step in self.done)
 
     # choices
     def cycle(self, fix: Fix) -> str:
@@ -124,12 +145,20 @@ class Workbench:
         self._push(Step(self.session, after, done, fix.detail))
         return True
 
-    def apply_all(self) -> int:
+    def apply_all(self, *, threads: bool = False) -> int:
+        """Apply every fix until none is left; with `threads`, in every extra thread too
+        (sidechains, subagent files: each fixed on its own). Returns how many applied."""
         after, done = apply_all(self.session, self.choices)
-        if not done:
+        steps: list[ThreadStep] = []
+        if threads and self.session.threads:
+            new_threads, steps = fix_threads(self.session, self.choices)
+            if steps:
+                after = dataclasses.replace(after, threads=new_threads)
+        n = len(done) + sum(len(ts.fixes) for ts in steps)
+        if not n:
             return 0
-        self._push(Step(self.session, after, done, f"apply all ({len(done)} fixes)"))
-        return len(done)
+        self._push(Step(self.session, after, done, f"apply all ({n} fixes)", steps))
+        return n
 
     def _push(self, step: Step) -> None:
         self.done.append(step)
@@ -158,8 +187,9 @@ class Workbench:
         output: str | None,
         backup: str | None = None,
         dropped_records: list[dict] | None = None,
+        thread_writes: ThreadPlan | None = None,
     ) -> dict:
-        return build_report(
+        doc = build_report(
             file=self.original.path,
             output=output,
             format=self.original.format,
@@ -170,6 +200,40 @@ class Workbench:
             backup=backup,
             dropped_records=dropped_records,
         )
+        if self.session.threads:
+            doc["threads"] = self._thread_reports(output, thread_writes)
+        return doc
+
+    def _file_changed(self) -> bool:
+        """The session's own file changes: its conversation or an inline sidechain was fixed."""
+        if self.applied:
+            return True
+        return any(thread_key(self.session, k)[0] == "inline" for k in self.thread_applied)
+
+    def _thread_reports(self, output: str | None, plan: ThreadPlan | None) -> list[dict]:
+        """Per thread: what was fixed, what its file lost, what remains (the report's
+        `threads`); an inline sidechain is written with the session, into `output`."""
+        written = {w.index: w for w in plan.writes} if plan is not None else {}
+        applied = self.thread_applied
+        out = []
+        for k, thread in enumerate(self.session.threads):
+            before = self.original.threads[k] if k < len(self.original.threads) else thread
+            w = written.get(k)
+            inline = thread_key(self.session, k)[0] == "inline"
+            doc = build_report(
+                file=thread.path,
+                output=w.path if w else (output if inline else None),
+                format=thread.format,
+                target=thread.target,
+                fixes=applied.get(k, []),
+                before=analyze(before),
+                after=analyze(thread),
+                backup=w.backup if w else None,
+                dropped_records=w.dropped_records if w else None,
+            )
+            del doc["created"]
+            out.append({"thread": thread.label, **doc})
+        return out
 
     def export(
         self,
@@ -206,45 +270,96 @@ class Workbench:
             overwrite=overwrite,
             force=force,
         )
+        threads = plan_thread_writes(
+            self.original,
+            self.session,
+            paths.output,
+            in_place=in_place,
+            overwrite=overwrite,
+            force=force,
+        )
+        if in_place and threads.writes and not self._file_changed():
+            paths.backup = None  # only subagent files changed: the input stays as it is
         written = self.session.export()
-        doc = self.report(paths.output, paths.backup, written.dropped_records)
+        doc = self.report(paths.output, paths.backup, written.dropped_records, threads)
         report_bytes = encode_report(doc)
         src_stat = source.stat if source is not None else None
         staging = Staging()
-        watch = None
+        watches: list[Watch] = []
+        made: list[str] = []
         late = late_error = None
+        thread_late: list[str] = []
         try:
+            for folder in threads.folders:  # the output's subagents folder
+                os.mkdir(folder)
+                made.append(folder)
             if paths.backup:
                 staging.add(paths.backup, source.data, like=src_stat, exact=True)
+            for w in threads.writes:
+                if w.backup:
+                    staging.add(w.backup, w.source.data, like=w.source.stat, exact=True)
             staging.add(
                 paths.report,
                 report_bytes,
                 replace=paths.replace_report,
                 **_mode_of(paths.report, paths.replace_report, src_stat),
             )
-            staging.add(
-                paths.output,
-                written.data,
-                replace=paths.replace_output,
-                **_mode_of(paths.output, paths.replace_output, src_stat),
+            for w in threads.writes:
+                like = w.source.stat if w.source is not None else src_stat
+                for path, data in w.extra:
+                    staging.add(path, data, **_mode_of(path, False, like))
+                staging.add(w.path, w.data, replace=w.replace, **_mode_of(w.path, w.replace, like))
+            if paths.backup or not in_place:
+                staging.add(
+                    paths.output,
+                    written.data,
+                    replace=paths.replace_output,
+                    **_mode_of(paths.output, paths.replace_output, src_stat),
+                )
+            if in_place and paths.backup:
+                watches.append(Watch(source, paths.output))
+                watches += [Watch(w.source, w.path) for w in threads.writes if w.replace]
+            staging.commit(
+                before_replace=(lambda: [w.check() for w in watches]) if watches else None
             )
-            if in_place:
-                watch = Watch(source, paths.output)
-            staging.commit(before_replace=watch.check if watch else None)
-            if watch is not None and watch.moved():
-                late = backup_path(paths.output)
+            for watch in watches:
+                if not watch.moved():
+                    continue
+                copy = backup_path(watch.real)
                 try:
-                    watch.save_as(late)
+                    watch.save_as(copy)
                 except (ExportRefused, OSError) as exc:
-                    late, late_error = None, str(exc)
+                    copy, error = None, str(exc)
+                else:
+                    error = None
+                if watch.real == paths.output:
+                    late, late_error = copy, error
+                else:
+                    thread_late.append(
+                        f"{watch.real}: what it held then is kept in {copy}"
+                        if copy
+                        else f"{watch.real}: what it held then could not be kept ({error})"
+                    )
         except BaseException:
             staging.discard()
+            for folder in reversed(made):
+                try:
+                    os.rmdir(folder)
+                except OSError:
+                    pass
             raise
         finally:
-            if watch is not None:
+            for watch in watches:
                 watch.close()
         return ExportResult(
-            paths.output, paths.report, paths.backup, len(self.analysis.errors), late, late_error
+            paths.output,
+            paths.report,
+            paths.backup,
+            len(self.analysis.errors),
+            late,
+            late_error,
+            threads=[(w.label, w.path, w.backup) for w in threads.writes],
+            thread_late=thread_late,
         )
 
 

@@ -328,10 +328,10 @@ def test_fix_in_place_refuses_when_the_file_changed_meanwhile(
 
     real = Workbench.apply_all
 
-    def edited_by_the_agent_meanwhile(self):
+    def edited_by_the_agent_meanwhile(self, **kw):
         with open(broken, "a") as fh:
             fh.write(" ")
-        return real(self)
+        return real(self, **kw)
 
     monkeypatch.setattr(Workbench, "apply_all", edited_by_the_agent_meanwhile)
     code, out, err = run(capsys, "fix", broken, "--in-place")

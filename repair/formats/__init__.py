@@ -260,6 +260,8 @@ def _load_session(given: str, format: str | None, target: str | None) -> Session
     session = adapter.load(probe)
     session.target = target or adapter.default_target
     session.source = Source.of(probe.path, probe.data, probe.stat)
+    for thread in session.threads:  # a session's threads are judged by the same rules
+        thread.target = session.target
     return session
 
 

@@ -20,6 +20,7 @@ import json
 import os
 
 from ..errors import InputError
+from ..files import Source
 from ..model import Message, Session
 from . import register
 from .base import Adapter, Export, JsonlLine, Probe
@@ -275,10 +276,13 @@ def _subagent_threads(adapter: Adapter, f: CCFile, chain: list[str]) -> list[Ses
     paths = sorted(glob.glob(os.path.join(glob.escape(base), "subagents", "agent-*.jsonl")))
     sid = _session_id(f, chain)
     if sid:
+        # a name already in subagents/ is that agent (a repaired copy written there by
+        # `fix -o`): the project-level file of the same name is its original
+        names = {os.path.basename(p) for p in paths}
         for p in sorted(
             glob.glob(os.path.join(glob.escape(os.path.dirname(base)), "agent-*.jsonl"))
         ):
-            if _first_session_id(p) == sid:
+            if os.path.basename(p) not in names and _first_session_id(p) == sid:
                 paths.append(p)
     out = []
     for p in paths:
@@ -287,6 +291,7 @@ def _subagent_threads(adapter: Adapter, f: CCFile, chain: list[str]) -> list[Ses
             if adapter.detect(probe) <= 0:
                 raise InputError(p, "not a Claude Code transcript")
             t = load_probe(adapter, probe, with_files=False)
+            t.source = Source.of(probe.path, probe.data, probe.stat)
         except InputError as exc:
             t = Session(
                 path=p,
