@@ -74,6 +74,7 @@ class _Collector:
         self.msgs = msgs
         self.target = target
         self.findings: list[Finding] = []
+        self.reach: dict[int, int] = {}  # _merges_cleanly's walks
 
     def add(
         self,
@@ -349,7 +350,7 @@ def _misplaced(
         )
         out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
         return
-    merged = _merges_cleanly(p, msgs, use.home, res)
+    merged = _merges_cleanly(p, msgs, use.home, res, out.reach)
     if merged:
         detail = (
             f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, not in "
@@ -364,18 +365,23 @@ def _misplaced(
     out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key, lenient=merged)
 
 
-def _merges_cleanly(p: Pairing, msgs: list[Message], home: int, res: Result) -> bool:
+def _merges_cleanly(
+    p: Pairing, msgs: list[Message], home: int, res: Result, reach: dict[int, int]
+) -> bool:
     """True when only result-only user messages lie between home and the result's message,
-    so a provider that merges consecutive user turns sees the results first."""
-    mi = home
-    while mi != res.mi:
-        m = msgs[mi]
-        if m.role != "user" or any(b.type != TOOL_RESULT for b in m.blocks):
-            return False
-        nxt = p.next_live.get(mi)
-        if nxt is None:
-            return False
-        mi = nxt
+    so a provider that merges consecutive user turns sees the results first. `reach` keeps,
+    per home, the first message after it that is not result-only: one walk per home."""
+    end = reach.get(home)
+    if end is None:
+        end = home
+        while msgs[end].role == "user" and all(b.type == TOOL_RESULT for b in msgs[end].blocks):
+            nxt = p.next_live.get(end)
+            if nxt is None:
+                break
+            end = nxt
+        reach[home] = end
+    if not home <= res.mi <= end:
+        return False
     return all(b.type == TOOL_RESULT for b in msgs[res.mi].blocks[: res.bi])
 
 
