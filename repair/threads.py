@@ -41,6 +41,8 @@ def fix_threads(session: Session, choices: Choices) -> tuple[list[Session], list
     threads = list(session.threads)
     steps: list[ThreadStep] = []
     for k, thread in enumerate(session.threads):
+        if thread.state is None:  # a subagent file that could not be read: nothing to write
+            continue
         after, done = apply_all(thread, choices)
         if done:
             threads[k] = after

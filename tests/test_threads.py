@@ -246,3 +246,13 @@ def test_a_repaired_copy_in_the_same_folder_does_not_pick_up_the_original_agent_
     assert [os.path.relpath(t.path, tmp_path) for t in s.threads[1:]] == [
         "out/subagents/agent-a1.jsonl"
     ]
+
+
+def test_an_unreadable_subagent_file_is_reported_not_repaired(capsys, tmp_path):
+    main = session_with_subagents(tmp_path, bad=False)
+    (tmp_path / "sess" / "subagents" / "agent-zz.jsonl").write_bytes(b"\x00\x01binary")
+    code, out, _ = run(
+        capsys, "fix", str(main), "--strategy", "malformed=drop", "-o", str(tmp_path / "o.jsonl")
+    )
+    assert code == 1 and "malformed" in out
+    assert (tmp_path / "o" / "subagents" / "agent-zz.jsonl").read_bytes() == b"\x00\x01binary"
