@@ -168,24 +168,34 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
 def apply_all(
     session: Session, choices: Choices | None = None, max_rounds: int = 50
 ) -> tuple[Session, list[Fix]]:
-    applied: list[Fix] = []
+    settled = settle(session, choices, max_rounds)
+    return settled.session, settled.applied
+
+
+@dataclass
+class Settled:
+    """Rounds of plans applied until none is left: the result, the fixes, and the analyses
+    of the first state and of the last (which callers need and need not compute again)."""
+
+    session: Session
+    applied: list[Fix]
+    first: Analysis
+    last: Analysis
+
+
+def settle(session: Session, choices: Choices | None = None, max_rounds: int = 50) -> Settled:
     with gc_paused():
-        session, applied = _rounds(session, choices, max_rounds)
-    return session, applied
-
-
-def _rounds(
-    session: Session, choices: Choices | None, max_rounds: int
-) -> tuple[Session, list[Fix]]:
-    applied: list[Fix] = []
-    for _ in range(max_rounds):
-        plan = make_plan(session, choices=choices)
-        todo = plan.actionable
-        if not todo:
-            break
-        session, done = apply_fixes(session, todo)
-        applied.extend(done)
-    return session, applied
+        applied: list[Fix] = []
+        first = None
+        for _ in range(max_rounds):
+            plan = make_plan(session, choices=choices)
+            first = first or plan.analysis
+            todo = plan.actionable
+            if not todo:
+                return Settled(session, applied, first, plan.analysis)
+            session, done = apply_fixes(session, todo)
+            applied.extend(done)
+        return Settled(session, applied, first or analyze(session), analyze(session))
 
 
 _ID_OK = re.compile(r"[^A-Za-z0-9_-]")

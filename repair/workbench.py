@@ -14,7 +14,7 @@ from .analysis import Analysis, analyze
 from .errors import ExportRefused
 from .files import Staging, Watch, backup_path, plan_paths
 from .model import Session
-from .plan import Choices, Fix, Plan, apply_all, apply_fixes, make_plan
+from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, preview
 from .report import build_report, encode_report
 from .threads import ThreadPlan, ThreadStep, fix_threads, plan_thread_writes, thread_key
@@ -148,7 +148,10 @@ class Workbench:
     def apply_all(self, *, threads: bool = False) -> int:
         """Apply every fix until none is left; with `threads`, in every extra thread too
         (sidechains, subagent files: each fixed on its own). Returns how many applied."""
-        after, done = apply_all(self.session, self.choices)
+        settled = settle(self.session, self.choices)
+        after, done = settled.session, settled.applied
+        if self.session is self.original and self._original_analysis is None:
+            self._original_analysis = settled.first
         steps: list[ThreadStep] = []
         if threads and self.session.threads:
             new_threads, steps = fix_threads(self.session, self.choices)
@@ -158,6 +161,7 @@ class Workbench:
         if not n:
             return 0
         self._push(Step(self.session, after, done, f"apply all ({n} fixes)", steps))
+        self._analysis = (after, settled.last)  # the last round analysed it already
         return n
 
     def _push(self, step: Step) -> None:
