@@ -41,6 +41,7 @@ _N_IS = {
     "A2": "the user message holding the unexpected result",
     "A4": "the user message holding the second result",
     "A5": "the assistant message with the repeated id",
+    "A6": "the message holding the block with the bad id",
     "B2": "the user message with too many results",
     "B3": "the user message with the repeated result ids",
     "O4": "the later message with the repeated id",
@@ -122,6 +123,17 @@ RULES: tuple[Rule, ...] = (
         "tool_use ids must be unique across the whole request, not just within one message.",
         ("duplicate-tool-use-id",),
         "assistant",
+    ),
+    Rule(
+        "A6",
+        "Anthropic",
+        "anthropic",
+        rf"{_NM}\.tool_(?:use\.id|result\.tool_use_id):? (?:string should match pattern|"
+        r"field required)",
+        "every tool_use needs an id and every tool_result a tool_use_id, matching "
+        "^[a-zA-Z0-9_-]+$.",
+        ("invalid-tool-id",),
+        "message",
     ),
     Rule(
         "A8",

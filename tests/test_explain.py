@@ -21,6 +21,8 @@ TEXTS = [
     ("messages.8.content.2: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_01D", "A4", 8, 2, ["toolu_01D"]),
     ("messages.9.content.0: `tool_use` ids must be unique", "A5", 9, 0, []),
     ("tool_use ids must be unique", "A5", None, None, []),
+    ("messages.1.content.1.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", "A6", 1, 1, []),
+    ("messages.0.content.0.tool_result.tool_use_id: Field required", "A6", 0, 0, []),
     ("messages.3: all messages must have non-empty content except for the optional final assistant message", "A8", 3, None, []),
     ("messages: text content blocks must be non-empty", "A8b", None, None, []),
     ("messages: text content blocks must contain non-whitespace text", "A8b", None, None, []),
