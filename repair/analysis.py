@@ -35,8 +35,8 @@ class Analysis:
     def by_message(self) -> dict[int, list[Finding]]:
         out: dict[int, list[Finding]] = {}
         for f in self.findings:
-            if f.message_index is not None:
-                out.setdefault(f.message_index, []).append(f)
+            if f.position is not None:
+                out.setdefault(f.position, []).append(f)
         return out
 
 
@@ -48,7 +48,7 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs)
-    out = _Collector(msgs, target)
+    out = _Collector(msgs, target, p.live)
     _id_findings(p, msgs, out)
     _role_findings(p, msgs, out)
     _tool_findings(p, msgs, out)
@@ -60,7 +60,7 @@ def _analyze(session: Session, target: str) -> Analysis:
     findings = out.findings + list(session.load_findings)
     findings.sort(
         key=lambda f: (
-            f.message_index if f.message_index is not None else -1,
+            f.position if f.position is not None else -1,
             f.block_index if f.block_index is not None else -1,
             f.severity.rank,
             f.code,
@@ -70,11 +70,17 @@ def _analyze(session: Session, target: str) -> Analysis:
 
 
 class _Collector:
-    def __init__(self, msgs: list[Message], target: str) -> None:
+    def __init__(self, msgs: list[Message], target: str, live: list[int]) -> None:
         self.msgs = msgs
         self.target = target
         self.findings: list[Finding] = []
         self.reach: dict[int, int] = {}  # _merges_cleanly's walks
+        # position in msgs -> the provider's number (messages.N counts sent messages only)
+        self.sent: dict[int, int] = {mi: n for n, mi in enumerate(live)}
+
+    def n(self, mi: int) -> int | str:
+        """How a detail names message `mi`: its number as sent."""
+        return self.sent.get(mi, f"(not sent, row {mi})")
 
     def add(
         self,
@@ -96,13 +102,15 @@ class _Collector:
             Finding(
                 code=code,
                 severity=declared.severity_for(self.target, lenient=lenient),
-                message_index=mi,
+                message_index=self.sent.get(mi),
                 block_index=bi,
                 tool_use_id=tool_id,
                 detail=detail,
                 rule=declared.rule_for(self.target),
                 source=dict(src or msg.src or {}),
                 key=(code, *key),
+                position=mi,
+                client_repair=declared.repair_by_client(self.target),
             )
         )
 
@@ -121,7 +129,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 use.bi,
                 use.tool_id,
                 f"tool_use id {use.tool_id} ({use.name}) is already used in message "
-                f"{use.dup_of.mi}; tool_use ids must be unique in a request.",
+                f"{out.n(use.dup_of.mi)}; tool_use ids must be unique in a request.",
                 key=(msgs[use.mi].uid, use.block.bid),
             )
         if use.results or use.partner is not None:
@@ -142,7 +150,9 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             )
         else:
             where = (
-                f"message {use.home}" if use.home is not None else "a user message right after it"
+                f"message {out.n(use.home)}"
+                if use.home is not None
+                else "a user message right after it"
             )
             out.add(
                 "orphan-tool-use",
@@ -171,7 +181,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                     res.bi,
                     res.tool_id,
                     f"tool_result id {res.tool_id} matches no tool_use, while tool_use "
-                    f"{partner.tool_id} ({partner.name}) of message {partner.mi} has no result: "
+                    f"{partner.tool_id} ({partner.name}) of message {out.n(partner.mi)} has no result: "
                     "the same call under a wrong id.",
                     key=key,
                 )
@@ -194,7 +204,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 res.bi,
                 res.tool_id,
                 f"another tool_result for tool_use {use.tool_id} ({use.name}); the first is in "
-                f"message {first.mi}, and each tool_use must have a single result.",
+                f"message {out.n(first.mi)}, and each tool_use must have a single result.",
                 key=key,
             )
             continue
@@ -273,7 +283,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         if use.has_id:
             fix = "the fix renames it and its results"
         elif use.partner is not None:
-            fix = f"the result in message {use.partner.mi} is its positional partner"
+            fix = f"the result in message {out.n(use.partner.mi)} is its positional partner"
         else:
             fix = "it cannot pair with any result"
         out.add(
@@ -291,10 +301,10 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         if why is None:
             continue
         if res.use is not None:
-            fix = f"it answers tool_use {res.use.name} of message {res.use.mi}"
+            fix = f"it answers tool_use {res.use.name} of message {out.n(res.use.mi)}"
         elif res.partner is not None:
             fix = (
-                f"tool_use {res.partner.name} of message {res.partner.mi} is its positional partner"
+                f"tool_use {res.partner.name} of message {out.n(res.partner.mi)} is its positional partner"
             )
         else:
             fix = "it answers no tool_use"
@@ -339,28 +349,29 @@ def _misplaced(
     if res.before_use:
         detail = (
             f"the result of tool_use {use.tool_id} ({use.name}) comes before the call "
-            f"(message {use.mi}); it belongs right after it."
+            f"(message {out.n(use.mi)}); it belongs right after it."
         )
         out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
         return
     if use.home is None:
         detail = (
-            f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, but the "
-            f"message after the call (message {use.mi}) is not a user message holding it."
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.n(res.mi)}, "
+            f"but the message after the call (message {out.n(use.mi)}) is not a user message "
+            "holding it."
         )
         out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
         return
     merged = _merges_cleanly(p, msgs, use.home, res, out.reach)
     if merged:
         detail = (
-            f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, not in "
-            f"message {use.home} with the turn's other results; Anthropic merges the two, "
-            "Bedrock rejects it."
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.n(res.mi)}, "
+            f"not in message {out.n(use.home)} with the turn's other results; Anthropic merges "
+            "the two, Bedrock rejects it."
         )
     else:
         detail = (
-            f"the result of tool_use {use.tool_id} ({use.name}) is in message {res.mi}, not in "
-            f"message {use.home} right after the call."
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.n(res.mi)}, "
+            f"not in message {out.n(use.home)} right after the call."
         )
     out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key, lenient=merged)
 
@@ -444,7 +455,7 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                     mi,
                     None,
                     None,
-                    f"two {m.role} messages in a row (messages {prev} and {mi}).",
+                    f"two {m.role} messages in a row (messages {out.n(prev)} and {out.n(mi)}).",
                     key=(m.uid,),
                 )
         prev = mi
@@ -472,7 +483,7 @@ def _time_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 mi,
                 None,
                 None,
-                f"stamped {_fmt_delta(prev_t - t)} earlier than message {prev_i} "
+                f"stamped {_fmt_delta(prev_t - t)} earlier than message {out.n(prev_i)} "
                 f"({_fmt_time(t)} < {_fmt_time(prev_t)}).",
                 key=(msgs[mi].uid,),
             )
@@ -489,7 +500,7 @@ def _time_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 res.bi,
                 use.tool_id,
                 f"the result of tool_use {use.tool_id} ({use.name}) is stamped "
-                f"{_fmt_delta(t_use - t_res)} before the call (message {use.mi}).",
+                f"{_fmt_delta(t_use - t_res)} before the call (message {out.n(use.mi)}).",
                 key=(msgs[res.mi].uid, res.block.bid),
             )
 

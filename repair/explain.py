@@ -523,7 +523,7 @@ def locate(session: Session, m: Match, target: str | None = None) -> Culprit:
     codes = set(m.rule.codes)
 
     def near(f: Finding) -> bool:
-        return f.message_index in anchors or (f.tool_use_id is not None and f.tool_use_id in ids)
+        return f.position in anchors or (f.tool_use_id is not None and f.tool_use_id in ids)
 
     if anchors or ids:
         c.findings = [f for f in analysis.findings if f.code in codes and near(f)]
@@ -534,7 +534,7 @@ def locate(session: Session, m: Match, target: str | None = None) -> Culprit:
         c.findings = [f for f in analysis.findings if f.code in codes]
     if c.block_index is not None:  # the named block's findings first
         c.findings.sort(
-            key=lambda f: f.message_index != c.message_index or f.block_index != c.block_index
+            key=lambda f: f.position != c.message_index or f.block_index != c.block_index
         )
     return c
 

@@ -115,7 +115,14 @@ class Message:
 
 @dataclass(slots=True)
 class Finding:
-    """One problem. Field names and codes are the SPEC §4 JSON shape."""
+    """One problem. Field names and codes are the SPEC §4 JSON shape.
+
+    `message_index` numbers the message as the provider does (`messages.N`: sent messages
+    only, hidden and malformed ones skipped; None for a message that is not sent);
+    `position` is its index in `Session.messages`, where the planner and the TUI find it.
+    `client_repair` says what the client target sends instead of this fault (None: the
+    client sends it as it is, or the target is a provider).
+    """
 
     code: str
     severity: Severity
@@ -128,6 +135,8 @@ class Finding:
     # Not serialised: stable identity of what the finding is about, used to remember
     # skip/alternative choices across re-analysis (message uid, block bid, code).
     key: tuple = ()
+    position: int | None = None
+    client_repair: str | None = None
 
     def to_json(self) -> dict:
         return {
@@ -139,7 +148,19 @@ class Finding:
             "detail": self.detail,
             "rule": self.rule,
             "source": self.source,
+            "client_repair": self.client_repair,
         }
+
+    def place(self) -> str:
+        """Where it is, in words: the file line, the JSON pointer, else the message number."""
+        src = self.source or {}
+        if isinstance(src.get("line"), int):
+            return f"line {src['line']}"
+        if isinstance(src.get("path"), str):
+            return src["path"]
+        if self.message_index is not None:
+            return f"message {self.message_index}"
+        return f"row {self.position}"
 
 
 @dataclass

@@ -85,7 +85,13 @@ class Fix:
 
     @property
     def message_index(self) -> int | None:
+        """The message as the provider numbers it (messages.N)."""
         return self.findings[0].message_index
+
+    @property
+    def position(self) -> int | None:
+        """The message's index in Session.messages."""
+        return self.findings[0].position
 
     @property
     def tool_use_id(self) -> str | None:
@@ -220,10 +226,10 @@ class _Ctx:
         """Findings with the same group key are answered by one fix (codes.Group)."""
         group = codes.get(f.code).group
         if group is Group.MESSAGE:
-            return ("msg", f.message_index)
+            return ("msg", f.position)
         if group is None:
             return None
-        res = self.result_at.get((f.message_index, f.block_index))
+        res = self.result_at.get((f.position, f.block_index))
         if res is None or res.use is None:
             return None
         if group is Group.CALL_MESSAGE:
@@ -255,7 +261,7 @@ class _Ctx:
 
     # orphan-tool-use / pending-tool-use
     def _uses(self, findings: list[Finding]) -> list[Use]:
-        return [self.use_at[(f.message_index, f.block_index)] for f in findings]
+        return [self.use_at[(f.position, f.block_index)] for f in findings]
 
     @builds("orphan-tool-use", "insert-result")
     @builds("pending-tool-use", "insert-result")
@@ -320,7 +326,7 @@ class _Ctx:
 
     # orphan-tool-result
     def _results(self, findings: list[Finding]) -> list[Result]:
-        return [self.result_at[(f.message_index, f.block_index)] for f in findings]
+        return [self.result_at[(f.position, f.block_index)] for f in findings]
 
     @builds("orphan-tool-result", "drop")
     def drop_orphan_result(self, findings: list[Finding]) -> Built:
@@ -510,12 +516,12 @@ class _Ctx:
     # duplicate-tool-use-id
     @builds("duplicate-tool-use-id", "rename")
     def rename_calls(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         edits: list[Edit] = []
         touches = {self.uid(mi)}
         said: list[str] = []
         for f in findings:
-            use = self.use_at[(f.message_index, f.block_index)]
+            use = self.use_at[(f.position, f.block_index)]
             new_id = self._fresh_id(use.tool_id or "toolu")
             edits.append(
                 SetId(
@@ -615,12 +621,12 @@ class _Ctx:
 
     @builds("invalid-tool-id", "assign-id")
     def assign_ids(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         edits: list[Edit] = []
         touches: set[int] = {self.uid(mi)}
         said: list[str] = []
         for f in findings:
-            at = (f.message_index, f.block_index)
+            at = (f.position, f.block_index)
             use = self.use_at.get(at)
             if use is not None:
                 new = self.new_id_for(use)
@@ -663,7 +669,7 @@ class _Ctx:
 
     @builds("invalid-tool-id", "drop")
     def drop_invalid(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         m = self.uid(mi)
         edits: list[Edit] = []
         for f in findings:
@@ -682,7 +688,7 @@ class _Ctx:
     # wrong-role-block
     @builds("wrong-role-block", "move")
     def move_to_role(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         msg = self.msgs[mi]
         blocks = [msg.blocks[f.block_index] for f in findings]
         edits: list[Edit] = []
@@ -742,7 +748,7 @@ class _Ctx:
 
     @builds("wrong-role-block", "to-text")
     def wrong_role_to_text(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         # the blocks, and the results of a call turned into text: they answer nothing now
         todo: dict[tuple[int, int], Block] = {}
         for f in findings:
@@ -784,7 +790,7 @@ class _Ctx:
     @builds("tool-result-not-first", "reorder")
     def results_first(self, findings: list[Finding]) -> Built:
         (f,) = findings
-        mi = f.message_index
+        mi = f.position
         prev = self.p.prev_live.get(mi)
         order = self.use_order(prev) if prev is not None else {}
         touches = {self.uid(mi)} | ({self.uid(prev)} if prev is not None else set())
@@ -800,7 +806,7 @@ class _Ctx:
     # empty-content
     @builds("empty-content", "drop-empty")
     def drop_empty(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         msg = self.msgs[mi]
         empty_bids = {msg.blocks[f.block_index].bid for f in findings if f.block_index is not None}
         if msg.blocks and len(empty_bids) < len(msg.blocks):
@@ -841,7 +847,7 @@ class _Ctx:
 
     @builds("empty-content", "fill")
     def fill_empty(self, findings: list[Finding]) -> Built:
-        mi = findings[0].message_index
+        mi = findings[0].position
         msg = self.msgs[mi]
         edits: list[Edit] = []
         for f in findings:
@@ -878,7 +884,7 @@ class _Ctx:
     @builds("consecutive-same-role", "merge")
     def merge_same_role(self, findings: list[Finding]) -> Built:
         (f,) = findings
-        mi = f.message_index
+        mi = f.position
         prev = self.p.prev_live[mi]
         edits: list[Edit] = [
             MergeMessages(
@@ -906,11 +912,11 @@ class _Ctx:
     @builds("malformed", "drop")
     def drop_malformed(self, findings: list[Finding]) -> Built:
         (f,) = findings
-        m = self.uid(f.message_index)
+        m = self.uid(f.position)
         return (
             [DropMessage("drop_message", m, "drop the malformed record")],
             frozenset({m}),
-            (f"Drop the malformed record at message {f.message_index} (kept in the report)."),
+            (f"Drop the malformed record at {f.place()} (kept in the report)."),
         )
 
 

@@ -261,8 +261,8 @@ class Workbench:
         malformed = [f for f in self.analysis.findings if f.code == "malformed"]
         if malformed:
             raise ExportRefused(
-                f"{len(malformed)} malformed record(s) remain (first: message "
-                f"{malformed[0].message_index}); drop them explicitly (strategy malformed=drop)"
+                f"{len(malformed)} malformed record(s) remain (first: "
+                f"{malformed[0].place()}); drop them explicitly (strategy malformed=drop)"
             )
         source = self.original.source
         paths = plan_paths(

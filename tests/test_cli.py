@@ -119,11 +119,12 @@ def test_check_json_one_object_per_file_per_line_in_the_spec_shape(capsys, tmp_p
     f = first["findings"][0]
     assert set(f) == {
         "code", "severity", "message_index", "block_index", "tool_use_id", "detail", "rule",
-        "source",
+        "source", "client_repair",
     }  # fmt: skip
     assert (f["code"], f["message_index"], f["block_index"], f["tool_use_id"]) == (
         "orphan-tool-use", 1, 1, "toolu_1",
     )  # fmt: skip
+    assert f["client_repair"] is None  # a provider target: nobody repairs it on the way
     assert f["source"] == {"path": "/1/content/1"}
     assert objs[1] == {"file": missing, "error": f"{missing}: no such file or folder"}
     assert objs[2]["findings"] == [] and objs[2]["summary"] == {}

@@ -206,11 +206,15 @@ def test_malformed_is_reported_and_the_rest_still_checked():
         ("assistant", "ok"),
     )
     found = codes(s)
-    assert ("malformed", 2, None, None, "error") in found
+    # the malformed record is not sent: it has no number in the request, only its place
+    assert ("malformed", None, None, None, "error") in found
+    (bad_f,) = only(s, "malformed")
+    assert bad_f.position == 2 and bad_f.source == {"path": "/2"}
     # the malformed record is not part of the live conversation: a's result is still home
     assert not any(c[0] == "misplaced-tool-result" for c in found)
-    assert ("orphan-tool-use", 4, 0, "b", "error") in found
-    assert only(s, "malformed")[0].source == {"path": "/2"}
+    # messages.N counts what is sent: b's message is the 4th sent (row 4 of the file)
+    assert ("orphan-tool-use", 3, 0, "b", "error") in found
+    assert only(s, "orphan-tool-use")[0].position == 4
 
 
 def test_hidden_messages_are_not_checked():
@@ -259,4 +263,6 @@ def test_finding_source_is_block_source():
         "detail",
         "rule",
         "source",
+        "client_repair",
     }
+    assert f.to_json()["client_repair"] is None

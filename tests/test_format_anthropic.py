@@ -191,9 +191,9 @@ def test_engine_reports_malformed_and_checks_the_rest():
     analysis = pytest.importorskip("repair.analysis")
     doc = [*ORPHAN[:2], {"role": "user", "content": 7}, *ORPHAN[2:]]
     s = load_bytes(compact(doc))
-    codes = {(f.code, f.message_index) for f in analysis.analyze(s).findings}
-    assert ("malformed", 2) in codes
-    assert any(code == "orphan-tool-use" for code, _ in codes)
+    codes = {(f.code, f.position, f.source.get("path")) for f in analysis.analyze(s).findings}
+    assert ("malformed", 2, "/2") in codes
+    assert any(code == "orphan-tool-use" for code, _, _ in codes)
 
 
 def test_a_megabyte_string_loads_and_round_trips():

@@ -193,7 +193,7 @@ def test_role_less_entry_that_is_not_reasoning_is_malformed():
     s = load_bytes(data)
     assert s.messages[1].malformed == "no role"
     assert s.messages[1].src == {"path": "/1"}
-    assert ("malformed", 1) in {(f.code, f.message_index) for f in findings(s)}
+    assert ("malformed", 1) in {(f.code, f.position) for f in findings(s)}
     assert s.export_bytes() == data
 
 

@@ -641,7 +641,7 @@ class HistviewApp(App):
         row = tl.current_row
         if row is not None and _shares_finding(fix, row):
             return  # the cursor is already on a row of this fix
-        target = tl.state.table.row_of(fix.message_index, fix.finding.block_index)
+        target = tl.state.table.row_of(fix.position, fix.finding.block_index)
         if target is not None:
             tl.go_to_row(target)
 

@@ -36,7 +36,7 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
     """One fix line: severity, message, the action (a fixed column, never cut), then the
     tool id (when another line would read the same) and the finding code."""
     sev = fix.finding.severity
-    where = f"m{fix.message_index}" if fix.message_index is not None else "-"
+    where = f"m{fix.position}" if fix.position is not None else "-"
     alts = [a for a in fix.actions if a != fix.action]
     if fix.skipped:
         action = ("skipped", "italic $text-warning")
@@ -58,13 +58,13 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
 
 def fix_prompts(fixes: list[Fix]) -> list[Content]:
     """Prompts for the plan; lines that would read the same name their tool id."""
-    width = len(str(max((f.message_index or 0 for f in fixes), default=0)))
+    width = len(str(max((f.position or 0 for f in fixes), default=0)))
     seen: dict[tuple, int] = {}
     for f in fixes:
-        k = (f.code, f.message_index, f.action, f.skipped)
+        k = (f.code, f.position, f.action, f.skipped)
         seen[k] = seen.get(k, 0) + 1
     return [
-        fix_prompt(f, width, seen[(f.code, f.message_index, f.action, f.skipped)] > 1)
+        fix_prompt(f, width, seen[(f.code, f.position, f.action, f.skipped)] > 1)
         for f in fixes
     ]
 

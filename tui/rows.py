@@ -109,11 +109,11 @@ def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
     marked: dict[int, Row] = {}
     for f in analysis.findings:
         ri = None
-        if f.message_index is not None and f.message_index < len(message_row):
+        if f.position is not None and f.position < len(message_row):
             if f.block_index is not None:
-                ri = block_row.get((f.message_index, f.block_index))
+                ri = block_row.get((f.position, f.block_index))
             if ri is None:
-                ri = message_row[f.message_index]
+                ri = message_row[f.position]
         if ri is None:
             continue
         row = marked.get(ri)

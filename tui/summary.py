@@ -42,7 +42,7 @@ def phrase(code: str, n: int) -> str:
 
 
 def _tool_name(session: Session, analysis: Analysis, f: Finding) -> str | None:
-    mi, bi = f.message_index, f.block_index
+    mi, bi = f.position, f.block_index
     if mi is None or bi is None or mi >= len(session.messages):
         return None
     blocks = session.messages[mi].blocks
