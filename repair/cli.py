@@ -1,4 +1,4 @@
-"""The headless `histview` commands (SPEC §7): check, fix, explain, list.
+"""The headless `histview` commands (SPEC §7): check, fix, explain, messages, list.
 
 Runs without Textual or Rich. Every line that carries text from a session goes through
 `repair.sanitize`; colour (plain ANSI, severity words and diff markers only) is used only
@@ -545,6 +545,132 @@ def cmd_explain(args, out: Out) -> int:
     return _guard(out, args.file, locate)
 
 
+# ---------------------------------------------------------------- messages
+
+
+def _lines_of(m) -> str:
+    """Where a message is in the file: its lines (JSONL) or its JSON place."""
+    lines = sorted(
+        {
+            src["line"]
+            for src in [m.src, *(b.src for b in m.blocks)]
+            if isinstance(src, dict) and isinstance(src.get("line"), int)
+        }
+    )
+    if lines:
+        if len(lines) == 1:
+            return f"line {lines[0]}"
+        if len(lines) <= 4:
+            return "lines " + ", ".join(map(str, lines))
+        return f"lines {lines[0]}-{lines[-1]} ({len(lines)} records)"
+    path = (m.src or {}).get("path")
+    return pointer_place(path) if isinstance(path, str) and path.startswith("/") else ""
+
+
+def _block_line(k: int, b) -> str:
+    from .model import block_text
+
+    bits = [f"[{k}] {b.type}"]
+    if b.tool_id:
+        bits.append(b.tool_id)
+    if b.name:
+        bits.append(b.name)
+    if b.is_error:
+        bits.append("(error)")
+    if b.type == "tool_use" and isinstance(b.data, dict):
+        bits.append(_dumps(b.data.get("input"))[:300])
+    else:
+        text = block_text(b)
+        if text or b.type == "text":
+            bits.append(_dumps(text[:300]))  # one line, quoted: an empty text shows as ""
+    return clean_line(" ".join(bits), 160)
+
+
+def message_listing(session: Session, analysis) -> list[str]:
+    """The messages as the provider receives them, numbered messages.N; records that are not
+    sent are shown as a count where they are; findings under their message, with what the
+    client sends instead where it repairs the fault itself."""
+    from . import targets
+    from .wire import sent
+
+    target = targets.get(analysis.target)
+    by_pos = analysis.by_message()
+    live = sent(session.messages)
+    not_sent = len(session.messages) - len(live)
+    head = (
+        f"{clean_line(session.path)}: {_plural(len(live), 'message')} sent to "
+        f"{targets.get(target.rules).provider} (format {session.format}, target {target.name}"
+    )
+    if not_sent:
+        head += f"; {_plural(not_sent, 'message')} not sent"
+    out = [head + ")"]
+    n = 0
+    skipped: list = []
+
+    def flush_skipped() -> None:
+        if not skipped:
+            return
+        reasons = dict.fromkeys(
+            m.malformed and f"malformed: {m.malformed}" or m.meta.get("hidden_reason") or "hidden"
+            for m in skipped
+        )
+        where = "; ".join(w for w in (_lines_of(m) for m in skipped[:3]) if w)
+        more = "; ..." if len(skipped) > 3 else ""
+        out.append(
+            f"   ({_plural(len(skipped), 'message')} not sent here: "
+            f"{clean_line('; '.join(reasons), 120)}{f' [{where}{more}]' if where else ''})"
+        )
+        skipped.clear()
+
+    for pos, m in enumerate(session.messages):
+        if not m.live:
+            skipped.append(m)
+            continue
+        flush_skipped()
+        where = _lines_of(m)
+        out.append(f"messages.{n} {m.role}" + (f"  ({where})" if where else ""))
+        for k, b in enumerate(m.blocks):
+            out.append("    " + _block_line(k, b))
+        for f in by_pos.get(pos, ()):
+            block = f" content.{f.block_index}" if f.block_index is not None else ""
+            out.append(f"  ! {f.severity} {f.code}{block}: {clean_line(f.detail)}")
+            if f.client_repair:
+                out.append(f"    added by the client: {clean_line(f.client_repair)}")
+        n += 1
+    flush_skipped()
+    for f in analysis.findings:
+        if f.position is not None and not session.messages[f.position].live:
+            out.append(f"  ! {f.severity} {f.code} ({f.place()}): {clean_line(f.detail)}")
+    if session.threads:
+        out.append(
+            f"({_plural(len(session.threads), 'more thread')} not shown: sidechains and "
+            "subagents are sent in requests of their own)"
+        )
+    return out
+
+
+def cmd_messages(args, out: Out) -> int:
+    from .analysis import analyze
+    from .wire import WIRES, request_body, wire_for
+
+    def one() -> int:
+        session = _load(args.file, args.format, args.target)
+        if args.json:
+            if wire_for(session.target) is None:
+                out.error(
+                    f"{args.file}: --json renders {', '.join(WIRES)} requests so far, not "
+                    f"{session.target}; the listing without --json shows the messages"
+                )
+                return EXIT_INPUT
+            out.line(_dumps(request_body(session)))
+            return EXIT_OK
+        for line in message_listing(session, analyze(session)):
+            out.line(line)
+        return EXIT_OK
+
+    return _guard(out, args.file, one)
+
+
 # ---------------------------------------------------------------- list
 
 
@@ -643,6 +769,27 @@ messages.N counts the messages that were sent: hidden (condensed, abandoned) and
 are skipped when FILE is mapped. exit status: 0 the text was recognised, 1 unknown text, 2 FILE unreadable
 """
 
+_MESSAGES_EPILOG = """\
+examples:
+  histview messages ~/.claude/projects/-home-me-app/3f2c1d.jsonl
+      messages.5 assistant  (lines 12, 14, 16)
+          [0] thinking
+          [1] tool_use toolu_01A Bash "{\\"command\\":\\"make test\\"}"
+          [2] tool_use toolu_01B Read "{\\"file_path\\":\\"a.py\\"}"
+      messages.6 user  (lines 13, 15)
+          [0] tool_result toolu_01A "ok"
+          [1] tool_result toolu_01B "..."
+  histview messages session.jsonl --json | jq '.messages | length'
+  histview messages session.json --target bedrock     numbered as Bedrock numbers them
+
+messages.N is the number the provider's 400 errors use. A client format (Claude Code) is shown
+as the client sends it: records merged the way the client merges them; what the client itself
+adds when it sends (placeholder results, dropped calls) is printed under the message as "added
+by the client". Records that are not sent (an abandoned branch, history before a compaction,
+unreadable lines) are shown as a count where they are. --json prints the list the provider
+receives under its request key ({"messages": [...]} for Anthropic). exit status: 0, 2 unreadable
+"""
+
 _LIST_EPILOG = """\
 examples:
   histview list
@@ -673,7 +820,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `histview FILE` to open the interactive viewer. `histview COMMAND --help` "
         "shows each command with examples.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="{check,fix,explain,list}")
+    sub = parser.add_subparsers(dest="command", metavar="{check,fix,explain,messages,list}")
     sub.required = True
 
     def session_opts(p: argparse.ArgumentParser) -> None:
@@ -738,6 +885,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", metavar="FILE", help="the session that was sent")
     session_opts(p)
     p.set_defaults(run=cmd_explain)
+
+    p = sub.add_parser(
+        "messages",
+        help="the messages the provider receives, numbered as its errors number them",
+        description="Print the conversation as it is sent: one entry per message, numbered "
+        "messages.N like the provider's errors, with its blocks, where it is in the file and "
+        "the findings on it. --json prints the provider's request list itself.",
+        epilog=_MESSAGES_EPILOG,
+        formatter_class=raw,
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "--json", action="store_true", help="print the request list the provider receives"
+    )
+    session_opts(p)
+    p.set_defaults(run=cmd_messages)
 
     p = sub.add_parser(
         "list",

@@ -1,5 +1,5 @@
 """The engine and the headless commands never load Textual or Rich (issue 2 point 1): a
-fresh interpreter imports every module of `repair`, runs `histview check|fix|explain|list`
+fresh interpreter imports every module of `repair`, runs `histview check|fix|explain|messages|list`
 through the console script's entry point, and finds neither in sys.modules."""
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
     codes["check"] = main(["check", session])
     codes["fix"] = main(["fix", session])
     codes["explain"] = main(["explain", "messages.1: tool_use ids were found without tool_result blocks immediately after: t1.", session])
+    codes["messages"] = main(["messages", session])
+    codes["messages --json"] = main(["messages", session, "--json"])
     codes["list"] = main(["list", "--home", home])
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich"))
 print(json.dumps({"codes": codes, "loaded": loaded, "check": out.getvalue().splitlines()[0]}))
@@ -59,6 +61,7 @@ def test_headless_commands_do_not_load_textual_or_rich(tmp_path):
     result = json.loads(proc.stdout.splitlines()[-1])
     assert result["loaded"] == []
     assert result["codes"]["explain"] == 0 and result["codes"]["list"] == 0
+    assert result["codes"]["messages"] == 0 and result["codes"]["messages --json"] == 0
     assert result["codes"]["check"] in (0, 1)
     assert ": " in result["check"]  # check printed its FILE:WHERE lines / summary
 

@@ -1,11 +1,11 @@
-"""The `histview` command. Subcommands (check, fix, explain, list) run the headless CLI in
+"""The `histview` command. Subcommands (check, fix, explain, messages, list) run the headless CLI in
 `repair.cli` without importing Textual; anything else opens the TUI."""
 
 from __future__ import annotations
 
 import sys
 
-HEADLESS = ("check", "fix", "explain", "list")
+HEADLESS = ("check", "fix", "explain", "messages", "list")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,68 @@
+"""What the provider receives: a session's sent messages rendered in the provider's wire shape.
+
+One function per wire shape, each taking the sent messages (`sent`) and returning the list
+the provider reads under `Wire.key` (Anthropic `messages`, Responses `input`, Gemini
+`contents`, Bedrock Converse `messages`). `WIRES` maps each provider target to its shape; a
+client target renders in the shape of the provider it sends to (`Target.rules`). Adding a
+shape is one function and one line in `WIRES`.
+
+The messages are the session's view: for a client format, the messages the client builds
+from the file (its merges applied), before the repairs the client makes on its own (those are
+findings with `client_repair`). Messages numbered here are the provider's `messages.N`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import targets
+from .model import Block, Message, Session
+
+
+def sent(messages: list[Message]) -> list[Message]:
+    """The messages the provider receives, in order (hidden and malformed ones are not)."""
+    return [m for m in messages if m.live]
+
+
+def _anthropic_block(b: Block) -> Any:
+    return {"type": "text", "text": b.data} if isinstance(b.data, str) else b.data
+
+
+def anthropic_messages(messages: list[Message]) -> list[dict]:
+    """Anthropic Messages API `messages`: `{role, content}`; string content stays a string."""
+    out = []
+    for m in messages:
+        blocks = m.blocks
+        if len(blocks) == 1 and isinstance(blocks[0].data, str):
+            content: Any = blocks[0].data
+        else:
+            content = [_anthropic_block(b) for b in blocks]
+        out.append({"role": m.role, "content": content})
+    return out
+
+
+@dataclass(frozen=True)
+class Wire:
+    key: str  # the request body key the list travels under
+    render: Callable[[list[Message]], list]
+    name: str  # in words, for --help and errors
+
+
+WIRES: dict[str, Wire] = {
+    "anthropic": Wire("messages", anthropic_messages, "Anthropic Messages API `messages`"),
+}
+
+
+def wire_for(target: str) -> Wire | None:
+    """The wire shape a target's requests travel in (None: not rendered yet)."""
+    return WIRES.get(targets.get(target).rules)
+
+
+def request_body(session: Session, target: str | None = None) -> dict:
+    """`{key: [...]}`: the part of the request body that carries the conversation."""
+    wire = wire_for(target or session.target)
+    if wire is None:
+        raise KeyError(target or session.target)
+    return {wire.key: wire.render(sent(session.messages))}
