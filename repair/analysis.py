@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
-from . import codes, targets
+from . import codes, targets, wire
 from .codes import SEVERITIES, Severity
 from .gcpause import gc_paused
 from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session
@@ -48,7 +48,7 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs)
-    out = _Collector(msgs, target, p.live)
+    out = _Collector(msgs, target, wire.numbers(msgs, target))
     _id_findings(p, msgs, out)
     _role_findings(p, msgs, out)
     _tool_findings(p, msgs, out)
@@ -70,17 +70,17 @@ def _analyze(session: Session, target: str) -> Analysis:
 
 
 class _Collector:
-    def __init__(self, msgs: list[Message], target: str, live: list[int]) -> None:
+    def __init__(self, msgs: list[Message], target: str, numbers: list[int | None]) -> None:
         self.msgs = msgs
         self.target = target
         self.findings: list[Finding] = []
         self.reach: dict[int, int] = {}  # _merges_cleanly's walks
-        # position in msgs -> the provider's number (messages.N counts sent messages only)
-        self.sent: dict[int, int] = {mi: n for n, mi in enumerate(live)}
+        self.numbers = numbers  # position in msgs -> the provider's messages.N (None: not sent)
 
     def n(self, mi: int) -> int | str:
         """How a detail names message `mi`: its number as sent."""
-        return self.sent.get(mi, f"(not sent, row {mi})")
+        k = self.numbers[mi]
+        return k if k is not None else f"(not sent, row {mi})"
 
     def add(
         self,
@@ -102,7 +102,7 @@ class _Collector:
             Finding(
                 code=code,
                 severity=declared.severity_for(self.target, lenient=lenient),
-                message_index=self.sent.get(mi),
+                message_index=self.numbers[mi],
                 block_index=bi,
                 tool_use_id=tool_id,
                 detail=detail,

@@ -591,20 +591,20 @@ def message_listing(session: Session, analysis) -> list[str]:
     sent are shown as a count where they are; findings under their message, with what the
     client sends instead where it repairs the fault itself."""
     from . import targets
-    from .wire import sent
+    from .wire import numbers
 
     target = targets.get(analysis.target)
     by_pos = analysis.by_message()
-    live = sent(session.messages)
-    not_sent = len(session.messages) - len(live)
+    number = numbers(session.messages, target.name)
+    n_sent = sum(1 for k in number if k is not None)
+    not_sent = len(session.messages) - n_sent
     head = (
-        f"{clean_line(session.path)}: {_plural(len(live), 'message')} sent to "
+        f"{clean_line(session.path)}: {_plural(n_sent, 'message')} sent to "
         f"{targets.get(target.rules).provider} (format {session.format}, target {target.name}"
     )
     if not_sent:
         head += f"; {_plural(not_sent, 'message')} not sent"
     out = [head + ")"]
-    n = 0
     skipped: list = []
 
     def flush_skipped() -> None:
@@ -623,12 +623,12 @@ def message_listing(session: Session, analysis) -> list[str]:
         skipped.clear()
 
     for pos, m in enumerate(session.messages):
-        if not m.live:
+        if number[pos] is None:
             skipped.append(m)
             continue
         flush_skipped()
         where = _lines_of(m)
-        out.append(f"messages.{n} {m.role}" + (f"  ({where})" if where else ""))
+        out.append(f"messages.{number[pos]} {m.role}" + (f"  ({where})" if where else ""))
         for k, b in enumerate(m.blocks):
             out.append("    " + _block_line(k, b))
         for f in by_pos.get(pos, ()):
@@ -636,10 +636,9 @@ def message_listing(session: Session, analysis) -> list[str]:
             out.append(f"  ! {f.severity} {f.code}{block}: {clean_line(f.detail)}")
             if f.client_repair:
                 out.append(f"    added by the client: {clean_line(f.client_repair)}")
-        n += 1
     flush_skipped()
     for f in analysis.findings:
-        if f.position is not None and not session.messages[f.position].live:
+        if f.position is not None and number[f.position] is None:
             out.append(f"  ! {f.severity} {f.code} ({f.place()}): {clean_line(f.detail)}")
     if session.threads:
         out.append(
@@ -656,9 +655,11 @@ def cmd_messages(args, out: Out) -> int:
     def one() -> int:
         session = _load(args.file, args.format, args.target)
         if args.json:
-            if wire_for(session.target) is None:
+            wire = wire_for(session.target)
+            if wire is None or wire.render is None:
+                rendered = [name for name, w in WIRES.items() if w.render is not None]
                 out.error(
-                    f"{args.file}: --json renders {', '.join(WIRES)} requests so far, not "
+                    f"{args.file}: --json renders {', '.join(rendered)} requests so far, not "
                     f"{session.target}; the listing without --json shows the messages"
                 )
                 return EXIT_INPUT

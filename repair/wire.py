@@ -43,26 +43,54 @@ def anthropic_messages(messages: list[Message]) -> list[dict]:
     return out
 
 
+def sent_numbers(messages: list[Message]) -> list[int | None]:
+    """messages.N of each message where the provider receives one wire message per sent
+    message (Anthropic, Bedrock Converse): sent messages counted, the others None."""
+    out: list[int | None] = []
+    n = 0
+    for m in messages:
+        if m.live:
+            out.append(n)
+            n += 1
+        else:
+            out.append(None)
+    return out
+
+
+def row_numbers(messages: list[Message]) -> list[int | None]:
+    """The fallback for shapes not declared here: each message's row."""
+    return list(range(len(messages)))
+
+
 @dataclass(frozen=True)
 class Wire:
     key: str  # the request body key the list travels under
-    render: Callable[[list[Message]], list]
+    render: Callable[[list[Message]], list] | None  # None: numbered, not rendered yet
     name: str  # in words, for --help and errors
+    # messages.N of each message (by position in Session.messages; None: not sent)
+    numbers: Callable[[list[Message]], list[int | None]] = sent_numbers
 
 
 WIRES: dict[str, Wire] = {
     "anthropic": Wire("messages", anthropic_messages, "Anthropic Messages API `messages`"),
+    "bedrock": Wire("messages", None, "Bedrock Converse `messages`"),
 }
 
 
 def wire_for(target: str) -> Wire | None:
-    """The wire shape a target's requests travel in (None: not rendered yet)."""
+    """The wire shape a target's requests travel in (None: not declared yet)."""
     return WIRES.get(targets.get(target).rules)
+
+
+def numbers(messages: list[Message], target: str) -> list[int | None]:
+    """messages.N of each message as the target's provider numbers it."""
+    wire = wire_for(target)
+    return (wire.numbers if wire is not None else row_numbers)(messages)
 
 
 def request_body(session: Session, target: str | None = None) -> dict:
     """`{key: [...]}`: the part of the request body that carries the conversation."""
     wire = wire_for(target or session.target)
-    if wire is None:
+    if wire is None or wire.render is None:
         raise KeyError(target or session.target)
     return {wire.key: wire.render(sent(session.messages))}
