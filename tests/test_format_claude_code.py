@@ -285,15 +285,18 @@ def test_real_file_rewritten_with_no_edit_is_byte_identical(path: Path):
 def test_modern_file_resumes_from_the_last_line_with_parallel_results_recovered():
     s = load_session(str(real(MODERN)))
     msgs = live(s)
-    assert len(msgs) == 73
+    # Claude Code 2.1.197 sends this file as 35 messages (then its own "No response
+    # requested." and the new prompt): tests/fixtures/clients/claude holds the request
+    assert len(msgs) == 35
     assert s.state.recovered == 10  # 10 off-chain lines put back, as Claude Code 2.1.88 does
     assert msgs[-1].blocks[-1].src == {"line": 180}  # the newest leaf: the /exit stdout line
     assert not any(m.hidden for m in s.messages)  # parallel "forks" are not forks
-    # the three parallel calls of lines 54-56 and their results (57, 61 off the chain; 63 on it)
-    turn = next(i for i, m in enumerate(msgs) if m.src == {"line": 54})
-    assert [b.src["line"] for b in msgs[turn].blocks] == [54, 55, 56]
-    assert sorted(b.src["line"] for b in msgs[turn + 1].blocks) == [57, 61, 63]
-    # and the five-call turn of lines 133-137, results on lines 140, 142, 144
+    # a streamed parallel call, written [use][result][use][result]..., is one assistant
+    # message and one user message: lines 45-56 (54-56 streamed after the first three)
+    turn = next(i for i, m in enumerate(msgs) if m.src == {"line": 44})
+    assert [b.src["line"] for b in msgs[turn].blocks] == [44, 45, 48, 51, 54, 55, 56]
+    assert [b.src["line"] for b in msgs[turn + 1].blocks] == [46, 49, 52, 57, 61, 63]
+    # and the three-call turn of lines 133-137, results on lines 140, 142, 144
     turn = next(i for i, m in enumerate(msgs) if m.src == {"line": 133})
     assert [b.type for b in msgs[turn].blocks].count("tool_use") == 3
     assert sorted(b.src["line"] for b in msgs[turn + 1].blocks) == [140, 142, 144]
@@ -306,7 +309,8 @@ def test_modern_file_finds_its_subagent_thread():
     (thread,) = s.threads
     assert "alice comparison" in thread.label
     assert thread.path.endswith("agent-a36efb2a1231c41e2.jsonl")
-    assert len(live(thread)) == 16
+    # 16 records' worth of turns, two of them parallel calls: 12 messages as sent
+    assert len(live(thread)) == 12
     assert thread.export_bytes() == Path(thread.path).read_bytes()
 
 
@@ -555,7 +559,10 @@ def test_api_error_records_are_hidden():
         assistant(4, 3, "msg_2", text("b"), 4),
     ]
     s = load(recs)
-    assert [m.hidden for m in s.messages] == [False, True, False, False]
+    # not sent, and no barrier: the prompt and its retry are one user message, as sent
+    assert [m.hidden for m in s.messages] == [False, True, False]
+    assert [b.data for b in s.messages[0].blocks] == ["a", "retry"]
+    assert s.export_bytes() == jsonl(recs)
 
 
 def test_single_record_file_loads_and_round_trips():
@@ -662,11 +669,13 @@ def test_parallel_interrupted_turn_is_laid_out_as_one_sequence():
     new = next(
         r for r in recs if r.get("type") == "user" and r["uuid"] not in {U(i) for i in range(20)}
     )
-    # chain: C(5) -> synthetic A -> result B(7) -> result C(6) -> prompt(8)
+    # chain: C(5) -> synthetic A -> result C(6) -> result B(7) -> prompt(8): the new result
+    # after the response's last line, the others in the order they were written (Claude
+    # Code merges them into one user message, results first, whatever their order)
     assert new["parentUuid"] == U(5)
-    assert by_uuid[U(7)]["parentUuid"] == new["uuid"]
-    assert by_uuid[U(6)]["parentUuid"] == U(7)
-    assert by_uuid[U(8)]["parentUuid"] == U(6)
+    assert by_uuid[U(6)]["parentUuid"] == new["uuid"]
+    assert by_uuid[U(7)]["parentUuid"] == U(6)
+    assert by_uuid[U(8)]["parentUuid"] == U(7)
     assert new["sourceToolAssistantUUID"] == U(3)
     # parents are written before their children
     order = [r.get("uuid") for r in recs]
@@ -826,11 +835,16 @@ def test_a_write_that_would_not_resume_is_refused(monkeypatch):
 
     s = load(parallel_session())
     home = live(s)[2]
-    # a writer that forgets to re-link the old child leaves the new record off the chain
-    monkeypatch.setattr(claude_write, "_swap_parent", lambda raw, obj, parent: raw)
+    # a writer that re-links a record to a uuid that is not in the file cuts the chain there:
+    # Claude Code would resume only what follows
+    swap = claude_write._swap_parent
+    lost = "ffffffff-0000-4000-8000-000000000000"
+    monkeypatch.setattr(claude_write, "_swap_parent", lambda raw, obj, parent: swap(raw, obj, lost))
     res_c, res_b, prompt = home.blocks
     with pytest.raises(ExportRefused):
         export(s, edit(s, 2, (synthetic("toolu_A"), res_b, res_c, prompt)))
+    monkeypatch.undo()
+    assert export(s, edit(s, 2, (synthetic("toolu_A"), res_b, res_c, prompt)))
 
 
 def test_same_fix_writes_the_same_bytes():
@@ -1037,7 +1051,14 @@ def test_fix_on_a_real_2_1_114_file_writes_its_key_order_and_envelope():
     template = json.loads(lines[20])  # a tool-result record of the same version
     assert list(new) == list(template)
     assert new["promptId"] == template["promptId"] and new["entrypoint"] == "cli"
-    assert new["parentUuid"] == next_call["uuid"]  # the response's last line
+    # after the response's last line: the call is one of six streamed with one message.id
+    # (lines 20-35), which Claude Code sends as one assistant message
+    response = [
+        json.loads(x)
+        for x in cut
+        if b'"type":"assistant"' in x and call["message"]["id"].encode() in x
+    ]
+    assert len(response) == 8 and new["parentUuid"] == response[-1]["uuid"]
     assert new["sourceToolAssistantUUID"] == call["uuid"]
     assert not analyze(load_bytes(out, path=str(path))).findings
 

@@ -102,15 +102,16 @@ def test_parallel_sample_fix_writes_a_result_record_claude_code_resumes():
         out.splitlines()[6] == json.dumps(new, ensure_ascii=False, separators=(",", ":")).encode()
     )
 
-    # Claude Code's plain walk from the leaf now sees the whole turn, in call order
+    # Claude Code's plain walk from the leaf now sees the whole turn: the calls, the new
+    # result, then the two results in the order they were written
     chain = resumed_chain(out)
     uuids = [r["uuid"] for r in chain]
     at = uuids.index(new["uuid"])
     assert uuids[at - 3 : at] == [r["uuid"] for r in before[3:6]]  # the three calls
     after_new = [r["message"]["content"][0].get("tool_use_id") for r in chain[at + 1 : at + 3]]
     assert after_new == [
-        before[7]["message"]["content"][0]["tool_use_id"],
         before[6]["message"]["content"][0]["tool_use_id"],
+        before[7]["message"]["content"][0]["tool_use_id"],
     ]
     # the prompt that followed is re-linked to the end of that run; no new leaf
     prompt = next(r for r in after if r.get("uuid") == before[9]["uuid"])

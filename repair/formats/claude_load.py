@@ -125,34 +125,67 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
     return tuple(blocks), None
 
 
+def _blank_text(b: Block) -> bool:
+    d = b.data
+    txt = d.get("text") if type(d) is dict else None
+    return b.type == "text" and type(txt) is str and not txt.strip()
+
+
 def _resume_drop(blocks: tuple[Block, ...]) -> str | None:
     """Claude Code drops these assistant records when it resumes (notes §6.3):
     whitespace-only text (the `"\\n\\n"` opening thinking turns) -> "blank"; thinking-only
-    records are dropped when their message.id has no other content -> "thinking"."""
+    records are dropped when their message.id has no other content -> "thinking". A record
+    whose text is empty ("") is not blank here: 2.1.197 keeps an empty text block when it
+    merges the record into its message (and sends it), and drops it only from a message of
+    nothing else (`_Acc.sent_blocks`)."""
     if len(blocks) == 1:  # the usual shape: one block per record
-        t = blocks[0].type
-        if t == "text":
-            d = blocks[0].data
-            txt = d.get("text") if type(d) is dict else None
-            return "blank" if type(txt) is str and not txt.strip() else None
-        return "thinking" if t in THINKING_TYPES else None
+        b = blocks[0]
+        if b.type == "text":
+            return "blank" if _blank_text(b) and b.data["text"] else None
+        return "thinking" if b.type in THINKING_TYPES else None
     if not blocks:
         return None
-    if all(
-        b.type == "text"
-        and isinstance(b.data, dict)
-        and isinstance(b.data.get("text"), str)
-        and not b.data["text"].strip()
-        for b in blocks
-    ):
+    if all(_blank_text(b) and b.data["text"] for b in blocks):
         return "blank"
     if all(b.type in THINKING_TYPES for b in blocks):
         return "thinking"
     return None
 
 
+@dataclass(eq=False)
+class _Acc:
+    """A message being built from records (line indexes `recs`, in chain order)."""
+
+    role: str
+    mid: str | None  # message.id of an assistant message
+    recs: list[int]
+    blocks: list[Block]
+    results: bool = False  # holds a tool_result block: an assistant merge walks past it
+
+    def sent_blocks(self) -> tuple[Block, ...] | None:
+        """The blocks as Claude Code sends them, None when it drops the message: a user
+        message merged from several records puts its tool_results first; an assistant
+        message of blank or empty text only is not sent."""
+        blocks = self.blocks
+        if self.role == "user":
+            if len(self.recs) > 1 and self.results:
+                return tuple(
+                    [b for b in blocks if b.type == TOOL_RESULT]
+                    + [b for b in blocks if b.type != TOOL_RESULT]
+                )
+        elif blocks and all(_blank_text(b) for b in blocks):
+            return None
+        return tuple(blocks)
+
+
 class _Builder:
-    """Accumulates records into messages (merging rules above)."""
+    """Accumulates records into messages the way Claude Code 2.1.197 builds its request
+    (`normalizeMessagesForAPI`): a user record joins the user message before it (API-error
+    records in between are not sent and do not separate them); an assistant record joins the
+    earlier assistant message with its `message.id`, walking back over tool-result messages
+    and assistant messages of other ids, and stopping at any other user message; so a
+    streamed parallel call `[use A][result A][use B][result B]` is `[A, B]` then
+    `[result A, result B]`. A hidden builder (records not sent) only merges neighbours."""
 
     def __init__(
         self,
@@ -165,13 +198,22 @@ class _Builder:
         self.hidden = hidden
         self.reason = reason
         self.skip = skip
-        self.out: list[Message] = []
+        self.items: list[Message | _Acc] = []
         self.thinking_only: list[tuple[int, str | None]] = []
         self.with_content: set[str] = set()
-        self._role: str | None = None
-        self._mid: str | None = None
-        self._recs: list[int] = []
-        self._blocks: list[Block] = []
+        self._floor = 0  # items before this index take no more records (flush)
+
+    @property
+    def out(self) -> list[Message]:
+        msgs = []
+        for item in self.items:
+            if isinstance(item, Message):
+                msgs.append(item)
+                continue
+            blocks = item.sent_blocks() if not self.hidden else tuple(item.blocks)
+            if blocks is not None:
+                msgs.append(self._message(item, blocks))
+        return msgs
 
     def add(self, idx: int) -> None:
         ln = self.file.lines[idx]
@@ -181,6 +223,7 @@ class _Builder:
         if bad is not None:
             self.flush()
             self._single(idx, malformed=f"{role} record: {bad}")
+            self.flush()
             return
         mid = None
         if role == "assistant":
@@ -190,7 +233,6 @@ class _Builder:
                 mid = None
             if not self.hidden:
                 if obj.get("isApiErrorMessage") is True or msg.get("model") == "<synthetic>":
-                    self.flush()
                     self._single(
                         idx,
                         blocks=blocks,
@@ -204,20 +246,51 @@ class _Builder:
                     self.thinking_only.append((idx, mid))
                 elif mid is not None:
                     self.with_content.add(mid)
-            same = self._role == "assistant" and mid is not None and mid == self._mid
+            home = self._assistant_home(mid)
         else:
             if not self.hidden and obj.get("isApiErrorMessage") is True:
-                self.flush()
                 self._single(
                     idx, blocks=blocks, hidden="an API error record (Claude Code does not send it)"
                 )
                 return
-            same = self._role == "user"
-        if not same:
-            self.flush()
-            self._role, self._mid = role, mid
-        self._recs.append(idx)
-        self._blocks.extend(blocks)
+            home = self._user_home()
+        if home is None:
+            home = _Acc(role, mid, [], [])
+            self.items.append(home)
+        home.recs.append(idx)
+        home.blocks.extend(blocks)
+        if not home.results and any(b.type == TOOL_RESULT for b in blocks):
+            home.results = True
+
+    def _open(self):
+        """The items that may still take records, newest first."""
+        items = self.items
+        for k in range(len(items) - 1, self._floor - 1, -1):
+            yield items[k]
+
+    def _assistant_home(self, mid: str | None) -> _Acc | None:
+        for item in self._open():
+            if isinstance(item, Message):
+                if self.hidden or not item.hidden or item.malformed is not None:
+                    return None
+                continue  # an API-error record: not sent, no barrier
+            if item.role == "assistant":
+                if item.mid == mid and (mid is not None or not self.hidden):
+                    return item
+            elif not item.results:
+                return None
+            if self.hidden:
+                return None  # records not sent: only neighbours merge
+        return None
+
+    def _user_home(self) -> _Acc | None:
+        for item in self._open():
+            if isinstance(item, Message):
+                if self.hidden or not item.hidden or item.malformed is not None:
+                    return None
+                continue
+            return item if item.role == "user" else None
+        return None
 
     def orphan_thinking(self) -> frozenset[int]:
         return frozenset(i for i, mid in self.thinking_only if mid not in self.with_content)
@@ -236,30 +309,30 @@ class _Builder:
             src={"line": ln.lineno},
             origin=(idx,),
         )
-        self.out.append(m)
+        self.items.append(m)
 
     def malformed_line(self, idx: int, reason: str) -> None:
         self.flush()
         self._single(idx, malformed=reason)
+        self.flush()
 
     def flush(self) -> None:
-        recs = self._recs
-        if not recs:
-            return
+        """The messages built so far take no more records."""
+        self._floor = len(self.items)
+
+    def _message(self, acc: _Acc, blocks: tuple[Block, ...]) -> Message:
         lines = self.file.lines
+        recs = acc.recs
         first = lines[recs[0]].obj
-        m = Message(
-            role=self._role,
-            blocks=tuple(self._blocks),
+        return Message(
+            role=acc.role,
+            blocks=blocks,
             raw=first if len(recs) == 1 else [lines[i].obj for i in recs],
             meta=_meta(first, self.reason if self.hidden else None),
             hidden=self.hidden,
             src={"line": lines[recs[0]].lineno},
             origin=tuple(recs),
         )
-        self.out.append(m)
-        self._role = self._mid = None
-        self._recs, self._blocks = [], []
 
 
 def _meta(first: Any, hidden_reason: str | None) -> dict:

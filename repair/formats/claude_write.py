@@ -185,6 +185,7 @@ class _Writer:
                     owners.add(r.rec)
 
         chain_idx = [g.nodes[u].idx for u in view.chain]
+        runs = _chain_order_where_unchanged(runs, {idx: k for k, idx in enumerate(chain_idx)})
         glue: dict[Any, list[int]] = {_ROOT: []}
         owner: Any = _ROOT
         dropped: list[int] = []
@@ -700,6 +701,85 @@ class _Writer:
         return ln.raw
 
 
+def _chain_order_where_unchanged(runs: list[_Run], chain_pos: dict[int, int]) -> list[_Run]:
+    """Runs in the order their records are laid out, changing the chain as little as it can.
+
+    Claude Code merges a message's records across the records between them (`[use A]
+    [result A][use B][result B]` is one assistant and one user message), so message order and
+    chain order differ there. Turns whose messages are all unchanged keep the chain's order
+    (nothing in them moves). In an edited turn the assistant's records stay in message order
+    and the user's records too (that is what Claude Code merges back), interleaved by chain
+    position; a new record follows the record before it in its message."""
+    out: list[_Run] = []
+    kept: list[_Run] = []
+    turn: list[_Run] = []
+
+    def end_turn() -> None:
+        if all(not r.edited and isinstance(r.rec, int) and r.rec in chain_pos for r in turn):
+            kept.extend(turn)
+        else:
+            end_kept()
+            out.extend(_interleave_turn(turn, chain_pos))
+        turn.clear()
+
+    def end_kept() -> None:
+        kept.sort(key=lambda r: chain_pos[r.rec])
+        out.extend(kept)
+        kept.clear()
+
+    for r in runs:
+        if r.starts_assistant and turn:
+            end_turn()
+        turn.append(r)
+    end_turn()
+    end_kept()
+    return out
+
+
+def _interleave_turn(turn: list[_Run], chain_pos: dict[int, int]) -> list[_Run]:
+    """One edited turn: its first run, then the assistant's other runs in message order, and
+    the user's records, interleaved by chain position. A new user record (a synthetic
+    result) goes after the response's last line, as Claude Code writes results. (Claude Code
+    merges the user's records results first, in record order: the order of a turn's results
+    may differ from the message's, which the provider does not read.)"""
+
+    def pos(r: _Run) -> int | None:
+        return chain_pos.get(r.rec) if isinstance(r.rec, int) else None
+
+    first, rest = turn[0], turn[1:]
+    key = pos(first)
+    key = -1 if key is None else key
+    a: list[tuple[int, _Run]] = []
+    for r in (r for r in rest if r.role == "assistant"):
+        p = pos(r)
+        key = key if p is None else max(key, p)
+        a.append((key, r))
+    # Claude Code puts a user message's results first, in record order, then its other
+    # blocks in record order: result records may stay where they are, the others keep
+    # message order among themselves.
+    u: list[tuple[int, int, _Run]] = []
+    last_new = key
+    last_other = -1
+    for k, r in enumerate(r for r in rest if r.role != "assistant"):
+        p = pos(r)
+        if p is None:
+            p = last_new = max(last_new, last_other)
+        if not all(b.type == TOOL_RESULT for b in r.blocks):
+            p = last_other = max(p, last_other)
+        u.append((p, k, r))
+    u.sort(key=lambda t: (t[0], t[1]))
+    out = [first]
+    i = j = 0
+    while i < len(a) or j < len(u):
+        if j >= len(u) or (i < len(a) and a[i][0] <= u[j][0]):
+            out.append(a[i][1])
+            i += 1
+        else:
+            out.append(u[j][2])
+            j += 1
+    return out
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -823,7 +903,9 @@ def _iso(ms: float) -> str:
 
 def _signature(messages: list[Message]) -> list[tuple]:
     """The live conversation as the API receives it: consecutive messages of one role are
-    merged (the loader merges consecutive user records; providers merge the rest)."""
+    merged (the loader merges consecutive user records; providers merge the rest), and the
+    tool_results that open a user message compared as a set (the writer keeps result records
+    where they were, so their order may differ from the repaired message's)."""
     out: list[tuple] = []
     for m in messages:
         if not m.live:
@@ -833,7 +915,14 @@ def _signature(messages: list[Message]) -> list[tuple]:
             out[-1] = (m.role, out[-1][1] + blocks)
         else:
             out.append((m.role, blocks))
-    return out
+    return [(role, _results_as_set(blocks)) for role, blocks in out]
+
+
+def _results_as_set(blocks: tuple) -> tuple:
+    k = 0
+    while k < len(blocks) and blocks[k][0] == "block" and ("type", TOOL_RESULT) in blocks[k][1]:
+        k += 1
+    return tuple(sorted(blocks[:k], key=repr)) + blocks[k:] if k > 1 else blocks
 
 
 def _block_sig(b: Block) -> Any:
