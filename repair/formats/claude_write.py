@@ -739,7 +739,8 @@ def _chain_order_where_unchanged(runs: list[_Run], chain_pos: dict[int, int]) ->
 def _interleave_turn(turn: list[_Run], chain_pos: dict[int, int]) -> list[_Run]:
     """One edited turn: its first run, then the assistant's other runs in message order, and
     the user's records, interleaved by chain position. A new user record (a synthetic
-    result) goes after the response's last line, as Claude Code writes results. (Claude Code
+    result) goes after the response's last line, as Claude Code writes results, and after the
+    user records before it in the message (so a result keeps its place among the others). (Claude Code
     merges the user's records results first, in record order: the order of a turn's results
     may differ from the message's, which the provider does not read.)"""
 
@@ -760,12 +761,14 @@ def _interleave_turn(turn: list[_Run], chain_pos: dict[int, int]) -> list[_Run]:
     u: list[tuple[int, int, _Run]] = []
     last_new = key
     last_other = -1
+    before = -1  # the latest place of the user records before this one in the message
     for k, r in enumerate(r for r in rest if r.role != "assistant"):
         p = pos(r)
-        if p is None:
-            p = last_new = max(last_new, last_other)
+        if p is None:  # after the response and after the record before it in the message
+            p = last_new = max(last_new, last_other, before)
         if not all(b.type == TOOL_RESULT for b in r.blocks):
             p = last_other = max(p, last_other)
+        before = max(before, p)
         u.append((p, k, r))
     u.sort(key=lambda t: (t[0], t[1]))
     out = [first]
