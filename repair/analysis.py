@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
-from . import codes, targets, wire
+from . import clients, codes, targets, wire
 from .codes import SEVERITIES, Severity
 from .gcpause import gc_paused
 from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session
@@ -48,7 +48,10 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs)
-    out = _Collector(msgs, target, wire.numbers(msgs, target))
+    send = clients.sender(target)
+    client = send(msgs) if send is not None else None
+    numbers = client.numbers(len(msgs)) if client is not None else wire.numbers(msgs, target)
+    out = _Collector(msgs, target, numbers, client)
     _id_findings(p, msgs, out)
     _role_findings(p, msgs, out)
     _tool_findings(p, msgs, out)
@@ -70,12 +73,19 @@ def _analyze(session: Session, target: str) -> Analysis:
 
 
 class _Collector:
-    def __init__(self, msgs: list[Message], target: str, numbers: list[int | None]) -> None:
+    def __init__(
+        self,
+        msgs: list[Message],
+        target: str,
+        numbers: list[int | None],
+        client: clients.ClientRequest | None = None,
+    ) -> None:
         self.msgs = msgs
         self.target = target
         self.findings: list[Finding] = []
         self.reach: dict[int, int] = {}  # _merges_cleanly's walks
         self.numbers = numbers  # position in msgs -> the provider's messages.N (None: not sent)
+        self.client = client  # what the client target sends, where it is emulated
 
     def n(self, mi: int) -> int | str:
         """How a detail names message `mi`: its number as sent."""
@@ -95,22 +105,27 @@ class _Collector:
     ) -> None:
         declared = codes.get(code)
         msg = self.msgs[mi]
-        src = None
-        if bi is not None and bi < len(msg.blocks):
-            src = msg.blocks[bi].src
+        block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
+        # what the client target sends instead; where its sending is emulated, only the
+        # findings it really repairs (the block is left out or the call answered by it)
+        says = declared.repair_by_client(self.target)
+        if says is not None and self.client is not None and not self.client.repairs(block):
+            says = None
         self.findings.append(
             Finding(
                 code=code,
-                severity=declared.severity_for(self.target, lenient=lenient),
+                severity=declared.severity_for(
+                    self.target, lenient=lenient, repaired=says is not None
+                ),
                 message_index=self.numbers[mi],
                 block_index=bi,
                 tool_use_id=tool_id,
-                detail=detail,
+                detail=f"{detail} {says}" if says else detail,
                 rule=declared.rule_for(self.target),
-                source=dict(src or msg.src or {}),
+                source=dict((block.src if block is not None else None) or msg.src or {}),
                 key=(code, *key),
                 position=mi,
-                client_repair=declared.repair_by_client(self.target),
+                client_repair=says,
             )
         )
 

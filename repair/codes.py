@@ -60,8 +60,12 @@ class Code:
     # (the finding is then a warning under that target: the request is not refused).
     client_repair: Mapping[str, str] = field(default_factory=dict)
 
-    def severity_for(self, target: str, *, lenient: bool = False) -> Severity:
-        if target in self.client_repair:
+    def severity_for(
+        self, target: str, *, lenient: bool = False, repaired: bool | None = None
+    ) -> Severity:
+        """`repaired`: the client target repairs this finding when it sends (None: as
+        declared, for every finding of the code)."""
+        if target in self.client_repair if repaired is None else repaired:
             return Severity.WARNING
         for name in (target, targets.get(target).rules):
             if lenient and name in self.lenient:
@@ -98,6 +102,14 @@ _DECLARED: tuple[Code, ...] = (
         actions=("insert-result", "drop-tool-use"),
         group=Group.MESSAGE,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves this unanswered call out of what it sends each time "
+                "it resumes (or, when the call's record holds an answered call too, sends '[Tool "
+                "result missing due to internal error]' for it), so the model never sees the call"
+                " was made; fix it to keep the call with a result."
+            ),
+        },
     ),
     Code(
         name="pending-tool-use",
@@ -109,6 +121,12 @@ _DECLARED: tuple[Code, ...] = (
         actions_by_target={"gemini": ("insert-result", NONE)},
         none_reason="the agent supplies the result when the session resumes.",
         group=Group.MESSAGE,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves this unanswered call out of what it sends when it "
+                "resumes; fix it to keep the call with a result."
+            ),
+        },
     ),
     Code(
         name="orphan-tool-result",
@@ -123,6 +141,12 @@ _DECLARED: tuple[Code, ...] = (
         },
         actions=("drop", "to-text"),
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves this result out of what it sends each time it "
+                "resumes; fix it to drop it from the file or keep its text."
+            ),
+        },
     ),
     Code(
         name="mismatched-tool-result-id",
@@ -139,6 +163,12 @@ _DECLARED: tuple[Code, ...] = (
         actions=("remap", "drop"),
         group=Group.MESSAGE,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves this result and the unanswered call out of what it "
+                "sends each time it resumes; fix it to give the result its call's id."
+            ),
+        },
     ),
     Code(
         name="duplicate-tool-result",
@@ -154,6 +184,12 @@ _DECLARED: tuple[Code, ...] = (
         actions=("keep-best",),
         group=Group.CALL,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 sends one result for the call and leaves this one out each "
+                "time it resumes; fix it to keep the right one in the file."
+            ),
+        },
     ),
     Code(
         name="misplaced-tool-result",
@@ -170,6 +206,13 @@ _DECLARED: tuple[Code, ...] = (
         actions=("move-home",),
         group=Group.CALL_MESSAGE,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 sends '[Tool result missing due to internal error]' in place"
+                " of this result each time it resumes and leaves the real one out; fix it to keep"
+                " the real history."
+            ),
+        },
     ),
     Code(
         name="duplicate-tool-use-id",
@@ -220,6 +263,12 @@ _DECLARED: tuple[Code, ...] = (
         actions=("move", "to-text"),
         group=Group.MESSAGE,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves this later call and its result out of what it sends "
+                "each time it resumes; fix it to rename the call and keep both."
+            ),
+        },
     ),
     Code(
         name="tool-result-not-first",
@@ -249,6 +298,13 @@ _DECLARED: tuple[Code, ...] = (
         },
         actions=("drop-empty", "fill"),
         group=Group.MESSAGE,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves empty text blocks of a user message out of what it "
+                "sends (and sends '(no content)' when nothing is left); fix it to drop them from "
+                "the file."
+            ),
+        },
     ),
     Code(
         name="out-of-order-timestamp",

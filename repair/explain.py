@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import wire
 from .analysis import Analysis, analyze
 from .codes import PAIRING
 from .model import Finding, Message, Session, block_text
@@ -492,12 +493,17 @@ class Culprit:
 def locate(session: Session, m: Match, target: str | None = None) -> Culprit:
     """Map the error onto the session: messages.N counts live (sent) messages only."""
     analysis: Analysis = analyze(session, target or session.target)
-    live = analysis.pairing.live
-    c = Culprit(target=analysis.target, live_count=len(live))
+    # messages.N as the target numbers what it receives (for a client target, the request
+    # the client builds): the first message that number covers
+    at: dict[int, int] = {}
+    for pos, n in enumerate(wire.numbers(session.messages, analysis.target)):
+        if n is not None:
+            at.setdefault(n, pos)
+    c = Culprit(target=analysis.target, live_count=len(at))
     anchors: set[int] = set()
     if m.n is not None:
-        if m.n < len(live):
-            mi = live[m.n]
+        if m.n in at:
+            mi = at[m.n]
             c.message_index = mi
             c.skipped_before = mi - m.n
             anchors.add(mi)

@@ -1,8 +1,10 @@
 """Targets: whoever reads the history next, and whose rules decide severities (docs/codes.md).
 
-A provider target judges the raw history by the provider's own rules. Each target is declared
-once here; what a finding code means under a target is declared with the code
-(`repair.codes`).
+A provider target judges the raw history by the provider's own rules. A client target is an
+agent client as released, judging the files of its own format (a client target is named
+like the format): what it sends is judged by its provider's rules, and what it repairs on
+its own is a warning. Each target is declared once here; what a finding code means under a
+target is declared with the code (`repair.codes`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ _DECLARED: tuple[Target, ...] = (
     # A function-call turn is followed at once by one user turn holding one functionResponse
     # per functionCall (docs/formats.md, Gemini CLI).
     Target(name="gemini", provider="Google Gemini API"),
+    # Agent clients as released: the request each builds from its own files is what the
+    # provider sees (repair.clients emulates it; docs/clients.md has what was measured).
+    Target(name="claude-code", provider="Claude Code 2.1.197", base="anthropic"),
 )
 
 BY_NAME: dict[str, Target] = {t.name: t for t in _DECLARED}

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import targets
+from . import clients, targets
 from .model import Block, Message, Session
 
 
@@ -83,14 +83,23 @@ def wire_for(target: str) -> Wire | None:
 
 
 def numbers(messages: list[Message], target: str) -> list[int | None]:
-    """messages.N of each message as the target's provider numbers it."""
+    """messages.N of each message as the target's provider numbers it: for a client target
+    whose sending is emulated, in the request the client builds (`repair.clients`)."""
+    send = clients.sender(target)
+    if send is not None:
+        return send(messages).numbers(len(messages))
     wire = wire_for(target)
     return (wire.numbers if wire is not None else row_numbers)(messages)
 
 
 def request_body(session: Session, target: str | None = None) -> dict:
-    """`{key: [...]}`: the part of the request body that carries the conversation."""
-    wire = wire_for(target or session.target)
+    """`{key: [...]}`: the part of the request body that carries the conversation; for a
+    client target whose sending is emulated, as that client sends it."""
+    target = target or session.target
+    send = clients.sender(target)
+    if send is not None:
+        return {"messages": [m.wire() for m in send(session.messages).messages]}
+    wire = wire_for(target)
     if wire is None or wire.render is None:
-        raise KeyError(target or session.target)
+        raise KeyError(target)
     return {wire.key: wire.render(sent(session.messages))}

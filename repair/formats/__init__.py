@@ -257,12 +257,25 @@ def _load_session(given: str, format: str | None, target: str | None) -> Session
             raise InputError(given, f"does not look like {format}: {describe_shape(probe)}")
     else:
         adapter = detect(probe)
+    _check_client_target(given, adapter, target)
     session = adapter.load(probe)
     session.target = target or adapter.default_target
     session.source = Source.of(probe.path, probe.data, probe.stat)
     for thread in session.threads:  # a session's threads are judged by the same rules
         thread.target = session.target
     return session
+
+
+def _check_client_target(given: str, adapter: Adapter, target: str | None) -> None:
+    """A client target judges the files of its own format only (it is named like it)."""
+    from ..targets import get as get_target
+
+    if target is not None and get_target(target).is_client and target != adapter.name:
+        raise InputError(
+            given,
+            f"target {target} judges {target} files; this is {adapter.name} "
+            f"(its default target is {adapter.default_target})",
+        )
 
 
 def load_bytes(
@@ -275,6 +288,7 @@ def load_bytes(
 def _load_bytes(data: bytes, path: str, format: str | None, target: str | None) -> Session:
     probe = probe_bytes(data, path=path)
     adapter = get_adapter(format) if format else detect(probe)
+    _check_client_target(path, adapter, target)
     session = adapter.load(probe)
     session.target = target or adapter.default_target
     return session

@@ -73,7 +73,7 @@ def is_record(obj) -> bool:
 
 class ClaudeCodeAdapter(Adapter):
     name = "claude-code"
-    default_target = "anthropic"
+    default_target = "claude-code"  # the client as released judges what it sends
     description = "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)"
 
     def detect(self, probe: Probe) -> int:

@@ -1,0 +1,237 @@
+"""What Claude Code 2.1.197 sends on resume, from the messages the claude-code loader built.
+
+The loader already applies what Claude Code does in normal operation (the parentUuid walk,
+parallel-result recovery, `message.id` merges across tool results, user merges with results
+first, dropping blank/thinking-only/API-error records). On top of that Claude Code repairs
+pairing faults and empty text on its own, each time it resumes, in three steps read from its
+bundled source and checked against its real requests (docs/clients.md):
+
+1. on resume (`filterUnresolvedToolUses`): an assistant record whose tool_use blocks all have
+   no tool_result anywhere is dropped; user messages left next to each other merge;
+2. before each request (`ensureToolResultPairing`): tool_results in a user message that does
+   not follow an assistant message are dropped (a first message left empty says "[Orphaned
+   tool result removed due to conversation resume]"); a tool_use id seen before is dropped
+   (an assistant message left empty says "[Tool use interrupted]"); each assistant message
+   is checked against the next message only: a call without a result there gets
+   "[Tool result missing due to internal error]" (is_error) put first, a result that
+   answers no call of that message and a second result for one are dropped, a user message
+   left empty becomes "(no content)";
+3. when a user message is put on the wire: its empty and whitespace-only text blocks are
+   left out ("(no content)" when nothing is left). String content is sent as it is.
+
+What Claude Code adds itself at the end (the "Continue from where you left off." note, the
+"No response requested." sentinel, the new prompt, system reminders) is not part of this.
+"""
+
+from __future__ import annotations
+
+from ..model import TOOL_RESULT, TOOL_USE, Message
+from . import ClientRequest, SentBlock, SentMessage
+
+CLIENT = "Claude Code 2.1.197"
+MISSING = "[Tool result missing due to internal error]"
+ORPHANED_FIRST = "[Orphaned tool result removed due to conversation resume]"
+USE_INTERRUPTED = "[Tool use interrupted]"
+USE_REMOVED = "[Tool use removed]"
+NO_CONTENT = "(no content)"
+
+THINKING = ("thinking", "redacted_thinking")
+
+
+def _type(b: SentBlock) -> str | None:
+    d = b.data
+    if isinstance(d, str):
+        return "text"
+    return d.get("type") if isinstance(d, dict) else None
+
+
+def _tool_id(b: SentBlock) -> str | None:
+    d = b.data
+    if not isinstance(d, dict):
+        return None
+    v = d.get("id") if d.get("type") == TOOL_USE else d.get("tool_use_id")
+    return v if isinstance(v, str) else None
+
+
+def _is_result(b: SentBlock) -> bool:
+    return _type(b) == TOOL_RESULT
+
+
+def _added(text: str) -> SentBlock:
+    return SentBlock({"type": "text", "text": text})
+
+
+def send(messages: list[Message]) -> ClientRequest:
+    req = ClientRequest(CLIENT, [])
+    msgs = [
+        SentMessage(m.role or "user", [SentBlock(b.data, b) for b in m.blocks], [pos])
+        for pos, m in enumerate(messages)
+        if m.live
+    ]
+    msgs = _drop_unresolved_calls(msgs, req)
+    msgs = _pair_results(msgs, req)
+    req.messages = [_user_wire(m, req) if m.role == "user" else m for m in msgs]
+    return req
+
+
+def _drop_unresolved_calls(msgs: list[SentMessage], req: ClientRequest) -> list[SentMessage]:
+    resolved = {_tool_id(b) for m in msgs for b in m.blocks if _is_result(b)}
+    out: list[SentMessage] = []
+    for m in msgs:
+        if m.role == "assistant":
+            by_record: dict[object, list[SentBlock]] = {}
+            for b in m.blocks:
+                by_record.setdefault(b.block.origin if b.block else None, []).append(b)
+            gone: set[int] = set()
+            for group in by_record.values():
+                uses = [_tool_id(b) for b in group if _type(b) == TOOL_USE]
+                if uses and all(u not in resolved for u in uses):
+                    for b in group:
+                        gone.add(id(b))
+                        if b.block is not None:
+                            req.left_out.append(
+                                (
+                                    m.positions[0],
+                                    b.block,
+                                    "dropped on resume: a call with no result anywhere",
+                                )
+                            )
+            if gone:
+                m = SentMessage(m.role, [b for b in m.blocks if id(b) not in gone], m.positions)
+                if not m.blocks:
+                    continue
+        if out and m.role == "user" and out[-1].role == "user":
+            prev = out[-1]
+            both = prev.blocks + m.blocks
+            out[-1] = SentMessage(
+                "user",
+                [b for b in both if _is_result(b)] + [b for b in both if not _is_result(b)],
+                prev.positions + m.positions,
+            )
+            continue
+        out.append(m)
+    return out
+
+
+def _between_thinking(blocks: list[SentBlock], k: int) -> bool:
+    return (
+        k > 0
+        and k + 1 < len(blocks)
+        and _type(blocks[k - 1]) in THINKING
+        and _type(blocks[k + 1]) in THINKING
+    )
+
+
+def _pair_results(msgs: list[SentMessage], req: ClientRequest) -> list[SentMessage]:
+    out: list[SentMessage] = []
+    seen_uses: set[str | None] = set()
+    i = 0
+    while i < len(msgs):
+        m = msgs[i]
+        if m.role != "assistant":
+            array = not m.string_content
+            if m.role == "user" and array and (not out or out[-1].role != "assistant"):
+                kept = [b for b in m.blocks if not _is_result(b)]
+                if len(kept) != len(m.blocks):
+                    for b in m.blocks:
+                        if _is_result(b) and b.block is not None:
+                            req.left_out.append(
+                                (m.positions[0], b.block, "a result not right after a call")
+                            )
+                    if kept:
+                        out.append(SentMessage("user", kept, m.positions))
+                    elif not out:
+                        out.append(SentMessage("user", [_added(ORPHANED_FIRST)], m.positions))
+                    i += 1
+                    continue
+            out.append(m)
+            i += 1
+            continue
+        # an assistant message
+        calls: list[str | None] = []
+        blocks: list[SentBlock] = []
+        for k, b in enumerate(m.blocks):
+            if _type(b) == TOOL_USE:
+                tid = _tool_id(b)
+                if tid in seen_uses:
+                    if b.block is not None:
+                        req.left_out.append(
+                            (m.positions[0], b.block, "a tool_use id already used earlier")
+                        )
+                    if _between_thinking(m.blocks, k):
+                        blocks.append(_added(USE_REMOVED))
+                    continue
+                seen_uses.add(tid)
+                calls.append(tid)
+            blocks.append(b)
+        if not blocks:
+            blocks = [_added(USE_INTERRUPTED)]
+        out.append(SentMessage("assistant", blocks, m.positions))
+        nxt = msgs[i + 1] if i + 1 < len(msgs) else None
+        found: list[str | None] = []
+        dup = False
+        if nxt is not None and nxt.role == "user" and not nxt.string_content:
+            for b in nxt.blocks:
+                if _is_result(b):
+                    tid = _tool_id(b)
+                    dup = dup or tid in found
+                    if tid not in found:
+                        found.append(tid)
+        missing = [c for c in calls if c not in found]
+        stray = {r for r in found if r not in calls}
+        if not missing and not stray and not dup:
+            i += 1
+            continue
+        placeholders = [
+            SentBlock({"type": TOOL_RESULT, "tool_use_id": c, "content": MISSING, "is_error": True})
+            for c in missing
+        ]
+        req.answered.update(c for c in missing if c is not None)
+        if nxt is not None and nxt.role == "user":
+            content = list(nxt.blocks)
+            if stray or dup:
+                kept: list[SentBlock] = []
+                taken: set[str | None] = set()
+                for b in content:
+                    if _is_result(b):
+                        tid = _tool_id(b)
+                        if tid in stray or tid in taken:
+                            if b.block is not None:
+                                why = (
+                                    "a second result for one call"
+                                    if tid in taken
+                                    else "a result for no call of the message before"
+                                )
+                                req.left_out.append((nxt.positions[0], b.block, why))
+                            continue
+                        taken.add(tid)
+                    kept.append(b)
+                content = kept
+            content = placeholders + content
+            if content:
+                out.append(SentMessage("user", content, nxt.positions))
+            else:
+                out.append(SentMessage("user", [SentBlock(NO_CONTENT)], nxt.positions))
+            i += 2
+            continue
+        if placeholders:
+            out.append(SentMessage("user", placeholders, []))
+        i += 1
+    return out
+
+
+def _user_wire(m: SentMessage, req: ClientRequest) -> SentMessage:
+    if m.string_content:
+        return m
+    kept = []
+    for b in m.blocks:
+        d = b.data
+        text = d if isinstance(d, str) else d.get("text") if isinstance(d, dict) else None
+        if _type(b) == "text" and not (isinstance(text, str) and text.strip()):
+            if b.block is not None:
+                req.left_out.append((m.positions[0], b.block, "an empty text block"))
+            continue
+        kept.append(b)
+    if len(kept) == len(m.blocks):
+        return m
+    return SentMessage("user", kept or [_added(NO_CONTENT)], m.positions)
