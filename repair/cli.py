@@ -548,106 +548,6 @@ def cmd_explain(args, out: Out) -> int:
 # ---------------------------------------------------------------- messages
 
 
-def _lines_of(m) -> str:
-    """Where a message is in the file: its lines (JSONL) or its JSON place."""
-    lines = sorted(
-        {
-            src["line"]
-            for src in [m.src, *(b.src for b in m.blocks)]
-            if isinstance(src, dict) and isinstance(src.get("line"), int)
-        }
-    )
-    if lines:
-        if len(lines) == 1:
-            return f"line {lines[0]}"
-        if len(lines) <= 4:
-            return "lines " + ", ".join(map(str, lines))
-        return f"lines {lines[0]}-{lines[-1]} ({len(lines)} records)"
-    path = (m.src or {}).get("path")
-    return pointer_place(path) if isinstance(path, str) and path.startswith("/") else ""
-
-
-def _block_line(k: int, b) -> str:
-    from .model import block_text
-
-    bits = [f"[{k}] {b.type}"]
-    if b.tool_id:
-        bits.append(b.tool_id)
-    if b.name:
-        bits.append(b.name)
-    if b.is_error:
-        bits.append("(error)")
-    if b.type == "tool_use" and isinstance(b.data, dict):
-        bits.append(_dumps(b.data.get("input"))[:300])
-    else:
-        text = block_text(b)
-        if text or b.type == "text":
-            bits.append(_dumps(text[:300]))  # one line, quoted: an empty text shows as ""
-    return clean_line(" ".join(bits), 160)
-
-
-def message_listing(session: Session, analysis) -> list[str]:
-    """The messages as the provider receives them, numbered messages.N; records that are not
-    sent are shown as a count where they are; findings under their message, with what the
-    client sends instead where it repairs the fault itself."""
-    from . import targets
-    from .wire import numbers
-
-    target = targets.get(analysis.target)
-    by_pos = analysis.by_message()
-    number = numbers(session.messages, target.name)
-    n_sent = sum(1 for k in number if k is not None)
-    not_sent = len(session.messages) - n_sent
-    head = (
-        f"{clean_line(session.path)}: {_plural(n_sent, 'message')} sent to "
-        f"{targets.get(target.rules).provider} (format {session.format}, target {target.name}"
-    )
-    if not_sent:
-        head += f"; {_plural(not_sent, 'message')} not sent"
-    out = [head + ")"]
-    skipped: list = []
-
-    def flush_skipped() -> None:
-        if not skipped:
-            return
-        reasons = dict.fromkeys(
-            m.malformed and f"malformed: {m.malformed}" or m.meta.get("hidden_reason") or "hidden"
-            for m in skipped
-        )
-        where = "; ".join(w for w in (_lines_of(m) for m in skipped[:3]) if w)
-        more = "; ..." if len(skipped) > 3 else ""
-        out.append(
-            f"   ({_plural(len(skipped), 'message')} not sent here: "
-            f"{clean_line('; '.join(reasons), 120)}{f' [{where}{more}]' if where else ''})"
-        )
-        skipped.clear()
-
-    for pos, m in enumerate(session.messages):
-        if number[pos] is None:
-            skipped.append(m)
-            continue
-        flush_skipped()
-        where = _lines_of(m)
-        out.append(f"messages.{number[pos]} {m.role}" + (f"  ({where})" if where else ""))
-        for k, b in enumerate(m.blocks):
-            out.append("    " + _block_line(k, b))
-        for f in by_pos.get(pos, ()):
-            block = f" content.{f.block_index}" if f.block_index is not None else ""
-            out.append(f"  ! {f.severity} {f.code}{block}: {clean_line(f.detail)}")
-            if f.client_repair:
-                out.append(f"    added by the client: {clean_line(f.client_repair)}")
-    flush_skipped()
-    for f in analysis.findings:
-        if f.position is not None and number[f.position] is None:
-            out.append(f"  ! {f.severity} {f.code} ({f.place()}): {clean_line(f.detail)}")
-    if session.threads:
-        out.append(
-            f"({_plural(len(session.threads), 'more thread')} not shown: sidechains and "
-            "subagents are sent in requests of their own)"
-        )
-    return out
-
-
 def cmd_messages(args, out: Out) -> int:
     from .analysis import analyze
     from .wire import WIRES, request_body, wire_for
@@ -665,6 +565,8 @@ def cmd_messages(args, out: Out) -> int:
                 return EXIT_INPUT
             out.line(_dumps(request_body(session)))
             return EXIT_OK
+        from .listing import message_listing
+
         for line in message_listing(session, analyze(session)):
             out.line(line)
         return EXIT_OK

@@ -158,7 +158,17 @@ def test_check_jsonl_findings_name_the_line(capsys, tmp_path):
     ]  # fmt: skip
     path = tmp_path / "s.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    # judged as Claude Code sends it: it leaves the unanswered call out (a warning), so the
+    # call's message is not in the request at all (no messages.N; the line says where)
     code, out, _ = run(capsys, "check", str(path))
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"{path}:2: warning orphan-tool-use ")
+    code, out, _ = run(capsys, "check", str(path), "--json")
+    (f,) = json.loads(out)["findings"]
+    assert f["message_index"] is None and f["source"] == {"line": 2}
+    assert f["client_repair"].startswith("Claude Code 2.1.197 leaves this unanswered call out")
+    # the raw history, for another reader: the Anthropic API refuses it
+    code, out, _ = run(capsys, "check", str(path), "--target", "anthropic")
     assert code == 1
     assert out.splitlines()[0].startswith(f"{path}:2: error orphan-tool-use ")
     assert out.splitlines()[0].endswith("(message 1)")

@@ -584,7 +584,7 @@ def test_parallel_results_are_one_turn_and_the_missing_one_is_reported():
         ("assistant", ("text",)),
     ]
     assert not any(m.hidden for m in s.messages)
-    (f,) = [f for f in analyze(s).findings if f.severity == "error"]
+    (f,) = [f for f in analyze(s, "anthropic").findings if f.severity == "error"]
     assert (f.code, f.tool_use_id, f.source) == ("orphan-tool-use", "toolu_A", {"line": 4})
 
 
@@ -818,7 +818,7 @@ def test_inline_sidechain_edits_are_written_with_the_main_session():
     ]
     s = load(recs)
     (t,) = s.threads
-    assert [f.code for f in analyze(t).errors] == ["orphan-tool-use"]
+    assert [f.code for f in analyze(t, "anthropic").errors] == ["orphan-tool-use"]
     tmsgs = list(t.messages)
     tmsgs[2] = tmsgs[2].with_blocks((synthetic("toolu_s"), *tmsgs[2].blocks))
     s.threads[0] = t.copy_with(tmsgs)

@@ -46,7 +46,8 @@ def test_numbers_what_is_sent_and_counts_what_is_not(capsys, tmp_path):
     code, out, _ = run(capsys, "messages", str(path))
     assert code == 0
     lines = out.splitlines()
-    assert "4 messages sent to Anthropic" in lines[0] and "2 messages not sent" in lines[0]
+    assert "4 messages sent to Anthropic" in lines[0]
+    assert "2 messages of the file not sent" in lines[0]
     # the condensed pair is a count where it was, then numbering starts at the summary
     assert lines[1].startswith("   (2 messages not sent here: ")
     assert lines[2].startswith("messages.0 user") and "summary of the above" in lines[3]

@@ -16,7 +16,7 @@ from tui.picker import PickerScreen, age_text
 from tui.timeline import Timeline
 
 NOW = 1_750_000_000.0  # 2025-06-15
-CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"  # 6 msgs, 1 error
+CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"  # 6 msgs, 1 warning (CC repairs)
 ROO = SAMPLES / "roo_reused_tool_use_id.json"  # 15 msgs, 3 errors
 ROO_EXT = "rooveterinaryinc.roo-cline"
 
@@ -79,7 +79,7 @@ async def test_lists_both_sessions_newest_first_with_counts(filled_home):
         # the Claude Code session is 2 hours old, the Roo task 3 days: newest first
         assert "-home-me-app/s.jsonl" in lines[0] and lines[0].lstrip().startswith("2h")
         assert "task-7f3a" in lines[1] and lines[1].lstrip().startswith("3d")
-        assert lines[0].split()[1:5] == ["claude-code", "6", "1", "0"]
+        assert lines[0].split()[1:5] == ["claude-code", "6", "0", "1"]
         assert lines[1].split()[1:5] == ["roo", "15", "3", "0"]
         status = str(screen.query_one("#picker-status").render())
         assert "2 sessions" in status and "checking" not in status

@@ -134,19 +134,18 @@ def _blank_text(b: Block) -> bool:
 def _resume_drop(blocks: tuple[Block, ...]) -> str | None:
     """Claude Code drops these assistant records when it resumes (notes §6.3):
     whitespace-only text (the `"\\n\\n"` opening thinking turns) -> "blank"; thinking-only
-    records are dropped when their message.id has no other content -> "thinking". A record
-    whose text is empty ("") is not blank here: 2.1.197 keeps an empty text block when it
-    merges the record into its message (and sends it), and drops it only from a message of
-    nothing else (`_Acc.sent_blocks`)."""
+    records -> "thinking" and empty-text records -> "empty" are dropped when their
+    message.id has no other content. (2.1.197 keeps an empty text block when it merges the
+    record into a message with content, and sends it: the API refuses it.)"""
     if len(blocks) == 1:  # the usual shape: one block per record
         b = blocks[0]
         if b.type == "text":
-            return "blank" if _blank_text(b) and b.data["text"] else None
+            return ("blank" if b.data["text"] else "empty") if _blank_text(b) else None
         return "thinking" if b.type in THINKING_TYPES else None
     if not blocks:
         return None
-    if all(_blank_text(b) and b.data["text"] for b in blocks):
-        return "blank"
+    if all(_blank_text(b) for b in blocks):
+        return "blank" if all(b.data["text"] for b in blocks) else "empty"
     if all(b.type in THINKING_TYPES for b in blocks):
         return "thinking"
     return None
@@ -162,19 +161,15 @@ class _Acc:
     blocks: list[Block]
     results: bool = False  # holds a tool_result block: an assistant merge walks past it
 
-    def sent_blocks(self) -> tuple[Block, ...] | None:
-        """The blocks as Claude Code sends them, None when it drops the message: a user
-        message merged from several records puts its tool_results first; an assistant
-        message of blank or empty text only is not sent."""
+    def sent_blocks(self) -> tuple[Block, ...]:
+        """The blocks as Claude Code sends them: a user message merged from several records
+        puts its tool_results first."""
         blocks = self.blocks
-        if self.role == "user":
-            if len(self.recs) > 1 and self.results:
-                return tuple(
-                    [b for b in blocks if b.type == TOOL_RESULT]
-                    + [b for b in blocks if b.type != TOOL_RESULT]
-                )
-        elif blocks and all(_blank_text(b) for b in blocks):
-            return None
+        if self.role == "user" and len(self.recs) > 1 and self.results:
+            return tuple(
+                [b for b in blocks if b.type == TOOL_RESULT]
+                + [b for b in blocks if b.type != TOOL_RESULT]
+            )
         return tuple(blocks)
 
 
@@ -199,6 +194,7 @@ class _Builder:
         self.reason = reason
         self.skip = skip
         self.items: list[Message | _Acc] = []
+        # thinking-only and empty-text records: dropped unless their id has other content
         self.thinking_only: list[tuple[int, str | None]] = []
         self.with_content: set[str] = set()
         self._floor = 0  # items before this index take no more records (flush)
@@ -211,8 +207,7 @@ class _Builder:
                 msgs.append(item)
                 continue
             blocks = item.sent_blocks() if not self.hidden else tuple(item.blocks)
-            if blocks is not None:
-                msgs.append(self._message(item, blocks))
+            msgs.append(self._message(item, blocks))
         return msgs
 
     def add(self, idx: int) -> None:
@@ -242,7 +237,7 @@ class _Builder:
                 drop = _resume_drop(blocks)
                 if drop == "blank" or idx in self.skip:
                     return  # not sent: passes through like an attachment
-                if drop == "thinking":
+                if drop in ("thinking", "empty"):
                     self.thinking_only.append((idx, mid))
                 elif mid is not None:
                     self.with_content.add(mid)
@@ -368,7 +363,7 @@ def build_view(
         live.add(idx)
     live.flush()
     orphans = live.orphan_thinking()
-    if orphans:  # rare: build again without the thinking-only records Claude Code drops
+    if orphans:  # rare: build again without the thinking/empty records Claude Code drops
         live = _Builder(file, skip=orphans)
         for idx in idxs:
             live.add(idx)
