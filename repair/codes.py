@@ -228,6 +228,12 @@ _DECLARED: tuple[Code, ...] = (
         actions=("rename",),
         group=Group.MESSAGE,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves this later call and its result out of what it sends "
+                "each time it resumes; fix it to rename the call and keep both."
+            ),
+        },
     ),
     Code(
         name="invalid-tool-id",
@@ -263,12 +269,6 @@ _DECLARED: tuple[Code, ...] = (
         actions=("move", "to-text"),
         group=Group.MESSAGE,
         pairing=True,
-        client_repair={
-            "claude-code": (
-                "Claude Code 2.1.197 leaves this later call and its result out of what it sends "
-                "each time it resumes; fix it to rename the call and keep both."
-            ),
-        },
     ),
     Code(
         name="tool-result-not-first",
