@@ -20,6 +20,7 @@ from typing import TextIO
 
 import orjson
 
+from . import targets
 from .codes import CODES
 from .errors import ExportRefused, InputError, WriteFailed
 from .gcpause import gc_paused
@@ -534,6 +535,8 @@ def cmd_explain(args, out: Out) -> int:
         for m in matches:
             out.line()
             target = args.target or m.rule.target
+            if args.target is None and targets.get(session.target).rules == target:
+                target = session.target  # a client that sends to this provider: its request
             culprit = explain.locate(session, m, target)
             for line in explain.describe_culprit(session, m, culprit):
                 if isinstance(line, Finding):

@@ -87,3 +87,78 @@ def test_unreadable_file_is_one_line_exit_2(capsys, tmp_path):
     code, out, err = run(capsys, "messages", str(path))
     assert code == 2 and out == ""
     assert err.startswith(f"histview: {path}") and len(err.splitlines()) == 1
+
+
+BROKEN_CC = Path(__file__).resolve().parent / "fixtures" / "clients" / "claude" / "broken"
+
+
+def test_claude_code_file_is_shown_as_the_client_sends_it(capsys):
+    """The late lint result: Claude Code 2.1.197 answers the call with its placeholder and
+    leaves the real result out (measured: tests/fixtures/clients/claude/)."""
+    path = BROKEN_CC / "misplaced-tool-result.jsonl"
+    code, out, _ = run(capsys, "messages", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert "8 messages sent to Anthropic API (1P, Vertex) by Claude Code 2.1.197" in lines[0]
+    at = lines.index("messages.2 user  (line 4)")
+    assert lines[at + 1] == (
+        "  + [0] tool_result toolu_01BbbbBashLint000000002 (error) "
+        '"[Tool result missing due to internal error]"  (added by Claude Code 2.1.197)'
+    )
+    assert lines[at + 2].startswith("    [1] tool_result toolu_01AaaaBashTests00000001 ")
+    left = next(ln for ln in lines if ln.startswith("    - tool_result"))
+    assert "lint clean (late)" in left and "(left out by Claude Code 2.1.197: " in left
+    code, out, _ = run(capsys, "messages", str(path), "--json")
+    sent = json.loads(out)["messages"]
+    assert sent[2]["content"][0]["content"] == "[Tool result missing due to internal error]"
+    # the late result left out of the prompt's message (a list: two records were merged)
+    assert sent[4]["content"] == [{"type": "text", "text": "now show me the config"}]
+
+
+def test_a_call_the_client_drops_moves_the_numbers_as_the_client_does(capsys, tmp_path):
+    """Claude Code drops an unanswered call's record when it resumes; a message of only that
+    call goes, and the user messages around it merge: messages.N after it are the client's
+    numbers, in check, messages and explain."""
+
+    def rec(n, parent, kind, content, **extra):
+        r = {"parentUuid": f"u{parent}" if parent else None, "isSidechain": False}
+        r.update(sessionId="s", type=kind, uuid=f"u{n}", timestamp=f"2026-01-01T00:00:0{n}Z")
+        r["message"] = {"role": kind, "content": content, **extra}
+        return r
+
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}
+    recs = [
+        rec(1, None, "user", "run it"),
+        rec(2, 1, "assistant", [use], id="msg_1"),
+        rec(3, 2, "user", "never mind, say hi"),
+        rec(4, 3, "assistant", [{"type": "text", "text": "hi"}], id="msg_2"),
+        rec(5, 4, "assistant", [{"type": "text", "text": ""}], id="msg_2"),  # sent: refused
+        rec(6, 5, "user", "thanks"),
+        rec(7, 6, "assistant", [{"type": "text", "text": "bye"}], id="msg_3"),
+    ]
+    one = tmp_path / "s.jsonl"
+    one.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    code, out, _ = run(capsys, "check", str(one), "--json")
+    found = {f["code"]: f for f in json.loads(out)["findings"]}
+    assert found["orphan-tool-use"]["severity"] == "warning"
+    assert found["orphan-tool-use"]["message_index"] is None  # not sent at all
+    # the response "hi" + "" is the third message of the file, the second Claude Code sends
+    assert found["empty-content"]["severity"] == "error"
+    assert found["empty-content"]["message_index"] == 1
+    _, listing, _ = run(capsys, "messages", str(one))
+    assert "(1 message not sent here: left out by Claude Code 2.1.197" in listing
+    heads = [ln.split()[0] for ln in listing.splitlines() if ln.startswith("messages.")]
+    assert heads == ["messages.0", "messages.1", "messages.2", "messages.3"]
+    body = json.loads(run(capsys, "messages", str(one), "--json")[1])["messages"]
+    assert [m["role"] for m in body] == ["user", "assistant", "user", "assistant"]
+    assert body[0]["content"] == [
+        {"type": "text", "text": "run it\n"},
+        {"type": "text", "text": "never mind, say hi"},
+    ]
+    # explain maps messages.N through the same numbering
+    code, out, _ = run(
+        capsys, "explain", "messages.1: text content blocks must be non-empty", str(one)
+    )
+    assert "(claude-code, target claude-code, 4 messages sent)" in out
+    assert "messages.1 is messages[3] in the file" in out
+    assert "error empty-content" in out

@@ -64,7 +64,9 @@ def _added(text: str) -> SentBlock:
 def send(messages: list[Message]) -> ClientRequest:
     req = ClientRequest(CLIENT, [])
     msgs = [
-        SentMessage(m.role or "user", [SentBlock(b.data, b) for b in m.blocks], [pos])
+        SentMessage(m.role or "user", _user_joined(m), [pos])
+        if m.role == "user"
+        else SentMessage(m.role or "user", [SentBlock(b.data, b) for b in m.blocks], [pos])
         for pos, m in enumerate(messages)
         if m.live
     ]
@@ -72,6 +74,39 @@ def send(messages: list[Message]) -> ClientRequest:
     msgs = _pair_results(msgs, req)
     req.messages = [_user_wire(m, req) if m.role == "user" else m for m in msgs]
     return req
+
+
+def _user_joined(m: Message) -> list[SentBlock]:
+    """A user message merged from several records: where one record ends with text and the
+    next starts with text, Claude Code ends the first text with a newline."""
+    out = [SentBlock(b.data, b) for b in m.blocks]
+    recs: list[object] = []
+    for b in m.blocks:
+        if b.origin not in recs:
+            recs.append(b.origin)
+    if len(recs) < 2:
+        return out
+    order = {r: k for k, r in enumerate(recs)}
+    by_rec: dict[object, list[SentBlock]] = {}
+    for sb in out:
+        by_rec.setdefault(sb.block.origin, []).append(sb)
+    acc: list[SentBlock] = []
+    for r in sorted(by_rec, key=order.__getitem__):
+        acc = _merged_users(acc, by_rec[r])
+    return out
+
+
+def _merged_users(first: list[SentBlock], then: list[SentBlock]) -> list[SentBlock]:
+    """Claude Code's merge of two user messages: a text ending the first and a text opening
+    the second are joined by a newline at the end of the first; tool_results go first."""
+    for sb in (*first, *then):
+        if isinstance(sb.data, str):  # merged content is a list
+            sb.data = {"type": "text", "text": sb.data}
+    if first and then and _type(first[-1]) == "text" and _type(then[0]) == "text":
+        d = first[-1].data
+        first[-1].data = {**d, "text": d.get("text", "") + "\n"}
+    both = first + then
+    return [b for b in both if _is_result(b)] + [b for b in both if not _is_result(b)]
 
 
 def _drop_unresolved_calls(msgs: list[SentMessage], req: ClientRequest) -> list[SentMessage]:
@@ -102,12 +137,8 @@ def _drop_unresolved_calls(msgs: list[SentMessage], req: ClientRequest) -> list[
                     continue
         if out and m.role == "user" and out[-1].role == "user":
             prev = out[-1]
-            both = prev.blocks + m.blocks
-            out[-1] = SentMessage(
-                "user",
-                [b for b in both if _is_result(b)] + [b for b in both if not _is_result(b)],
-                prev.positions + m.positions,
-            )
+            blocks = _merged_users(prev.blocks, m.blocks)
+            out[-1] = SentMessage("user", blocks, prev.positions + m.positions)
             continue
         out.append(m)
     return out
