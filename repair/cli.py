@@ -624,6 +624,8 @@ examples:
       tasks/7f3a/api_conversation_history.json: 1 error, 0 warnings, 0 info (12 messages, format roo, target anthropic)
   histview check ~/.claude/projects/-home-me-app/*.jsonl      several files; JSONL places are line numbers
   histview check session.json --target bedrock                 Bedrock's stricter rules
+  histview check ~/.claude/projects/-home-me-app/3f2c1d.jsonl --target anthropic
+                                         the raw history, not what Claude Code sends of it
   histview check session.json --json | jq '.summary'           one JSON object per file, one per line
 
 exit status: 0 no error-level finding, 1 some, 2 a file could not be read (the others are still checked)
@@ -677,23 +679,24 @@ are skipped when FILE is mapped. exit status: 0 the text was recognised, 1 unkno
 
 _MESSAGES_EPILOG = """\
 examples:
-  histview messages ~/.claude/projects/-home-me-app/3f2c1d.jsonl
-      messages.5 assistant  (lines 12, 14, 16)
-          [0] thinking
-          [1] tool_use toolu_01A Bash "{\\"command\\":\\"make test\\"}"
-          [2] tool_use toolu_01B Read "{\\"file_path\\":\\"a.py\\"}"
-      messages.6 user  (lines 13, 15)
-          [0] tool_result toolu_01A "ok"
-          [1] tool_result toolu_01B "..."
+  histview messages sample_sessions/claude_code_parallel_interrupted.jsonl
+      messages.1 assistant  (lines 3, 5, 6)
+          [0] text "I'll run the three checks in parallel."
+          [1] tool_use toolu_01dl7dXTPyLsxPFkThf4VucS Bash {"command":"npm run lint",...}
+          [2] tool_use toolu_01mEHgaKwVJ7faC9qEwjky40 Bash {"command":"npx tsc --noEmit",...}
+          - tool_use toolu_01rLGlkoMXGjtEkDnNfribxU Bash {"command":"npm test",...}  (left out
+            by Claude Code 2.1.197: dropped on resume: a call with no result anywhere)
+      messages.2 user  (lines 7, 8, 10)
+          [0] tool_result toolu_01mEHgaKwVJ7faC9qEwjky40 (error) "Exit code 2..."
   histview messages session.jsonl --json | jq '.messages | length'
   histview messages session.json --target bedrock     numbered as Bedrock numbers them
 
 messages.N is the number the provider's 400 errors use. A client format (Claude Code) is shown
-as the client sends it: records merged the way the client merges them; what the client itself
-adds when it sends (placeholder results, dropped calls) is printed under the message as "added
-by the client". Records that are not sent (an abandoned branch, history before a compaction,
-unreadable lines) are shown as a count where they are. --json prints the list the provider
-receives under its request key ({"messages": [...]} for Anthropic). exit status: 0, 2 unreadable
+as the client sends it: records merged the way the client merges them, what the client adds
+on its own marked "+ ... (added by CLIENT)", what it leaves out "- ... (left out by CLIENT)".
+Records that are not sent (an abandoned branch, history before a compaction, unreadable lines)
+are shown as a count where they are. --json prints the list the provider receives under its
+request key ({"messages": [...]} for Anthropic). exit status: 0, 2 unreadable
 """
 
 _LIST_EPILOG = """\
@@ -710,6 +713,10 @@ VS Code globalStorage/{rooveterinaryinc.roo-cline,kilocode.kilo-code,saoudrizwan
 api_conversation_history.json (Roo Code, Kilo Code, Cline). $HISTVIEW_HOME replaces ~ and
 $HISTVIEW_VSCODE_STORAGE the globalStorage folder (or use --home / --vscode-storage)
 """
+
+
+def _client_targets() -> str:
+    return ", ".join(f"{t.name}: {t.provider}" for t in map(targets.get, TARGETS) if t.is_client)
 
 
 def _actions_table() -> str:
@@ -731,7 +738,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     def session_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument("--format", help="read as this format instead of detecting it")
-        p.add_argument("--target", choices=TARGETS, help="provider whose rules decide severities")
+        p.add_argument(
+            "--target",
+            choices=TARGETS,
+            help="who reads the history next: a provider judges the raw history by its rules; "
+            f"an agent client ({_client_targets()}) judges what it sends when it resumes a "
+            "file of its own format, its own repairs as warnings. Default: the client for its "
+            "own files, else the format's provider",
+        )
 
     p = sub.add_parser(
         "check",

@@ -105,9 +105,8 @@ _DECLARED: tuple[Code, ...] = (
         client_repair={
             "claude-code": (
                 "Claude Code 2.1.197 leaves this unanswered call out of what it sends each time "
-                "it resumes (or, when the call's record holds an answered call too, sends '[Tool "
-                "result missing due to internal error]' for it), so the model never sees the call"
-                " was made; fix it to keep the call with a result."
+                "it resumes (the model never sees it was made); fix it to keep the call with a "
+                "result."
             ),
         },
     ),
