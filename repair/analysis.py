@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 
@@ -20,6 +20,7 @@ class Analysis:
     findings: list[Finding]
     pairing: Pairing
     target: str
+    numbers: list[int | None] = field(default_factory=list)  # messages.N by position
 
     def summary(self) -> dict[str, int]:
         return dict(Counter(f.code for f in self.findings))
@@ -69,7 +70,7 @@ def _analyze(session: Session, target: str) -> Analysis:
             f.code,
         )
     )
-    return Analysis(findings, p, target)
+    return Analysis(findings, p, target, numbers)
 
 
 class _Collector:
@@ -318,9 +319,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         if res.use is not None:
             fix = f"it answers tool_use {res.use.name} of message {out.n(res.use.mi)}"
         elif res.partner is not None:
-            fix = (
-                f"tool_use {res.partner.name} of message {out.n(res.partner.mi)} is its positional partner"
-            )
+            fix = f"tool_use {res.partner.name} of message {out.n(res.partner.mi)} is its positional partner"
         else:
             fix = "it answers no tool_use"
         out.add(

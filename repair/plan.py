@@ -133,7 +133,7 @@ def make_plan(
 ) -> Plan:
     analysis = analysis or analyze(session)
     choices = choices or Choices()
-    ctx = _Ctx(session.messages, analysis.pairing, analysis.target)
+    ctx = _Ctx(session.messages, analysis.pairing, analysis.target, analysis.numbers)
     groups: dict[tuple, list[Finding]] = {}
     order: list[tuple] = []
     for f in analysis.findings:
@@ -210,10 +210,13 @@ _ID_OK = re.compile(r"[^A-Za-z0-9_-]")
 class _Ctx:
     """What the fix builders read: the messages, the pairing, lookups by block."""
 
-    def __init__(self, msgs: list[Message], p: Pairing, target: str) -> None:
+    def __init__(
+        self, msgs: list[Message], p: Pairing, target: str, numbers: list[int | None]
+    ) -> None:
         self.msgs = msgs
         self.p = p
         self.target = target
+        self.numbers = numbers  # the provider's messages.N by position
         self.use_at = {(u.mi, u.bi): u for u in p.uses}
         self.result_at = {(r.mi, r.bi): r for r in p.results}
         self._ids: set[str] | None = None
@@ -221,6 +224,11 @@ class _Ctx:
         self._orders: dict[int, dict[str, int]] = {}
         self._assigned: dict[int, str] = {}  # invalid call's block bid -> its new id
         self._claimed: set[str] = set()
+
+    def n(self, mi: int) -> int | str:
+        """How a fix's detail names message `mi`: the provider's number, as findings do."""
+        k = self.numbers[mi] if mi < len(self.numbers) else None
+        return k if k is not None else f"(not sent, row {mi})"
 
     def group_of(self, f: Finding) -> tuple | None:
         """Findings with the same group key are answered by one fix (codes.Group)."""
@@ -292,7 +300,7 @@ class _Ctx:
             return (
                 edits,
                 frozenset({self.uid(a), self.uid(home)}),
-                (f"Insert a synthetic error result for {ids} into message {home}."),
+                (f"Insert a synthetic error result for {ids} into message {self.n(home)}."),
             )
         msg = Message(role="user", blocks=tuple(synth), meta=_meta_like(self.msgs[a]))
         edit = InsertMessage(
@@ -305,7 +313,9 @@ class _Ctx:
         return (
             [edit],
             frozenset({self.uid(a)}),
-            (f"Insert a user message after message {a} with a synthetic error result for {ids}."),
+            (
+                f"Insert a user message after message {self.n(a)} with a synthetic error result for {ids}."
+            ),
         )
 
     @builds("orphan-tool-use", "drop-tool-use")
@@ -321,7 +331,7 @@ class _Ctx:
         return (
             edits,
             frozenset({a}),
-            f"Drop the unanswered tool_use {ids} from message {uses[0].mi}.",
+            f"Drop the unanswered tool_use {ids} from message {self.n(uses[0].mi)}.",
         )
 
     # orphan-tool-result
@@ -339,7 +349,9 @@ class _Ctx:
         return (
             edits,
             frozenset({m}),
-            (f"Drop the tool_result {res.tool_id} from message {res.mi} (kept in the report)."),
+            (
+                f"Drop the tool_result {res.tool_id} from message {self.n(res.mi)} (kept in the report)."
+            ),
         )
 
     @builds("orphan-tool-result", "to-text")
@@ -360,7 +372,7 @@ class _Ctx:
             edits,
             frozenset({m}),
             (
-                f"Turn the tool_result {res.tool_id} of message {res.mi} into a text block that keeps its content."
+                f"Turn the tool_result {res.tool_id} of message {self.n(res.mi)} into a text block that keeps its content."
             ),
         )
 
@@ -392,7 +404,7 @@ class _Ctx:
         return (
             edits,
             frozenset({self.uid(home), self.uid(a)}),
-            (f"Give the result in message {home} its call's id ({pairs})."),
+            (f"Give the result in message {self.n(home)} its call's id ({pairs})."),
         )
 
     @builds("mismatched-tool-result-id", "drop")
@@ -408,7 +420,7 @@ class _Ctx:
         return (
             edits,
             frozenset({home}),
-            f"Drop the wrong-id result {ids} from message {results[0].mi}.",
+            f"Drop the wrong-id result {ids} from message {self.n(results[0].mi)}.",
         )
 
     # duplicate-tool-result
@@ -443,7 +455,7 @@ class _Ctx:
             edits,
             frozenset(touches),
             (
-                f"Keep one result for {use.tool_id} ({why}, from message {keep.mi}){home_where} and drop "
+                f"Keep one result for {use.tool_id} ({why}, from message {self.n(keep.mi)}){home_where} and drop "
                 f"{len(use.results) - 1} other(s)."
             ),
         )
@@ -478,15 +490,15 @@ class _Ctx:
                     message=msg,
                 )
             )
-            home_uid, where = msg.uid, f" into a new user message after message {use.mi}"
+            home_uid, where = msg.uid, f" into a new user message after message {self.n(use.mi)}"
         else:
-            home_uid, where = self.uid(use.home), f" into message {use.home}"
+            home_uid, where = self.uid(use.home), f" into message {self.n(use.home)}"
         for r in moving:
             edits.append(
                 MoveBlock(
                     "move_block",
                     self.uid(r.mi),
-                    f"move the result of {use.tool_id} from message {r.mi}",
+                    f"move the result of {use.tool_id} from message {self.n(r.mi)}",
                     bid=r.block.bid,
                     to_uid=home_uid,
                 )
@@ -549,7 +561,7 @@ class _Ctx:
         return (
             edits,
             frozenset(touches),
-            f"Rename the later {what} of message {mi}: {shown}.",
+            f"Rename the later {what} of message {self.n(mi)}: {shown}.",
         )
 
     def _fresh_id(self, old: str) -> str:
@@ -665,7 +677,11 @@ class _Ctx:
                 said.append(f"tool_result {res.tool_id or '(no id)'} -> {new}")
             edits += more
             touches |= t
-        return edits, frozenset(touches), f"Give valid ids in message {mi}: {', '.join(said)}."
+        return (
+            edits,
+            frozenset(touches),
+            f"Give valid ids in message {self.n(mi)}: {', '.join(said)}.",
+        )
 
     @builds("invalid-tool-id", "drop")
     def drop_invalid(self, findings: list[Finding]) -> Built:
@@ -681,7 +697,7 @@ class _Ctx:
         return (
             edits,
             frozenset({m}),
-            f"Drop the {len(findings)} block(s) with an invalid id from message {mi} (kept in "
+            f"Drop the {len(findings)} block(s) with an invalid id from message {self.n(mi)} (kept in "
             "the report).",
         )
 
@@ -697,17 +713,17 @@ class _Ctx:
             want, kind, anchor = "user", "tool_result", msg.uid
             if nxt is not None and self.msgs[nxt].role == "user":
                 dest: Message | None = self.msgs[nxt]
-                where = f"message {nxt}"
+                where = f"message {self.n(nxt)}"
             else:
-                dest, where = None, f"a new user message after message {mi}"
+                dest, where = None, f"a new user message after message {self.n(mi)}"
         else:  # calls: to the end of the assistant message before this one
             prev = self.p.prev_live.get(mi)
             want, kind = "assistant", "tool_use"
             anchor = self.msgs[mi - 1].uid if mi > 0 else None
             if prev is not None and self.msgs[prev].role == "assistant":
-                dest, where = self.msgs[prev], f"the end of message {prev}"
+                dest, where = self.msgs[prev], f"the end of message {self.n(prev)}"
             else:
-                dest, where = None, f"a new assistant message before message {mi}"
+                dest, where = None, f"a new assistant message before message {self.n(mi)}"
         if dest is None:
             dest = Message(role=want, blocks=(), meta=_meta_like(msg))
             edits.append(
@@ -743,7 +759,7 @@ class _Ctx:
         return (
             edits,
             frozenset({msg.uid, dest.uid}),
-            f"Move {kind} {ids} from the {msg.role} message {mi} into {where}.",
+            f"Move {kind} {ids} from the {msg.role} message {self.n(mi)} into {where}.",
         )
 
     @builds("wrong-role-block", "to-text")
@@ -781,7 +797,7 @@ class _Ctx:
         return (
             edits,
             frozenset(self.uid(at) for at, _ in todo),
-            f"Turn the {len(findings)} misplaced tool block(s) of message {mi} into text that "
+            f"Turn the {len(findings)} misplaced tool block(s) of message {self.n(mi)} into text that "
             "keeps their content"
             + (f", and the {extra} result(s) of those calls." if extra else "."),
         )
@@ -800,7 +816,7 @@ class _Ctx:
         return (
             [edit],
             frozenset(touches),
-            f"Put the tool results of message {mi} before its other blocks.",
+            f"Put the tool results of message {self.n(mi)} before its other blocks.",
         )
 
     # empty-content
@@ -814,17 +830,21 @@ class _Ctx:
                 DropBlock("drop_block", msg.uid, "drop an empty text block", bid=b)
                 for b in empty_bids
             ]
-            return edits, frozenset({msg.uid}), f"Drop the empty text block(s) of message {mi}."
+            return (
+                edits,
+                frozenset({msg.uid}),
+                f"Drop the empty text block(s) of message {self.n(mi)}.",
+            )
         edits = [DropMessage("drop_message", msg.uid, "drop the empty message")]
         touches = {msg.uid}
         prev, nxt = self.p.prev_live.get(mi), self.p.next_live.get(mi)
-        detail = f"Drop the empty message {mi}."
+        detail = f"Drop the empty message {self.n(mi)}."
         if prev is not None and nxt is not None and self.msgs[prev].role == self.msgs[nxt].role:
             edits.append(
                 MergeMessages(
                     "merge_messages",
                     self.uid(prev),
-                    f"merge message {nxt} into message {prev}",
+                    f"merge message {self.n(nxt)} into message {self.n(prev)}",
                     second_uid=self.uid(nxt),
                 )
             )
@@ -840,9 +860,7 @@ class _Ctx:
                     )
                 )
                 touches.add(self.uid(before))
-            detail = (
-                f"Drop the empty message {mi} and merge messages {prev} and {nxt}, now adjacent."
-            )
+            detail = f"Drop the empty message {self.n(mi)} and merge messages {self.n(prev)} and {self.n(nxt)}, now adjacent."
         return edits, frozenset(touches), detail
 
     @builds("empty-content", "fill")
@@ -877,7 +895,7 @@ class _Ctx:
         return (
             edits,
             frozenset({msg.uid}),
-            f"Fill the empty content of message {mi} with a placeholder text.",
+            f"Fill the empty content of message {self.n(mi)} with a placeholder text.",
         )
 
     # consecutive-same-role
@@ -890,7 +908,7 @@ class _Ctx:
             MergeMessages(
                 "merge_messages",
                 self.uid(prev),
-                f"merge message {mi} into message {prev}",
+                f"merge message {self.n(mi)} into message {self.n(prev)}",
                 second_uid=self.uid(mi),
             )
         ]
@@ -906,7 +924,7 @@ class _Ctx:
                 )
             )
             touches.add(self.uid(before))
-        return edits, frozenset(touches), f"Merge message {mi} into message {prev}."
+        return edits, frozenset(touches), f"Merge message {self.n(mi)} into message {self.n(prev)}."
 
     # malformed
     @builds("malformed", "drop")
