@@ -1059,6 +1059,11 @@ def test_fix_on_a_real_2_1_114_file_writes_its_key_order_and_envelope():
         if b'"type":"assistant"' in x and call["message"]["id"].encode() in x
     ]
     assert len(response) == 8 and new["parentUuid"] == response[-1]["uuid"]
+    # nothing else moves: the response's records stay interleaved with their results as
+    # written (Claude Code merges them); only the record that followed is re-linked
+    changed = [json.loads(x) for x in out.splitlines() if x not in set(cut)]
+    assert [r["uuid"] for r in changed] == [new["uuid"], changed[1]["uuid"]]
+    assert changed[1]["parentUuid"] == new["uuid"]
     assert new["sourceToolAssistantUUID"] == call["uuid"]
     assert not analyze(load_bytes(out, path=str(path))).findings
 
