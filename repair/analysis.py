@@ -49,18 +49,15 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs)
+    numbers = wire.provider_numbers(msgs, target)
+    out = _collect(p, msgs, target, numbers, None)
     send = clients.sender(target)
-    client = send(msgs) if send is not None else None
-    numbers = client.numbers(len(msgs)) if client is not None else wire.numbers(msgs, target)
-    out = _Collector(msgs, target, numbers, client)
-    _id_findings(p, msgs, out)
-    _role_findings(p, msgs, out)
-    _tool_findings(p, msgs, out)
-    _shape_findings(p, msgs, out)
-    _time_findings(p, msgs, out)
-    for i, m in enumerate(msgs):
-        if m.malformed is not None:
-            out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
+    if send is not None and any(codes.get(f.code).repair_by_client(target) for f in out.findings):
+        # the client repairs something: judge and number what it really sends (without
+        # such a fault it sends the messages as they are, numbered as the provider does)
+        client = send(msgs)
+        numbers = client.numbers(len(msgs))
+        out = _collect(p, msgs, target, numbers, client)
     findings = out.findings + list(session.load_findings)
     findings.sort(
         key=lambda f: (
@@ -71,6 +68,25 @@ def _analyze(session: Session, target: str) -> Analysis:
         )
     )
     return Analysis(findings, p, target, numbers)
+
+
+def _collect(
+    p: Pairing,
+    msgs: list[Message],
+    target: str,
+    numbers: list[int | None],
+    client: clients.ClientRequest | None,
+) -> _Collector:
+    out = _Collector(msgs, target, numbers, client)
+    _id_findings(p, msgs, out)
+    _role_findings(p, msgs, out)
+    _tool_findings(p, msgs, out)
+    _shape_findings(p, msgs, out)
+    _time_findings(p, msgs, out)
+    for i, m in enumerate(msgs):
+        if m.malformed is not None:
+            out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
+    return out
 
 
 class _Collector:

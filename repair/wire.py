@@ -88,6 +88,11 @@ def numbers(messages: list[Message], target: str) -> list[int | None]:
     send = clients.sender(target)
     if send is not None:
         return send(messages).numbers(len(messages))
+    return provider_numbers(messages, target)
+
+
+def provider_numbers(messages: list[Message], target: str) -> list[int | None]:
+    """messages.N as the target's provider numbers the messages as they are."""
     wire = wire_for(target)
     return (wire.numbers if wire is not None else row_numbers)(messages)
 

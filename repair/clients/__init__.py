@@ -18,13 +18,30 @@ from typing import Any
 from ..model import Block, Message
 
 
-@dataclass
+@dataclass(slots=True)
 class SentBlock:
     data: Any  # the block as sent (Anthropic shape), or a str for string content
     block: Block | None = None  # the session's block it is; None: added by the client
+    type: str = ""  # the block's type ("text" for string content)
+    tool_id: str | None = None  # tool_use.id / tool_result.tool_use_id
+
+    def __post_init__(self) -> None:
+        if self.type:
+            return
+        if self.block is not None:
+            self.type, self.tool_id = self.block.type, self.block.tool_id
+            return
+        d = self.data
+        if isinstance(d, str):
+            self.type = "text"
+        elif isinstance(d, dict):
+            t = d.get("type")
+            self.type = t if isinstance(t, str) else "unknown"
+            v = d.get("id") if t == "tool_use" else d.get("tool_use_id")
+            self.tool_id = v if isinstance(v, str) else None
 
 
-@dataclass
+@dataclass(slots=True)
 class SentMessage:
     role: str
     blocks: list[SentBlock]

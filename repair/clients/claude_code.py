@@ -25,6 +25,7 @@ What Claude Code adds itself at the end (the "Continue from where you left off."
 
 from __future__ import annotations
 
+from ..gcpause import gc_paused
 from ..model import TOOL_RESULT, TOOL_USE, Message
 from . import ClientRequest, SentBlock, SentMessage
 
@@ -38,23 +39,16 @@ NO_CONTENT = "(no content)"
 THINKING = ("thinking", "redacted_thinking")
 
 
-def _type(b: SentBlock) -> str | None:
-    d = b.data
-    if isinstance(d, str):
-        return "text"
-    return d.get("type") if isinstance(d, dict) else None
+def _type(b: SentBlock) -> str:
+    return b.type
 
 
 def _tool_id(b: SentBlock) -> str | None:
-    d = b.data
-    if not isinstance(d, dict):
-        return None
-    v = d.get("id") if d.get("type") == TOOL_USE else d.get("tool_use_id")
-    return v if isinstance(v, str) else None
+    return b.tool_id
 
 
 def _is_result(b: SentBlock) -> bool:
-    return _type(b) == TOOL_RESULT
+    return b.type == TOOL_RESULT
 
 
 def _added(text: str) -> SentBlock:
@@ -62,6 +56,11 @@ def _added(text: str) -> SentBlock:
 
 
 def send(messages: list[Message]) -> ClientRequest:
+    with gc_paused():  # one object per block of a large session: no cycles to collect
+        return _send(messages)
+
+
+def _send(messages: list[Message]) -> ClientRequest:
     req = ClientRequest(CLIENT, [])
     msgs = [
         SentMessage(m.role or "user", _user_joined(m), [pos])
