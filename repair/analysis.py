@@ -48,7 +48,7 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
-    p = pair(msgs)
+    p = pair(msgs, remap=not getattr(session.adapter, "unique_call_ids", False))
     numbers = wire.provider_numbers(msgs, target)
     out = _collect(p, msgs, target, numbers, None)
     send = clients.sender(target)

@@ -82,10 +82,24 @@ class Code:
         return self.client_repair.get(target)
 
     def actions_for(self, target: str) -> tuple[str, ...]:
-        return self.actions_by_target.get(target, self.actions)
+        for name in (target, targets.get(target).rules if target in targets.BY_NAME else target):
+            if name in self.actions_by_target:
+                return self.actions_by_target[name]
+        return self.actions
 
 
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+# What each client sends in place of a fault, measured with ../shared/clients/resume
+# (docs/clients.md). Each is a warning under that client target: the request is accepted.
+_CODEX_ABORTED = (
+    'Codex sends the output "aborted" for this call each time it resumes; fix it to record '
+    "the interruption in the file."
+)
+_OPENCODE_INTERRUPTED = (
+    'opencode sends the error result "[Tool execution was interrupted]" for this call each '
+    "time it resumes; fix it to record the interruption in the file."
+)
 
 _DECLARED: tuple[Code, ...] = (
     Code(
@@ -108,23 +122,32 @@ _DECLARED: tuple[Code, ...] = (
                 "it resumes (the model never sees it was made); fix it to keep the call with a "
                 "result."
             ),
+            "codex": _CODEX_ABORTED,
+            "opencode": _OPENCODE_INTERRUPTED,
         },
     ),
     Code(
         name="pending-tool-use",
         summary="the last message is an assistant message whose tool_use blocks have no result",
-        # Gemini: the next prompt follows the call turn without its responses
-        severity={"gemini": _E, ANY: _W},
-        rule={"gemini": "gemini/function-response-count"},
-        actions=(NONE, "insert-result"),
-        actions_by_target={"gemini": ("insert-result", NONE)},
-        none_reason="the agent supplies the result when the session resumes.",
+        # Responses refuses a call without an output even at the end ("No tool output found
+        # for function call"); Gemini: the next prompt follows the call turn without its
+        # responses. The others accept a history that ends on a call.
+        severity={"openai-responses": _E, "gemini": _E, ANY: _W},
+        rule={
+            "openai-responses": "openai-responses/function-call-needs-output",
+            "gemini": "gemini/function-response-count",
+        },
+        # LiteLLM, Codex and the Vercel AI SDK all answer a dangling call before they send.
+        actions=("insert-result", NONE),
+        none_reason="left for the agent, which must answer the call before it sends anything else.",
         group=Group.MESSAGE,
         client_repair={
             "claude-code": (
                 "Claude Code 2.1.197 leaves this unanswered call out of what it sends when it "
                 "resumes; fix it to keep the call with a result."
             ),
+            "codex": _CODEX_ABORTED,
+            "opencode": _OPENCODE_INTERRUPTED,
         },
     ),
     Code(
@@ -145,6 +168,8 @@ _DECLARED: tuple[Code, ...] = (
                 "Claude Code 2.1.197 leaves this result out of what it sends each time it "
                 "resumes; fix it to drop it from the file or keep its text."
             ),
+            "codex": 'Codex leaves this output out each time it resumes (it logs "Orphan '
+            'function call output"); fix it to remove it from the file.',
         },
     ),
     Code(
@@ -339,6 +364,9 @@ _DECLARED: tuple[Code, ...] = (
         },
         actions=(NONE, "drop"),
         none_reason="export refuses while malformed records remain; choose 'drop' to remove it.",
+        client_repair={
+            "codex": "Codex skips this line when it resumes, so the model never sees it.",
+        },
     ),
 )
 

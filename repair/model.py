@@ -136,6 +136,7 @@ class Finding:
     # skip/alternative choices across re-analysis (message uid, block bid, code).
     key: tuple = ()
     position: int | None = None
+    # Under a client target: what the client sends in place of this fault (then a warning).
     client_repair: str | None = None
 
     def to_json(self) -> dict:

@@ -91,7 +91,9 @@ def pairable(tool_id: str | None) -> bool:
     return isinstance(tool_id, str) and tool_id != ""
 
 
-def pair(messages: list[Message]) -> Pairing:
+def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
+    """Pair results with uses. `remap=False` never pairs an unknown id with an unanswered
+    call (formats whose call ids are unique per call, such as Codex rollouts)."""
     live = [i for i, m in enumerate(messages) if m.live]
     next_live: dict[int, int] = {}
     prev_live: dict[int, int] = {}
@@ -157,7 +159,8 @@ def pair(messages: list[Message]) -> Pairing:
         if here:
             results_by_message[mi] = here
 
-    _pair_mismatched(uses_by_message, results_by_message)
+    if remap:
+        _pair_mismatched(uses_by_message, results_by_message)
     wrong_role = any(u.wrong_role for u in uses) or any(r.wrong_role for r in results)
     return Pairing(
         uses, results, live, next_live, prev_live, uses_by_message, results_by_message, wrong_role
@@ -203,7 +206,10 @@ class _Lookup:
 def _pair_mismatched(
     uses_by_message: dict[int, list[Use]], results_by_message: dict[int, list[Result]]
 ) -> None:
-    """In each home message, unanswered uses and unknown-id results pair by position."""
+    """In each home message, unanswered uses and unknown-id results pair by position, but only
+    when it is safe: as many results as calls, and every result that names its tool names its
+    partner's. Otherwise they stay an orphan result and an orphan use (a blind remap would give
+    one call's output to another)."""
     for turn in uses_by_message.values():
         home = turn[0].home
         if home is None:
@@ -216,6 +222,11 @@ def _pair_mismatched(
             for r in results_by_message.get(home, ())
             if r.use is None and not r.text_answer and not r.wrong_role
         ]
-        for use, res in zip(unanswered, unknown, strict=False):
+        if len(unknown) != len(unanswered):
+            continue
+        pairs = list(zip(unanswered, unknown, strict=True))
+        if any(r.block.name is not None and r.block.name != u.block.name for u, r in pairs):
+            continue
+        for use, res in pairs:
             use.partner = res
             res.partner = use

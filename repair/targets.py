@@ -18,7 +18,8 @@ class Target:
     provider: str  # who answers the request, in words
     # Tool results travel as messages of their own (OpenAI `tool` messages, Responses
     # `function_call_output` items), so consecutive result messages are not a role repeat.
-    separate_results: bool = False
+    # A client target has its base's (`separate_results`).
+    results_apart: bool = False
     # A client target (an agent client as released) sends the history to `base`, a provider
     # target, after its own repairs: a code the client repairs is a warning
     # (`Code.client_repair`), any other code is judged as under `base`.
@@ -37,6 +38,10 @@ class Target:
         """The provider target whose rules apply."""
         return self.base or self.name
 
+    @property
+    def separate_results(self) -> bool:
+        return self.results_apart if self.base is None else get(self.base).results_apart
+
 
 _DECLARED: tuple[Target, ...] = (
     # Anthropic: `tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'` (rule A6).
@@ -49,14 +54,16 @@ _DECLARED: tuple[Target, ...] = (
         id_pattern=r"[a-zA-Z0-9_.:-]+",
         id_max_length=64,
     ),
-    Target(name="openai-chat", provider="OpenAI Chat Completions", separate_results=True),
-    Target(name="openai-responses", provider="OpenAI Responses", separate_results=True),
+    Target(name="openai-chat", provider="OpenAI Chat Completions", results_apart=True),
+    Target(name="openai-responses", provider="OpenAI Responses", results_apart=True),
     # A function-call turn is followed at once by one user turn holding one functionResponse
     # per functionCall (docs/formats.md, Gemini CLI).
     Target(name="gemini", provider="Google Gemini API"),
     # Agent clients as released: the request each builds from its own files is what the
     # provider sees (repair.clients emulates it; docs/clients.md has what was measured).
     Target(name="claude-code", provider="Claude Code 2.1.197", base="anthropic"),
+    Target(name="codex", provider="Codex CLI 0.169 (OpenAI Responses)", base="openai-responses"),
+    Target(name="opencode", provider="opencode 1.18 (Anthropic API)", base="anthropic"),
 )
 
 BY_NAME: dict[str, Target] = {t.name: t for t in _DECLARED}

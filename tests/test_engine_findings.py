@@ -68,11 +68,46 @@ def test_mismatched_id_pairs_by_position():
     assert "tool_use b" in only(s, "mismatched-tool-result-id")[0].detail
 
 
-def test_mismatched_leftovers_are_orphans():
+def test_mismatched_counts_differ_so_nothing_is_remapped():
+    # two unknown results for one unanswered call: which one is it? Neither is remapped.
     s = S(("user", "hi"), ("assistant", [U("a")]), ("user", [R("x"), R("y")]), ("assistant", "ok"))
     assert codes(s) == [
-        ("mismatched-tool-result-id", 2, 0, "x", "error"),
+        ("orphan-tool-use", 1, 0, "a", "error"),
+        ("orphan-tool-result", 2, 0, "x", "error"),
         ("orphan-tool-result", 2, 1, "y", "error"),
+    ]
+
+
+def test_mismatched_more_calls_than_results_is_not_remapped():
+    s = S(
+        ("user", "hi"),
+        ("assistant", [U("a"), U("b")]),
+        ("user", [R("x")]),
+        ("assistant", "ok"),
+    )
+    assert codes(s) == [
+        ("orphan-tool-use", 1, 0, "a", "error"),
+        ("orphan-tool-use", 1, 1, "b", "error"),
+        ("orphan-tool-result", 2, 0, "x", "error"),
+    ]
+
+
+def test_mismatched_pairs_only_when_the_result_names_the_same_tool():
+    def result(i: str, name: str):
+        m = M("user", [R(i)])
+        m.blocks[0].name = name  # a result that carries its tool's name (OpenAI, AI SDK)
+        return m
+
+    same = S(
+        ("user", "hi"), ("assistant", [U("a", "Read")]), result("x", "Read"), ("assistant", "k")
+    )
+    assert codes(same) == [("mismatched-tool-result-id", 2, 0, "x", "error")]
+    other = S(
+        ("user", "hi"), ("assistant", [U("a", "Read")]), result("x", "Bash"), ("assistant", "k")
+    )
+    assert codes(other) == [
+        ("orphan-tool-use", 1, 0, "a", "error"),
+        ("orphan-tool-result", 2, 0, "x", "error"),
     ]
 
 

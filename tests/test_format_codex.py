@@ -91,20 +91,25 @@ def fix(data: bytes, choices: Choices | None = None) -> tuple[bytes, list]:
     return fixed.export_bytes(), applied
 
 
-def errors(data: bytes) -> list:
-    return [
-        f for f in analyze(load_bytes(data, path="rollout.jsonl")).findings if f.severity == "error"
-    ]
+def errors(data: bytes, target: str | None = None) -> list:
+    s = load_bytes(data, path="rollout.jsonl")
+    return [f for f in analyze(s, target).findings if f.severity == "error"]
+
+
+def problems(data: bytes) -> list[tuple[str, str]]:
+    """(code, severity) of every finding above info, under the default target (Codex)."""
+    s = load_bytes(data, path="rollout.jsonl")
+    return [(f.code, f.severity) for f in analyze(s).findings if f.severity != "info"]
 
 
 # ---------------------------------------------------------------- detection
 
 
-def test_rollout_is_detected_as_codex_and_targets_responses():
+def test_rollout_is_detected_as_codex_and_targets_codex():
     data = rollout(meta(), user("2025-11-20T10:00:01.000Z", "hi"))
     probe = probe_bytes(data, path="r.jsonl")
     assert detect(probe).name == "codex"
-    assert load_bytes(data, path="r.jsonl").target == "openai-responses"
+    assert load_bytes(data, path="r.jsonl").target == "codex"
 
 
 def test_rollout_starting_with_a_response_item_is_still_codex():
@@ -305,7 +310,10 @@ def test_orphan_call_gets_an_output_line_right_after_it():
         say("2025-11-20T10:00:41.000Z", "ok"),
     ]
     data = rollout(*lines)
-    assert [f.code for f in errors(data)] == ["orphan-tool-use"]
+    # Codex answers the call with "aborted" when it resumes: a warning under Codex, an error
+    # for a provider reading the raw history
+    assert problems(data) == [("orphan-tool-use", "warning")]
+    assert [f.code for f in errors(data, "openai-responses")] == ["orphan-tool-use"]
     out, _ = fix(data)
     written = out.decode().split("\n")
     assert written[:3] == lines[:3] and written[4:7] == lines[3:6]
@@ -320,7 +328,7 @@ def test_orphan_call_gets_an_output_line_right_after_it():
         },
     }
     assert written[3] == json.dumps(new, ensure_ascii=False, separators=(",", ":"))
-    assert errors(out) == []
+    assert problems(out) == [] and errors(out, "openai-responses") == []
     # fixing again changes nothing
     assert fix(out)[0] == out
 
@@ -380,7 +388,8 @@ def test_orphan_output_line_is_dropped_and_nothing_else_changes():
         say("2025-11-20T10:00:06.000Z", "done"),
     ]
     data = rollout(*lines)
-    assert [f.code for f in errors(data)] == ["orphan-tool-result"]
+    assert problems(data) == [("orphan-tool-result", "warning")]
+    assert [f.code for f in errors(data, "openai-responses")] == ["orphan-tool-result"]
     out, applied = fix(data)
     assert out == rollout(*(lines[:6] + lines[7:]))
     assert [f.code for f in applied] == ["orphan-tool-result"]
@@ -427,7 +436,9 @@ def test_duplicate_call_id_is_renamed_on_the_later_call_and_its_output_only():
     assert errors(out) == []
 
 
-def test_mismatched_output_id_is_remapped_in_place():
+def test_output_under_an_unknown_id_is_never_given_to_another_call():
+    # Codex call ids are unique per call: "c1-typo" is not c1 under a wrong id. Codex drops
+    # the stray output and answers c1 with "aborted"; histview does the same in the file.
     lines = [
         meta(),
         user("2025-11-20T10:00:01.000Z", "run"),
@@ -435,24 +446,85 @@ def test_mismatched_output_id_is_remapped_in_place():
         output("2025-11-20T10:00:03.000Z", "c1-typo"),
         say("2025-11-20T10:00:06.000Z", "done"),
     ]
-    out, _ = fix(rollout(*lines))
+    data = rollout(*lines)
+    assert problems(data) == [("orphan-tool-use", "warning"), ("orphan-tool-result", "warning")]
+    out, _ = fix(data)
     written = out.decode().split("\n")
-    assert written[3] == lines[3].replace("c1-typo", "c1")
-    assert errors(out) == []
+    assert written[:3] == lines[:3] and written[4] == lines[4]
+    assert json.loads(written[3])["payload"] == {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": SYNTHETIC_RESULT_TEXT,
+    }
+    assert problems(out) == []
 
 
-def test_pending_call_at_the_end_is_left_for_the_agent():
+def test_codex_normalize_mixed_inserts_and_removals_shape():
+    # The shape of Codex's own test `normalize_mixed_inserts_and_removals`
+    # (codex-rs/core/src/context_manager/history_tests.rs): calls c1, t1 (custom tool) and
+    # s1 (local shell) without outputs, and a stray output of c2. Codex answers the three
+    # calls with "aborted" and drops c2's output; nothing is remapped.
+    lines = [
+        meta(),
+        user("2025-11-20T10:00:01.000Z", "go"),
+        call("2025-11-20T10:00:02.000Z", "c1"),
+        output("2025-11-20T10:00:02.500Z", "c2"),
+        line(
+            "2025-11-20T10:00:03.000Z",
+            "response_item",
+            {"type": "custom_tool_call", "call_id": "t1", "name": "tool", "input": "{}"},
+        ),
+        line(
+            "2025-11-20T10:00:03.100Z",
+            "response_item",
+            {
+                "type": "local_shell_call",
+                "call_id": "s1",
+                "status": "completed",
+                "action": {"type": "exec", "command": ["echo"]},
+            },
+        ),
+    ]
+    data = rollout(*lines)
+    found = analyze(load_bytes(data, path="r.jsonl")).findings
+    assert [(f.code, f.tool_use_id, f.severity) for f in found] == [
+        ("orphan-tool-use", "c1", "warning"),
+        ("orphan-tool-result", "c2", "warning"),
+        ("pending-tool-use", "t1", "warning"),
+        ("pending-tool-use", "s1", "warning"),
+    ]
+    out, _ = fix(data)
+    items = [json.loads(x)["payload"] for x in out.decode().splitlines()[2:]]
+    assert [(p["type"], p["call_id"]) for p in items] == [
+        ("function_call", "c1"),
+        ("function_call_output", "c1"),
+        ("custom_tool_call", "t1"),
+        ("custom_tool_call_output", "t1"),
+        ("local_shell_call", "s1"),
+        ("function_call_output", "s1"),
+    ]
+    assert problems(out) == [] and errors(out, "openai-responses") == []
+
+
+def test_pending_call_at_the_end_is_answered_right_after_the_call():
     data = rollout(
         meta(), user("2025-11-20T10:00:01.000Z", "run"), call("2025-11-20T10:00:02.000Z", "c1")
     )
     s = load_bytes(data, path="r.jsonl")
-    assert [(f.code, f.severity, f.source) for f in analyze(s).findings] == [
+    found = analyze(s).findings
+    assert [(f.code, f.severity, f.source) for f in found] == [
         ("pending-tool-use", "warning", {"line": 3})
     ]
-    assert fix(data)[0] == data
-    # asked for explicitly, the synthetic output is written after the call
-    out, _ = fix(data, Choices(by_code={"pending-tool-use": "insert-result"}))
+    assert found[0].client_repair is not None and '"aborted"' in found[0].client_repair
+    # Responses refuses a trailing call without an output
+    assert [(f.code, f.rule) for f in analyze(s, "openai-responses").findings] == [
+        ("pending-tool-use", "openai-responses/function-call-needs-output")
+    ]
+    assert analyze(s, "openai-responses").findings[0].severity == "error"
+    out, _ = fix(data)
     assert json.loads(out.decode().split("\n")[3])["payload"]["call_id"] == "c1"
+    # `none` leaves the call for the agent
+    assert fix(data, Choices(by_code={"pending-tool-use": "none"}))[0] == data
 
 
 def test_orphan_output_turned_into_text_becomes_a_user_message_item():

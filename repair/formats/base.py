@@ -64,6 +64,9 @@ class Adapter:
     name: str = ""
     default_target: str = "anthropic"
     description: str = ""
+    # Call ids are unique per call and never rewritten (Codex): a result under an unknown id
+    # is an orphan, never "the same call under a wrong id".
+    unique_call_ids: bool = False
 
     def detect(self, probe: Probe) -> int:  # pragma: no cover - interface
         raise NotImplementedError

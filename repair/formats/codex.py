@@ -75,7 +75,8 @@ def parse_time(value: Any) -> float | None:
 
 class CodexAdapter(Adapter):
     name = "codex"
-    default_target = "openai-responses"
+    default_target = "codex"
+    unique_call_ids = True
     description = "Codex CLI rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)"
 
     # ---------------------------------------------------------------- detection

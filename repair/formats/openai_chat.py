@@ -310,7 +310,8 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         if not isinstance(call_id, str):
             return malformed("tool message without a tool_call_id")
         data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
-        return Block(TOOL_RESULT, data, tool_id=call_id, src=_src(conv, i), origin=At(i))
+        name = entry.get("name") if isinstance(entry.get("name"), str) else None
+        return Block(TOOL_RESULT, data, tool_id=call_id, name=name, src=_src(conv, i), origin=At(i))
     if role == "function":
         return Block("function_result", entry, src=_src(conv, i), origin=At(i))
     if not isinstance(role, str):

@@ -85,7 +85,7 @@ def _looks_like_entries(items: list[Any]) -> bool:
 
 class OpencodeAdapter(Adapter):
     name = "opencode"
-    default_target = "anthropic"
+    default_target = "opencode"
     description = (
         "opencode export JSON {info, messages:[{info, parts}]} (or session.json + messages.json)"
     )

@@ -113,7 +113,10 @@ def block_from_part(part: dict, path: str, record: int) -> Block:
             data["is_error"] = True
     else:
         data = part
-    return block_from_dict(data, path, origin=PartOrigin(record, part, data))
+    block = block_from_dict(data, path, origin=PartOrigin(record, part, data))
+    if ptype == "tool-result" and isinstance(part.get("toolName"), str):
+        block.name = part["toolName"]  # lets pairing check a positional remap by name
+    return block
 
 
 def _record_problem(rec: Any) -> str | None:
