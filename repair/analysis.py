@@ -429,6 +429,7 @@ def _merges_cleanly(
 def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     last_live = p.live[-1] if p.live else None
     separate_results = targets.get(out.target).separate_results
+    client = targets.get(out.target).is_client
     prev: int | None = None
     for mi in p.live:
         m = msgs[mi]
@@ -451,7 +452,9 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                     break
             elif not (b.tool_id and b.type == "text"):
                 seen_other = bi if seen_other is None else seen_other
-        final_assistant = mi == last_live and m.role == "assistant"
+        # A client resumes by sending a new prompt after the history: its last assistant
+        # message is not the final one of the request.
+        final_assistant = mi == last_live and m.role == "assistant" and not client
         if not final_assistant:
             if not blocks:
                 out.add(

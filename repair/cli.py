@@ -626,6 +626,7 @@ examples:
   histview check session.json --target bedrock                 Bedrock's stricter rules
   histview check ~/.claude/projects/-home-me-app/3f2c1d.jsonl --target anthropic
                                          the raw history, not what Claude Code sends of it
+  histview check rollout.jsonl --target openai-responses       the raw history, not what Codex sends
   histview check session.json --json | jq '.summary'           one JSON object per file, one per line
 
 exit status: 0 no error-level finding, 1 some, 2 a file could not be read (the others are still checked)

@@ -121,6 +121,7 @@ def test_check_json_one_object_per_file_per_line_in_the_spec_shape(capsys, tmp_p
         "code", "severity", "message_index", "block_index", "tool_use_id", "detail", "rule",
         "source", "client_repair",
     }  # fmt: skip
+    assert f["client_repair"] is None  # anthropic is a provider: nobody repairs on the way
     assert (f["code"], f["message_index"], f["block_index"], f["tool_use_id"]) == (
         "orphan-tool-use", 1, 1, "toolu_1",
     )  # fmt: skip

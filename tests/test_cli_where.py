@@ -18,6 +18,6 @@ def test_pointer_place():
 def test_opencode_finding_names_the_part_in_the_file(capsys):
     status = main(["check", str(SAMPLES / "opencode_stuck_running.json")])
     out = capsys.readouterr().out
-    assert status == 1
-    assert "opencode_stuck_running.json:messages[2].parts[2]: error orphan-tool-use" in out
+    assert status == 0  # opencode answers the call itself when it resumes
+    assert "opencode_stuck_running.json:messages[2].parts[2]: warning orphan-tool-use" in out
     assert "(message 3)" in out

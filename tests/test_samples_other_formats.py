@@ -41,22 +41,26 @@ def fix_to(src: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("path", "fmt", "target", "expected"),
+    ("path", "fmt", "target", "exit", "expected"),
     [
+        # Codex and opencode answer the interrupted call themselves when they resume: a
+        # warning saying what they send instead
         (
             CODEX,
             "codex",
-            "openai-responses",
-            [("orphan-tool-use", "error", "call_H3dKf8sJ0eWq5RtY2uIo6PaL", {"line": 14})],
+            "codex",
+            0,
+            [("orphan-tool-use", "warning", "call_H3dKf8sJ0eWq5RtY2uIo6PaL", {"line": 14})],
         ),
         (
             OPENCODE,
             "opencode",
-            "anthropic",
+            "opencode",
+            0,
             [
                 (
                     "orphan-tool-use",
-                    "error",
+                    "warning",
                     "toolu_01Hc4NwPz8QeR2tYm6KvB9Jx",
                     {"path": "/messages/2/parts/2"},
                 )
@@ -66,6 +70,7 @@ def fix_to(src: Path, tmp_path: Path) -> Path:
             OPENAI,
             "openai-chat",
             "openai-chat",
+            1,
             [
                 ("consecutive-same-role", "info", None, {"path": "/messages/4"}),
                 (
@@ -84,11 +89,25 @@ def fix_to(src: Path, tmp_path: Path) -> Path:
         ),
     ],
 )
-def test_check_reports_the_incident_where_it_is(path, fmt, target, expected):
+def test_check_reports_the_incident_where_it_is(path, fmt, target, exit, expected):
     obj = check_json(path)
-    assert (obj["format"], obj["target"], obj["exit"]) == (fmt, target, 1)
+    assert (obj["format"], obj["target"], obj["exit"]) == (fmt, target, exit)
     got = [(f["code"], f["severity"], f["tool_use_id"], f["source"]) for f in obj["findings"]]
     assert got == expected
+    for f in obj["findings"]:
+        assert (f["client_repair"] is not None) == (f["severity"] == "warning")
+
+
+@pytest.mark.parametrize(
+    ("path", "provider"), [(CODEX, "openai-responses"), (OPENCODE, "anthropic")]
+)
+def test_the_provider_target_still_judges_the_raw_history(path, provider):
+    code, text = run("check", "--json", "--target", provider, str(path))
+    obj = json.loads(text.splitlines()[0])
+    assert code == 1 and obj["target"] == provider
+    assert [(f["code"], f["severity"], f["client_repair"]) for f in obj["findings"]] == [
+        ("orphan-tool-use", "error", None)
+    ]
 
 
 @pytest.mark.parametrize("path", [CODEX, OPENCODE, OPENAI])

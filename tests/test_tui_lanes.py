@@ -65,11 +65,12 @@ def test_every_state_is_drawn():
             {"role": "user", "content": [tr("above")]},  # result above its use
             {
                 "role": "assistant",
-                "content": [tu("above"), tu("p"), tu("orph"), tu("dup"), tu("mis")],
+                "content": [tu("above"), tu("p"), tu("dup"), tu("mis")],
             },
+            # one unanswered call, one unknown id: a safe positional match
             {"role": "user", "content": [tr("p"), tr("dup"), tr("dup"), tr("wrong-id")]},
             {"role": "user", "content": [tr("nobody")]},
-            {"role": "assistant", "content": [tu("later")]},
+            {"role": "assistant", "content": [tu("later"), tu("orph")]},
             {"role": "user", "content": [{"type": "text", "text": "between"}]},
             {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
             {"role": "user", "content": [tr("later")]},

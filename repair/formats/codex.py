@@ -6,9 +6,16 @@ Normal form: consecutive model-side items (`reasoning`, assistant `message`, `fu
 consecutive input-side items (user `message`, `function_call_output`,
 `custom_tool_call_output`) form one user message, so the outputs written right after their
 calls are the calls' home message. Calls become `tool_use` blocks and outputs `tool_result`
-blocks keyed by `call_id`. `developer`/`system` messages are hidden rows; items before the last
-`compacted` line are history (hidden). Every other line (`session_meta`, `turn_context`,
-`event_msg`, `ghost_snapshot` items, ...) is not part of the conversation and passes through.
+blocks keyed by `call_id`. `developer`/`system` messages are hidden rows. Every other line
+(`session_meta`, `turn_context`, `event_msg`, `ghost_snapshot` items, ...) is not part of the
+conversation and passes through.
+
+The live messages are the history Codex 0.169 rebuilds when it resumes (measured with
+../shared/clients/resume; docs/clients.md): a `compacted` line replaces everything before it
+with its `replacement_history` (or, in the older form without one, with the earlier user
+prompts and the summary as user messages), shown as messages that cannot be edited; a
+`thread_rolled_back` event drops the last `num_turns` user turns. What it leaves out is shown
+hidden. Lines it cannot read are skipped by Codex (malformed rows here).
 
 Export rewrites only the lines whose blocks changed: a synthetic result becomes a
 `function_call_output` line right after its call's line (as Codex itself inserts "aborted"
@@ -18,7 +25,7 @@ that line. Untouched lines keep their bytes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -50,6 +57,25 @@ class ItemRef:
     part: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class CompactRef:
+    """A block of the history a `compacted` line stands for (not editable)."""
+
+    line: int  # the compacted line
+    item: int  # index of the item in what the line stands for
+    part: int | None = None
+
+
+# User messages Codex writes itself as context: not a user turn (rollback, compaction).
+CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<user_shell_command>",
+    "<turn_aborted>",
+)
+
+
 @dataclass
 class CodexState:
     lines: list[JsonlLine]
@@ -62,6 +88,8 @@ class CodexState:
     message_lines: set[int]  # lines placed by the messages (items and malformed records)
     loaded: list[Message]  # the messages as loaded (an unedited session writes `data` back)
     data: bytes
+    compacted: dict[int, Block] = field(default_factory=dict)  # bid -> block of a compaction
+    compacted_items: dict[int, list[dict]] = field(default_factory=dict)  # line -> its items
 
 
 def parse_time(value: Any) -> float | None:
@@ -123,9 +151,11 @@ class CodexAdapter(Adapter):
         lines, newline, trailing_newline = _split(probe)
         messages: list[Message] = []
         original: dict[int, Block] = {}
+        compacted: dict[int, Block] = {}
         line_blocks: dict[int, list[Block]] = {}
         call_kind: dict[str, str] = {}
-        last_compacted = -1
+        dropped, legacy = _replay(lines)
+        compacted_items: dict[int, list[dict]] = {}
         label = ""
 
         # Consecutive items of one kind form a message: model items; outputs; input messages.
@@ -141,6 +171,22 @@ class CodexAdapter(Adapter):
                 role = "assistant" if group_kind == "assistant" else "user"
                 messages.append(_message(role, group_blocks, group_lines, lines))
             group_kind, group_blocks, group_lines = None, [], []
+
+        def add(idx: int, item: dict, itype: str, role: str, blocks: list[Block]) -> None:
+            nonlocal group_kind
+            if itype in CALL_TYPES:
+                call_kind.setdefault(blocks[0].tool_id or "", itype)
+            if role in HIDDEN_ROLES or idx in dropped:
+                close_group()
+                messages.append(_message(role, blocks, [idx], lines, hidden=True))
+                return
+            kind = "outputs" if itype in OUTPUT_TYPES else role
+            if kind != group_kind:
+                close_group()
+                group_kind = kind
+            group_blocks.extend(blocks)
+            if not group_lines or group_lines[-1] != idx:
+                group_lines.append(idx)
 
         for idx, line in enumerate(lines):
             if line.blank:
@@ -162,8 +208,16 @@ class CodexAdapter(Adapter):
             if rtype == "session_meta" and isinstance(rec.get("payload"), dict) and not label:
                 label = str(rec["payload"].get("id") or "")
             if rtype == "compacted":
-                close_group()
-                last_compacted = len(messages)
+                compacted_items[idx] = _compacted_items(rec, legacy.get(idx), lines)
+                for at, item in enumerate(compacted_items[idx]):
+                    itype = item.get("type")
+                    built = _item_blocks(idx, line, item, itype, at=at)
+                    if built is None or isinstance(built, str):
+                        continue  # Codex would not send it either
+                    role, blocks = built
+                    for b in blocks:
+                        compacted[b.bid] = b
+                    add(idx, item, itype, role, blocks)
                 continue
             if rtype != "response_item":
                 continue  # passes through untouched
@@ -181,27 +235,12 @@ class CodexAdapter(Adapter):
                 messages.append(_malformed(idx, line, built))
                 continue
             role, blocks = built
-            if itype in CALL_TYPES:
-                call_kind.setdefault(blocks[0].tool_id or "", itype)
             for b in blocks:
                 original[b.bid] = b
             if itype == "message":
                 line_blocks[idx] = blocks
-            if role in HIDDEN_ROLES:
-                close_group()
-                messages.append(_message(role, blocks, [idx], lines, hidden=True))
-                continue
-            kind = "outputs" if itype in OUTPUT_TYPES else role
-            if kind != group_kind:
-                close_group()
-                group_kind = kind
-            group_blocks.extend(blocks)
-            group_lines.append(idx)
+            add(idx, item, itype, role, blocks)
         close_group()
-
-        if last_compacted > 0:
-            for m in messages[:last_compacted]:
-                m.hidden = True
 
         state = CodexState(
             lines=lines,
@@ -211,9 +250,16 @@ class CodexAdapter(Adapter):
             original=original,
             line_blocks=line_blocks,
             call_kind=call_kind,
-            message_lines={i for m in messages for i in m.origin},
+            message_lines={
+                i
+                for m in messages
+                for i in m.origin
+                if not (isinstance(lines[i].obj, dict) and lines[i].obj.get("type") == "compacted")
+            },
             loaded=list(messages),
             data=probe.data,
+            compacted=compacted,
+            compacted_items=compacted_items,
         )
         return Session(
             path=probe.path,
@@ -243,6 +289,7 @@ class CodexAdapter(Adapter):
             a is b for a, b in zip(msgs, state.loaded, strict=True)
         ):
             return state.data
+        _check_compactions_kept(msgs, state)
         units = _units(msgs, state)
         out: list[bytes] = []
         lines = state.lines
@@ -266,6 +313,14 @@ class CodexAdapter(Adapter):
             body += nl
         return (b"\xef\xbb\xbf" if state.bom else b"") + body
 
+    # ---------------------------------------------------------------- what Codex sends
+    def sent(self, session: Session) -> list[dict]:
+        """The Responses `input` items Codex sends for this session when it resumes (before
+        its instructions, context and the new prompt), its own repairs included: a call
+        without an output gets the output "aborted" right after it, an output whose call is
+        missing is left out."""
+        return _normalize(_items(session))
+
 
 # -------------------------------------------------------------------- loading helpers
 
@@ -282,12 +337,78 @@ def _split(probe: Probe) -> tuple[list[JsonlLine], str, bool]:
     return split_lines(body)
 
 
+def _replay(lines: list[JsonlLine]) -> tuple[set[int], dict[int, list[int]]]:
+    """What Codex's resume leaves out of the history: the item lines a compaction replaced
+    or a rollback dropped; and, for each compaction without a replacement history, the user
+    turns it keeps (line indices)."""
+    history: list[int] = []  # lines of the items Codex holds, in order
+    dropped: set[int] = set()
+    legacy: dict[int, list[int]] = {}
+    for idx, line in enumerate(lines):
+        rec = line.obj if line.error is None else None
+        if not isinstance(rec, dict):
+            continue
+        rtype, payload = rec.get("type"), rec.get("payload")
+        if rtype == "response_item" and isinstance(payload, dict):
+            history.append(idx)
+        elif rtype == "compacted":
+            if not (
+                isinstance(payload, dict) and isinstance(payload.get("replacement_history"), list)
+            ):
+                legacy[idx] = [j for j in history if _is_user_turn(lines[j].obj)]
+            dropped.update(history)
+            history = [idx]
+        elif (
+            rtype == "event_msg"
+            and isinstance(payload, dict)
+            and payload.get("type") == "thread_rolled_back"
+        ):
+            n = payload.get("num_turns")
+            turns = [k for k, j in enumerate(history) if _is_user_turn(lines[j].obj)]
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0 and turns:
+                cut = turns[0] if n >= len(turns) else turns[-n]
+                dropped.update(history[cut:])
+                history = history[:cut]
+    return dropped, legacy
+
+
+def _is_user_turn(rec: Any) -> bool:
+    """A user prompt (not context Codex writes itself): where a turn starts."""
+    payload = rec.get("payload") if isinstance(rec, dict) else None
+    if not isinstance(payload, dict) or payload.get("type") != "message":
+        return False
+    if payload.get("role") != "user":
+        return False
+    content = payload.get("content")
+    first = content[0] if isinstance(content, list) and content else None
+    text = first.get("text") if isinstance(first, dict) else None
+    return isinstance(text, str) and not text.lstrip().startswith(CONTEXT_PREFIXES)
+
+
+def _compacted_items(rec: dict, legacy: list[int] | None, lines: list[JsonlLine]) -> list[dict]:
+    """The items a compacted line stands for when Codex resumes."""
+    payload = rec.get("payload")
+    if not isinstance(payload, dict):
+        return []
+    if isinstance(payload.get("replacement_history"), list):
+        return [i for i in payload["replacement_history"] if isinstance(i, dict)]
+    items = [lines[j].obj["payload"] for j in legacy or ()]
+    summary = payload.get("message")
+    if isinstance(summary, str):
+        part = {"type": "input_text", "text": summary}
+        items.append({"type": "message", "role": "user", "content": [part]})
+    return items
+
+
 def _item_blocks(
-    idx: int, line: JsonlLine, item: dict, itype: str
+    idx: int, line: JsonlLine, item: dict, itype: Any, at: int | None = None
 ) -> tuple[str, list[Block]] | str | None:
     """(role, blocks) for one response item; a string says why it is malformed; None = not
-    part of the conversation."""
+    part of the conversation. `at`: the item's place in what a compacted line stands for."""
+    if not isinstance(itype, str):
+        return "response_item without a payload type"
     src = {"line": line.lineno}
+
     if itype in CALL_TYPES:
         call_id = item.get("call_id")
         if not isinstance(call_id, str) or not call_id:
@@ -303,14 +424,14 @@ def _item_blocks(
             tool_input = item.get("action")
         name = name if isinstance(name, str) else "?"
         data = {"type": TOOL_USE, "id": call_id, "name": name, "input": tool_input}
-        block = Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=ItemRef(idx))
+        block = Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=_ref(idx, at))
         return "assistant", [block]
     if itype in OUTPUT_TYPES:
         call_id = item.get("call_id")
         if not isinstance(call_id, str) or not call_id:
             return f"{itype} without a call_id"
         data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": item.get("output")}
-        return "user", [Block(TOOL_RESULT, data, tool_id=call_id, src=src, origin=ItemRef(idx))]
+        return "user", [Block(TOOL_RESULT, data, tool_id=call_id, src=src, origin=_ref(idx, at))]
     if itype == "message":
         role = item.get("role")
         content = item.get("content")
@@ -318,9 +439,7 @@ def _item_blocks(
             return "message item without a role"
         if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
             return f"message item with unknown role {role!r}"
-        if isinstance(content, str):
-            return role, [Block(TEXT, content, src=src, origin=ItemRef(idx, 0))]
-        if not isinstance(content, list):
+        if not isinstance(content, list):  # Codex cannot read the line either: it skips it
             return f"message content is a {type(content).__name__}, not a list"
         blocks = []
         for k, part in enumerate(content):
@@ -332,11 +451,15 @@ def _item_blocks(
                 btype = TEXT
             else:
                 data, btype = part, ptype
-            blocks.append(Block(btype, data, src=src, origin=ItemRef(idx, k)))
+            blocks.append(Block(btype, data, src=src, origin=_ref(idx, at, k)))
         return role, blocks
     if itype in MODEL_ITEM_TYPES:
-        return "assistant", [Block(itype, item, src=src, origin=ItemRef(idx))]
+        return "assistant", [Block(itype, item, src=src, origin=_ref(idx, at))]
     return None
+
+
+def _ref(idx: int, at: int | None, part: int | None = None) -> ItemRef | CompactRef:
+    return ItemRef(idx, part) if at is None else CompactRef(idx, at, part)
 
 
 def _parse_arguments(args: Any) -> Any:
@@ -383,6 +506,86 @@ def _malformed(idx: int, line: JsonlLine, reason: str) -> Message:
     )
 
 
+# -------------------------------------------------------------------- what Codex sends
+
+
+def _items(session: Session) -> list[dict]:
+    """The live messages as Responses items: each block's item as the file holds it (an
+    edited id or a dropped part applied), new blocks as new items."""
+    state: CodexState = session.state
+    items: list[dict] = []
+    for m in session.messages:
+        if not m.live:
+            continue
+        building: tuple[Any, dict] | None = None  # the message item being assembled
+        for b in m.blocks:
+            ref = b.origin
+            if isinstance(ref, (ItemRef, CompactRef)):
+                payload = _payload_of(ref, state)
+                kept = (state.original if isinstance(ref, ItemRef) else state.compacted).get(b.bid)
+                if ref.part is not None:
+                    content = payload.get("content")
+                    part = (
+                        content[ref.part]
+                        if kept is b and isinstance(content, list)
+                        else _text_part(b, payload.get("role"))
+                    )
+                    key = (type(ref), ref.line, getattr(ref, "item", None))
+                    if building is not None and building[0] == key:
+                        building[1]["content"].append(part)
+                    else:
+                        building = (key, {**payload, "content": [part]})
+                        items.append(building[1])
+                    continue
+                building = None
+                if b.tool_id is not None and payload.get("call_id") != b.tool_id:
+                    payload = {**payload, "call_id": b.tool_id}
+                items.append(payload)
+                continue
+            building = None
+            if b.type == TOOL_RESULT:
+                kind = state.call_kind.get(b.tool_id or "", "function_call")
+                out_type = CALL_TYPES.get(kind, "function_call_output")
+                items.append(
+                    {"type": out_type, "call_id": b.tool_id, "output": _result_text(b.data)}
+                )
+            elif b.type == TEXT:
+                role = m.role if m.role in ("user", "assistant") else "user"
+                items.append({"type": "message", "role": role, "content": [_text_part(b, role)]})
+    return items
+
+
+def _payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict:
+    if isinstance(ref, CompactRef):
+        return state.compacted_items[ref.line][ref.item]
+    return state.lines[ref.line].obj["payload"]
+
+
+def _normalize(items: list[dict]) -> list[dict]:
+    """Codex's `normalize_history` when it builds a prompt: an "aborted" output right after
+    each call that has none anywhere, then every output whose call is missing dropped."""
+    outputs = {
+        t: {i.get("call_id") for i in items if i.get("type") == t}
+        for t in ("function_call_output", "custom_tool_call_output")
+    }
+    answered: list[dict] = []
+    for item in items:
+        answered.append(item)
+        out_type = CALL_TYPES.get(item.get("type"))
+        call_id = item.get("call_id")
+        if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
+            answered.append({"type": out_type, "call_id": call_id, "output": "aborted"})
+    calls = {
+        t: {i.get("call_id") for i in answered if CALL_TYPES.get(i.get("type")) == t}
+        for t in ("function_call_output", "custom_tool_call_output")
+    }
+    return [
+        i
+        for i in answered
+        if i.get("type") not in OUTPUT_TYPES or i.get("call_id") in calls[i["type"]]
+    ]
+
+
 # -------------------------------------------------------------------- export helpers
 
 
@@ -405,6 +608,8 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
         new_texts: list[Block] = []
         for block in m.blocks:
             ref = block.origin
+            if isinstance(ref, CompactRef):
+                continue  # written by its compacted line, as it was
             if not isinstance(ref, ItemRef):
                 if block.bid in placed:
                     continue
@@ -430,6 +635,17 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
                 units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
         _flush_texts(units, new_texts, m, lines)
     return units
+
+
+def _check_compactions_kept(messages: list[Message], state: CodexState) -> None:
+    """The history a compacted line stands for is written back only as it was."""
+    kept = {b.bid for m in messages for b in m.blocks if state.compacted.get(b.bid) is b}
+    for bid, b in state.compacted.items():
+        if bid not in kept:
+            raise ExportRefused(
+                f"the history the compaction on line {b.src['line']} stands for cannot be "
+                "edited (Codex rebuilds it from that line)"
+            )
 
 
 def _synthetic_after_calls(

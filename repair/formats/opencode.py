@@ -3,22 +3,37 @@
 them) given as a folder or as the `messages.json` file.
 
 A tool part carries its call and its result (`state.status` pending/running/completed/error).
-Normal form: each opencode message is one message whose blocks are its parts (text -> text,
-tool -> tool_use, reasoning and the bookkeeping parts -> blocks of their own type); after an
-assistant message, a derived user message holds the tool_result blocks of its completed/errored
-tool parts, as opencode sends them. A pending/running part has no result, so the engine reports
-it (opencode itself sends "[Tool execution was interrupted]" for it).
 
-Export edits the document in place of the loaded one: a synthetic result for a pending/running
-part sets that part's state to `error` with histview's text and an end time (keeping `input`,
-`metadata`, `time.start`); a dropped block drops its part; an id change sets `callID`. Messages
-nobody touched are the same objects, and the document is written in its own JSON style.
+Normal form: the messages opencode 1.18 sends to Anthropic when it resumes the session
+(measured with ../shared/clients/resume; docs/clients.md), except its own repairs, which the
+engine reports (a pending/running part is sent with the error result "[Tool execution was
+interrupted]"). opencode reads messages in (created time, id) order and parts in id order;
+a user message sends its text (not empty, not ignored), file, compaction and subtask parts;
+an assistant message that failed (other than an abort with content) is left out; the others
+are cut into steps at `step-start` parts, each step an assistant message with its text,
+reasoning and tool calls, then a user message with the results of its completed and errored
+tool parts; empty text and blank unsigned reasoning are dropped (a message left empty goes),
+reasoning from another model than the one resuming is sent as text, unsigned reasoning of
+the same model is dropped by the Anthropic provider (which can leave an assistant message
+empty: refused); consecutive messages of one role are merged (results first) and tool calls
+go after the other blocks of an assistant message. Left-out messages are hidden rows;
+bookkeeping parts (step-start/finish, patch, snapshot, ...) are not blocks but stay in the
+file. The next resume is assumed to use the last Anthropic model the session names.
+
+Export edits the document in place of the loaded one: every block goes back to the part it
+came from, by its (message, part) place; a synthetic result for a pending/running part sets
+that part's state to `error` with histview's text and an end time (keeping `input`,
+`metadata`, `time.start`); a dropped block drops its part; an id change sets `callID`; a
+message whose blocks are all gone (and that no other message draws from) is dropped.
+Messages nobody touched are the same objects, and the document is written in its own JSON
+style.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ExportRefused, InputError
@@ -29,20 +44,21 @@ from .base import Adapter, Probe
 
 OPEN_STATES = frozenset({"pending", "running"})
 ROLES = frozenset({"user", "assistant"})
+INTERRUPTED = "[Tool execution was interrupted]"  # what opencode sends for an open part
+COMPACTED_OUTPUT = "[Old tool result content cleared]"
+# User parts opencode sends as a fixed text.
+USER_PART_TEXT = {
+    "compaction": "What did we do so far?",
+    "subtask": "The following tool was executed by the user",
+}
+_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 @dataclass(frozen=True, slots=True)
 class PartRef:
-    msg: int  # index in the messages list
-    part: int  # index in that message's parts
+    msg: int  # index in the messages list of the file
+    part: int  # index in that message's parts (in the file)
     result: bool = False  # the derived tool_result of a tool part
-
-
-@dataclass(frozen=True, slots=True)
-class Derived:
-    """Origin of the user message that carries an assistant message's tool results."""
-
-    msg: int
 
 
 @dataclass
@@ -54,6 +70,7 @@ class OpencodeState:
     data: bytes  # the file as read, for an unedited export
     loaded: list[Message]
     original: dict[int, Block]  # bid -> block as loaded
+    view_parts: set[tuple[int, int]] = field(default_factory=set)  # parts that are blocks
 
 
 def _messages_of(doc: Any) -> tuple[list[Any], str] | None:
@@ -112,14 +129,13 @@ class OpencodeAdapter(Adapter):
                 probe.given, "not an opencode export: no messages list of {info, parts}"
             )
         entries, base = found
-        messages: list[Message] = []
-        original: dict[int, Block] = {}
-        for i, entry in enumerate(entries):
-            built = _load_entry(i, entry, base)
-            for m in built:
-                for b in m.blocks:
-                    original[b.bid] = b
-            messages.extend(built)
+        view_parts: set[tuple[int, int]] = set()
+        model = _resume_model(entries)
+        pieces: list[Message | _Piece] = []
+        for i in _send_order(entries):
+            pieces.extend(_load_entry(i, entries[i], base, model, view_parts))
+        messages = _merge(pieces)
+        original = {b.bid: b for m in messages for b in m.blocks}
         state = OpencodeState(
             doc=probe.doc,
             entries=entries,
@@ -128,6 +144,7 @@ class OpencodeAdapter(Adapter):
             data=probe.data,
             loaded=list(messages),
             original=original,
+            view_parts=view_parts,
         )
         return Session(
             path=probe.path,
@@ -161,30 +178,29 @@ class OpencodeAdapter(Adapter):
             a is b for a, b in zip(msgs, state.loaded, strict=True)
         ):
             return state.data
-        synthetic = _synthetic_results(msgs)
-        new_entries: list[Any] = []
-        for m in msgs:
-            origin = m.origin
-            if isinstance(origin, int):
-                new_entries.append(_entry(m, origin, state, synthetic))
-                continue
-            # a derived message, or a user message the engine created: results only
-            for b in m.blocks:
-                if b.type != TOOL_RESULT:
-                    raise ExportRefused(
-                        f"a {b.type} block next to tool results cannot be written in an opencode "
-                        "export (tool results live inside the assistant's tool parts)"
-                    )
-        _check_results_kept(msgs, state)
-        doc = state.doc
-        if isinstance(doc, dict):
-            doc = {**doc, "messages": new_entries}
-        else:
-            doc = new_entries
-        return dumps(doc, state.style)
+        return dumps(_rebuild(msgs, state), state.style)
+
+    # ---------------------------------------------------------------- what opencode sends
+    def sent(self, session: Session) -> list[dict]:
+        """The Anthropic `messages` opencode sends for this session when it resumes (before
+        the new prompt), its own repairs included: open parts get an interrupted result, ids
+        lose the characters Anthropic refuses."""
+        return _sent(session)
 
 
 # -------------------------------------------------------------------- loading helpers
+
+
+@dataclass
+class _Piece:
+    """One message as opencode's conversion emits it, before consecutive ones merge."""
+
+    role: str
+    blocks: list[Block]
+    entry: int
+    raw: Any
+    src: dict
+    timestamp: float | None
 
 
 def _label(probe: Probe) -> str:
@@ -203,7 +219,58 @@ def _label(probe: Probe) -> str:
     return ""
 
 
-def _load_entry(i: int, entry: Any, base: str) -> list[Message]:
+def _info(entry: Any) -> dict:
+    info = entry.get("info") if isinstance(entry, dict) else None
+    return info if isinstance(info, dict) else {}
+
+
+def _send_order(entries: list[Any]) -> list[int]:
+    """opencode reads a session's messages by (created time, id); file order when a message
+    lacks either (an export is already in that order)."""
+    keys = []
+    for i, entry in enumerate(entries):
+        info = _info(entry)
+        created = (
+            (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
+        )
+        mid = info.get("id")
+        if _num(created) is None or not isinstance(mid, str):
+            return list(range(len(entries)))
+        keys.append((_num(created), mid, i))
+    return [i for *_k, i in sorted(keys)]
+
+
+def _part_order(parts: list[Any]) -> list[int]:
+    """opencode reads parts by id; file order when a part has no string id."""
+    ids = [p.get("id") if isinstance(p, dict) else None for p in parts]
+    if all(isinstance(x, str) for x in ids):
+        return sorted(range(len(parts)), key=lambda k: (ids[k], k))
+    return list(range(len(parts)))
+
+
+def _model_of(info: dict) -> str | None:
+    if info.get("role") == "user":
+        m = info.get("model")
+        if isinstance(m, dict):
+            return f"{m.get('providerID')}/{m.get('modelID')}"
+        return None
+    if "providerID" in info or "modelID" in info:
+        return f"{info.get('providerID')}/{info.get('modelID')}"
+    return None
+
+
+def _resume_model(entries: list[Any]) -> str | None:
+    """The Anthropic model the next resume sends to: the last one the session names."""
+    for i in reversed(_send_order(entries)):
+        m = _model_of(_info(entries[i]))
+        if m is not None and m.startswith("anthropic/"):
+            return m
+    return None
+
+
+def _load_entry(
+    i: int, entry: Any, base: str, model: str | None, view_parts: set[tuple[int, int]]
+) -> list[Message | _Piece]:
     path = f"{base}/{i}"
     if not isinstance(entry, dict):
         return [_malformed(i, entry, path, f"message is a {type(entry).__name__}, not an object")]
@@ -215,100 +282,270 @@ def _load_entry(i: int, entry: Any, base: str) -> list[Message]:
         return [_malformed(i, entry, path, f"message role is {role!r}, not user or assistant")]
     if not isinstance(parts, list):
         return [_malformed(i, entry, path, "message parts is not a list", role)]
-    blocks: list[Block] = []
-    results: list[Block] = []
-    ends: list[float] = []
     for k, part in enumerate(parts):
-        ppath = f"{path}/parts/{k}"
-        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-            return [_malformed(i, entry, path, f"part {k} has no type", role)]
-        ptype = part["type"]
-        src = {"path": ppath}
-        ref = PartRef(i, k)
-        if ptype == "tool":
-            state = part.get("state")
-            call_id = part.get("callID")
-            if not isinstance(call_id, str) or not isinstance(state, dict):
-                return [_malformed(i, entry, path, f"tool part {k} has no callID or state", role)]
-            name = part.get("tool") if isinstance(part.get("tool"), str) else "?"
-            data = {"type": TOOL_USE, "id": call_id, "name": name, "input": state.get("input")}
-            blocks.append(Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=ref))
-            status = state.get("status")
-            if status in ("completed", "error"):
-                is_error = status == "error"
-                content = state.get("error") if is_error else state.get("output")
-                rdata: dict = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
-                if is_error:
-                    rdata["is_error"] = True
-                results.append(
-                    Block(
-                        TOOL_RESULT,
-                        rdata,
-                        tool_id=call_id,
-                        is_error=is_error,
-                        src={"path": f"{ppath}/state"},
-                        origin=PartRef(i, k, result=True),
-                    )
-                )
-                end = _num(
-                    (state.get("time") or {}).get("end")
-                    if isinstance(state.get("time"), dict)
-                    else None
-                )
-                if end is not None:
-                    ends.append(end)
-            elif status not in OPEN_STATES:
-                return [
-                    _malformed(i, entry, path, f"tool part {k} has unknown status {status!r}", role)
-                ]
-        elif ptype == "text" and isinstance(part.get("text"), str):
-            if part.get("ignored"):
-                blocks.append(Block("ignored-text", part, src=src, origin=ref))
-            else:
-                blocks.append(
-                    Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=ref)
-                )
-        elif ptype == "reasoning":
-            text = part.get("text") if isinstance(part.get("text"), str) else ""
-            blocks.append(
-                Block("reasoning", {"type": "reasoning", "text": text}, src=src, origin=ref)
-            )
-        else:
-            blocks.append(Block(ptype, part, src=src, origin=ref))
-
-    meta: dict = {}
+        problem = _part_problem(k, part)
+        if problem:
+            return [_malformed(i, entry, path, problem, role)]
     created = _num(
         (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
     )
-    if created is not None:
-        meta["timestamp"] = created / 1000
-    hidden = _skipped_by_opencode(info, parts)
-    msg = Message(
+    ts = created / 1000 if created is not None else None
+    order = _part_order(parts)
+    if role == "user":
+        blocks = []
+        for k in order:
+            b = _user_block(i, k, parts[k], path)
+            if b is not None:
+                blocks.append(b)
+                view_parts.add((i, k))
+        if not blocks:
+            return [_hidden(i, entry, path, order, ts, view_parts)]
+        return [_Piece("user", blocks, i, entry, {"path": path}, ts)]
+    if _skipped_by_opencode(info, parts):
+        return [_hidden(i, entry, path, order, ts, view_parts)]
+    different = model is None or _model_of(info) != model
+    signed = any(p.get("type") == "reasoning" and _signature(p) is not None for p in parts)
+    out: list[Message | _Piece] = []
+    step: list[int] = []
+    for k in [*order, None]:
+        if k is not None and parts[k].get("type") != "step-start":
+            step.append(k)
+            continue
+        out.extend(_step(i, entry, parts, step, path, ts, different, signed, view_parts))
+        step = []
+    return out
+
+
+def _part_problem(k: int, part: Any) -> str | None:
+    if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+        return f"part {k} has no type"
+    if part["type"] == "tool":
+        state = part.get("state")
+        if not isinstance(part.get("callID"), str) or not isinstance(state, dict):
+            return f"tool part {k} has no callID or state"
+        status = state.get("status")
+        if status not in OPEN_STATES and status not in ("completed", "error"):
+            return f"tool part {k} has unknown status {status!r}"
+    return None
+
+
+def _user_block(i: int, k: int, part: dict, path: str) -> Block | None:
+    ptype = part["type"]
+    src = {"path": f"{path}/parts/{k}"}
+    ref = PartRef(i, k)
+    if ptype == "text":
+        text = part.get("text")
+        if not isinstance(text, str) or text == "" or part.get("ignored"):
+            return None
+        return Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref)
+    if ptype == "file":
+        if part.get("mime") in ("text/plain", "application/x-directory"):
+            return None  # its content was sent as a text part already
+        return Block("file", part, src=src, origin=ref)
+    if ptype in USER_PART_TEXT:
+        return Block(TEXT, {"type": TEXT, "text": USER_PART_TEXT[ptype]}, src=src, origin=ref)
+    return None
+
+
+def _signature(part: dict) -> Any:
+    meta = part.get("metadata")
+    anth = meta.get("anthropic") if isinstance(meta, dict) else None
+    return anth.get("signature") if isinstance(anth, dict) else None
+
+
+def _step(
+    i: int,
+    entry: dict,
+    parts: list,
+    ks: list[int],
+    path: str,
+    ts: float | None,
+    different: bool,
+    signed: bool,
+    view_parts: set[tuple[int, int]],
+) -> list[_Piece]:
+    """One step of an assistant message: its assistant piece and its results piece."""
+    blocks: list[Block] = []
+    results: list[Block] = []
+    ends: list[float] = []
+    sent = 0  # parts that survive opencode's own filter (empty text, blank reasoning)
+    for k in ks:
+        part = parts[k]
+        ptype = part["type"]
+        src = {"path": f"{path}/parts/{k}"}
+        ref = PartRef(i, k)
+        if ptype == "text" and isinstance(part.get("text"), str):
+            text = " " if part["text"] == "" and signed else part["text"]
+            if text == "":
+                continue
+            sent += 1
+            blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
+        elif ptype == "reasoning":
+            text = part.get("text") if isinstance(part.get("text"), str) else ""
+            meta = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
+            anth = meta.get("anthropic") if isinstance(meta.get("anthropic"), dict) else {}
+            if different:
+                if text.strip():
+                    sent += 1
+                    blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
+                continue
+            if anth.get("signature") is not None:
+                sent += 1
+                data = {"type": "thinking", "thinking": text, "signature": anth["signature"]}
+                blocks.append(Block("thinking", data, src=src, origin=ref))
+            elif anth.get("redactedData") is not None:
+                sent += 1
+                data = {"type": "redacted_thinking", "data": anth["redactedData"]}
+                blocks.append(Block("redacted_thinking", data, src=src, origin=ref))
+            elif text.strip():
+                sent += 1  # kept by opencode, then dropped by the Anthropic provider
+            continue
+        elif ptype == "tool":
+            sent += 1
+            state = part["state"]
+            call_id = part["callID"]
+            name = part.get("tool") if isinstance(part.get("tool"), str) else "?"
+            data = {"type": TOOL_USE, "id": call_id, "name": name, "input": state.get("input")}
+            blocks.append(Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=ref))
+            result = _result(i, k, part, path)
+            if result is not None:
+                results.append(result)
+                t = state.get("time")
+                end = _num(t.get("end")) if isinstance(t, dict) else None
+                if end is not None:
+                    ends.append(end)
+        else:
+            continue
+        view_parts.add((i, k))
+    out: list[_Piece] = []
+    if sent:
+        out.append(_Piece("assistant", blocks, i, entry, {"path": path}, ts))
+    if results:
+        rts = max(ends) / 1000 if ends else ts
+        raw = [parts[b.origin.part] for b in results]
+        out.append(_Piece("user", results, i, raw, dict(results[0].src), rts))
+    return out
+
+
+def _result(i: int, k: int, part: dict, path: str) -> Block | None:
+    """The tool_result opencode sends for a completed or errored part (None when open)."""
+    state = part["state"]
+    call_id = part["callID"]
+    status = state.get("status")
+    if status == "completed":
+        t = state.get("time")
+        compacted = isinstance(t, dict) and t.get("compacted")
+        content = COMPACTED_OUTPUT if compacted else state.get("output")
+        is_error = False
+    elif status == "error":
+        meta = state.get("metadata")
+        output = (
+            meta.get("output")
+            if isinstance(meta, dict) and meta.get("interrupted") is True
+            else None
+        )
+        is_error = not isinstance(output, str)
+        content = state.get("error") if is_error else output
+    else:
+        return None
+    data: dict = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
+    if is_error:
+        data["is_error"] = True
+    return Block(
+        TOOL_RESULT,
+        data,
+        tool_id=call_id,
+        is_error=is_error,
+        src={"path": f"{path}/parts/{k}/state"},
+        origin=PartRef(i, k, result=True),
+    )
+
+
+def _hidden(
+    i: int,
+    entry: dict,
+    path: str,
+    order: list[int],
+    ts: float | None,
+    view_parts: set[tuple[int, int]],
+) -> Message:
+    """A message opencode leaves out: shown with all its parts, not checked."""
+    parts = entry["parts"]
+    blocks = []
+    for k in order:
+        part = parts[k]
+        src = {"path": f"{path}/parts/{k}"}
+        if part["type"] == "tool":
+            name = part.get("tool") if isinstance(part.get("tool"), str) else "?"
+            data = {
+                "type": TOOL_USE,
+                "id": part["callID"],
+                "name": name,
+                "input": part["state"].get("input"),
+            }
+            b = Block(
+                TOOL_USE, data, tool_id=part["callID"], name=name, src=src, origin=PartRef(i, k)
+            )
+        elif part["type"] == "text" and isinstance(part.get("text"), str):
+            b = Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=PartRef(i, k))
+        else:
+            b = Block(part["type"], part, src=src, origin=PartRef(i, k))
+        blocks.append(b)
+        view_parts.add((i, k))
+    meta = {"timestamp": ts} if ts is not None else {}
+    role = entry["info"]["role"]
+    return Message(
         role=role,
         blocks=tuple(blocks),
         raw=entry,
         meta=meta,
-        hidden=hidden,
+        hidden=True,
         src={"path": path},
-        origin=i,
+        origin=(i,),
     )
-    out = [msg]
-    if results:
-        rmeta: dict = {}
-        if ends:
-            rmeta["timestamp"] = max(ends) / 1000
-        elif created is not None:
-            rmeta["timestamp"] = created / 1000
-        out.append(
-            Message(
-                role="user",
-                blocks=tuple(results),
-                raw=[parts[b.origin.part] for b in results],  # the tool parts holding them
-                meta=rmeta,
-                hidden=hidden,
-                src=dict(results[0].src),
-                origin=Derived(i),
+
+
+def _merge(pieces: list[Message | _Piece]) -> list[Message]:
+    """Consecutive pieces of one role become one message, as the Anthropic provider groups
+    them, except that an assistant piece with tool calls is never continued: opencode always
+    sends a user message (the results) after it. Tool calls go after an assistant message's
+    other blocks."""
+    out: list[Message] = []
+    groups: list[list[_Piece]] = []
+    where: list[int] = []  # index in `out` of each group's message
+    for p in pieces:
+        if isinstance(p, Message):
+            out.append(p)
+            continue
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and last[-1].role == p.role
+            and not (
+                p.role == "assistant" and any(b.type == TOOL_USE for g in last for b in g.blocks)
             )
+        ):
+            last.append(p)
+            continue
+        groups.append([p])
+        where.append(len(out))
+        out.append(None)  # type: ignore[arg-type]  # filled below
+    for group, at in zip(groups, where, strict=True):
+        blocks = [b for g in group for b in g.blocks]
+        if group[0].role == "assistant":
+            blocks = [b for b in blocks if b.type != TOOL_USE] + [
+                b for b in blocks if b.type == TOOL_USE
+            ]
+        first = group[0]
+        origin = tuple(dict.fromkeys(g.entry for g in group))
+        meta = {"timestamp": first.timestamp} if first.timestamp is not None else {}
+        out[at] = Message(
+            role=first.role,
+            blocks=tuple(blocks),
+            raw=first.raw if len(group) == 1 else [g.raw for g in group],
+            meta=meta,
+            src=first.src,
+            origin=origin,
         )
     return out
 
@@ -332,7 +569,7 @@ def _malformed(i: int, entry: Any, path: str, reason: str, role: Any = None) -> 
         raw=entry,
         malformed=reason,
         src={"path": path},
-        origin=i,
+        origin=(i,),
     )
 
 
@@ -343,6 +580,94 @@ def _num(value: Any) -> float | None:
 
 
 # -------------------------------------------------------------------- export helpers
+
+
+def _rebuild(msgs: list[Message], state: OpencodeState) -> Any:
+    """The document with every block written back into the part it came from."""
+    present: dict[tuple[int, int], Block] = {}
+    referenced: set[int] = set()
+    after: dict[tuple[int, int | None], list[Block]] = {}  # new text parts, by anchor
+    for m in msgs:
+        if isinstance(m.origin, tuple):
+            referenced.update(m.origin)
+        anchor: tuple[int, int | None] | None = None
+        pending: list[Block] = []  # new blocks before the message's first placed block
+        for b in m.blocks:
+            ref = b.origin
+            if isinstance(ref, PartRef):
+                referenced.add(ref.msg)
+                if not ref.result:
+                    present[(ref.msg, ref.part)] = b
+                    anchor = (ref.msg, ref.part)
+                    if pending:
+                        after.setdefault((ref.msg, _before(ref.part)), []).extend(pending)
+                        pending = []
+                continue
+            if b.type == TOOL_RESULT:
+                continue  # a synthetic result: written into its call's part
+            if b.type != TEXT:
+                raise ExportRefused(f"a new {b.type} block cannot be written in an opencode export")
+            if anchor is not None:
+                after.setdefault(anchor, []).append(b)
+            else:
+                pending.append(b)
+        if pending:
+            if not isinstance(m.origin, tuple) or not m.origin:
+                raise ExportRefused(
+                    "a text block in a message of its own cannot be written in an opencode "
+                    "export (tool results live inside the assistant's tool parts)"
+                )
+            after.setdefault((m.origin[-1], None), []).extend(pending)
+    _check_results_kept(msgs, state)
+    synthetic = _synthetic_results(msgs)
+    new_entries: list[Any] = []
+    for i, entry in enumerate(state.entries):
+        if i not in referenced:
+            continue  # every block of it was dropped
+        if not isinstance(entry, dict) or not isinstance(entry.get("parts"), list):
+            new_entries.append(entry)
+            continue
+        new_entries.append(_entry(i, entry, state, present, synthetic, after))
+    doc = state.doc
+    return {**doc, "messages": new_entries} if isinstance(doc, dict) else new_entries
+
+
+def _before(part: int) -> int | None:
+    """Anchor key for new blocks that come before `part` (None = the message's end)."""
+    return -1 - part
+
+
+def _entry(
+    i: int,
+    entry: dict,
+    state: OpencodeState,
+    present: dict[tuple[int, int], Block],
+    synthetic: dict[tuple[int, int], Block],
+    after: dict[tuple[int, int | None], list[Block]],
+) -> dict:
+    parts = entry["parts"]
+    new_parts: list[Any] = []
+    changed = False
+    for k, part in enumerate(parts):
+        for b in after.get((i, _before(k)), ()):
+            new_parts.append(_new_text_part(b, entry, new_parts))
+            changed = True
+        if (i, k) in state.view_parts:
+            b = present.get((i, k))
+            if b is None:
+                changed = True  # the block was dropped: so is its part
+                continue
+            new = _part(b, part, state, synthetic.get((i, k)))
+            changed = changed or new is not part
+            part = new
+        new_parts.append(part)
+        for b in after.get((i, k), ()):
+            new_parts.append(_new_text_part(b, entry, new_parts))
+            changed = True
+    for b in after.get((i, None), ()):
+        new_parts.append(_new_text_part(b, entry, new_parts))
+        changed = True
+    return {**entry, "parts": new_parts} if changed else entry
 
 
 def _synthetic_results(msgs: list[Message]) -> dict[tuple[int, int], Block]:
@@ -380,41 +705,16 @@ def _check_results_kept(msgs: list[Message], state: OpencodeState) -> None:
     }
     for b in state.original.values():
         ref = b.origin
-        if ref.result and ref not in kept_results and PartRef(ref.msg, ref.part) in kept_uses:
+        if (
+            isinstance(ref, PartRef)
+            and ref.result
+            and ref not in kept_results
+            and PartRef(ref.msg, ref.part) in kept_uses
+        ):
             raise ExportRefused(
                 f"the result of tool call {b.tool_id} cannot be removed in an opencode export "
                 "without its call"
             )
-
-
-def _entry(
-    m: Message, i: int, state: OpencodeState, synthetic: dict[tuple[int, int], Block]
-) -> Any:
-    entry = state.entries[i]
-    if m.malformed is not None:
-        return entry
-    parts = entry["parts"]
-    new_parts: list[Any] = []
-    changed = False
-    for b in m.blocks:
-        ref = b.origin
-        if b.type == TOOL_RESULT:
-            continue  # results are written by their tool parts
-        if not isinstance(ref, PartRef):
-            if b.type == TEXT:
-                new_parts.append(_new_text_part(b, entry, new_parts))
-                changed = True
-                continue
-            raise ExportRefused(f"a new {b.type} block cannot be written in an opencode export")
-        part = state.entries[ref.msg]["parts"][ref.part]
-        new = _part(b, part, state, synthetic.get((ref.msg, ref.part)))
-        if ref.msg != i and isinstance(new, dict) and "messageID" in new:
-            new = {**new, "messageID": (entry.get("info") or {}).get("id", new["messageID"])}
-        changed = changed or new is not part or ref.msg != i
-        new_parts.append(new)
-    if not changed and len(new_parts) == len(parts):
-        return entry
-    return {**entry, "parts": new_parts}
 
 
 def _part(b: Block, part: dict, state: OpencodeState, synth: Block | None) -> dict:
@@ -495,6 +795,89 @@ def _new_text_part(b: Block, entry: dict, siblings: list[Any]) -> dict:
         part["messageID"] = info["id"]
     part.update({"type": "text", "text": text, "synthetic": True})
     return part
+
+
+# -------------------------------------------------------------------- what opencode sends
+
+
+def sanitize_id(tool_id: str) -> str:
+    """opencode's id rewrite for Claude models: characters outside [a-zA-Z0-9_-] become _."""
+    return _ID_CHARS.sub("_", tool_id)
+
+
+def _sent(session: Session) -> list[dict]:
+    state: OpencodeState = session.state
+    out: list[dict] = []
+    owed: list[dict] = []  # interrupted results the last assistant message's open calls get
+    order: list[str] = []  # its call ids, in order
+    for m in session.messages:
+        if not m.live:
+            continue
+        content = [_wire_block(b) for b in m.blocks]
+        if owed and m.role == "user":
+            content = _with_answers(owed, order, content)
+        elif owed:
+            out.append({"role": "user", "content": _with_answers(owed, order, [])})
+        owed = []
+        out.append({"role": m.role, "content": content})
+        if m.role == "assistant":
+            uses = [b for b in m.blocks if b.type == TOOL_USE]
+            order = [sanitize_id(b.tool_id or "") for b in uses]
+            owed = [
+                {
+                    "type": TOOL_RESULT,
+                    "tool_use_id": sanitize_id(b.tool_id or ""),
+                    "content": INTERRUPTED,
+                    "is_error": True,
+                }
+                for b in uses
+                if _is_open(b, state)
+            ]
+    if owed:
+        out.append({"role": "user", "content": _with_answers(owed, order, [])})
+    return out
+
+
+def _with_answers(owed: list[dict], order: list[str], content: list[dict]) -> list[dict]:
+    """The step's results in call order (opencode sends one per tool part), then the rest."""
+    rank = {tid: k for k, tid in reversed(list(enumerate(order)))}
+    results = [b for b in content if b.get("type") == TOOL_RESULT]
+    rest = [b for b in content if b.get("type") != TOOL_RESULT]
+    answered = sorted([*results, *owed], key=lambda b: rank.get(b["tool_use_id"], len(rank)))
+    return [*answered, *rest]
+
+
+def _is_open(block: Block, state: OpencodeState) -> bool:
+    ref = block.origin
+    if not isinstance(ref, PartRef):
+        return False
+    part = state.entries[ref.msg]["parts"][ref.part]
+    return part["state"].get("status") in OPEN_STATES
+
+
+def _wire_block(b: Block) -> dict:
+    data = b.data if isinstance(b.data, dict) else {"type": TEXT, "text": b.data}
+    if b.type == TOOL_USE:
+        return {
+            "type": TOOL_USE,
+            "id": sanitize_id(b.tool_id or ""),
+            "name": b.name,
+            "input": data.get("input"),
+        }
+    if b.type == TOOL_RESULT:
+        out = {
+            "type": TOOL_RESULT,
+            "tool_use_id": sanitize_id(b.tool_id or ""),
+            "content": data.get("content"),
+        }
+        if b.is_error:
+            out["is_error"] = True
+        return out
+    if b.type == "file":
+        mime = str(data.get("mime", ""))
+        kind = "image" if mime.startswith("image/") else "document"
+        return {"type": kind, "source": {"type": "url", "url": data.get("url"), "media_type": mime}}
+    return dict(data)
 
 
 register(OpencodeAdapter())

@@ -1,0 +1,195 @@
+"""What the real agent clients send, recorded: the cases, the shape a request is compared in,
+and the recorder that resumes a file with the real client (../shared/clients/resume).
+
+A case is a session file and the request its client sent when it resumed it, trimmed to its
+shape (roles, block or item types, tool ids, error flags, the first characters of each text)
+and without what the client adds itself (its instructions and developer messages, the
+environment context, the new prompt). Fixtures live in tests/fixtures/clients/<client>/:
+`<case>.sent.json` holds `{"input", "what", "sent"}`; `input` is a path from the repository
+root, or `shared:` + a path under ../shared (the corpus, skipped when absent). The broken
+files made for a case sit next to it.
+
+    python tests/client_requests.py record [CASE ...]     # resume with the real clients
+    python tests/client_requests.py check [CASE ...]      # compare histview with them
+
+(`record` needs the clients: HISTVIEW_CLIENTS names their folder, default
+~/.cache/histview-clients.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+FIXTURES = ROOT / "tests" / "fixtures" / "clients"
+RESUME = SHARED / "clients" / "resume"
+SCRIPT_CLIENT = {"codex": "codex", "opencode": "opencode"}  # histview target -> resume name
+TEXT_CHARS = 48  # characters of each text kept in a shape
+PROMPT = "continue"  # the prompt the resume script sends
+
+
+def clients_dir() -> Path:
+    return Path(os.environ.get("HISTVIEW_CLIENTS") or Path.home() / ".cache/histview-clients")
+
+
+def cases(client: str) -> list[Path]:
+    return sorted((FIXTURES / client).glob("*.sent.json"))
+
+
+def case_name(path: Path) -> str:
+    return path.name.removesuffix(".sent.json")
+
+
+def input_path(spec: str) -> Path:
+    return SHARED / spec.removeprefix("shared:") if spec.startswith("shared:") else ROOT / spec
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value[:TEXT_CHARS]
+    if isinstance(value, list):  # content parts
+        return "\n".join(
+            p.get("text", "")
+            for p in value
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )[:TEXT_CHARS]
+    return json.dumps(value)[:TEXT_CHARS]
+
+
+# ---------------------------------------------------------------- shapes
+
+
+def anthropic_shape(messages: list[dict]) -> list[dict]:
+    """Anthropic messages, trimmed: role, and per block its type, id, error flag, text."""
+    out = []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        blocks = []
+        for b in content:
+            t = b.get("type")
+            s: dict = {"type": t}
+            if t == "tool_use":
+                s["id"] = b.get("id")
+            elif t == "tool_result":
+                s["tool_use_id"] = b.get("tool_use_id")
+                if b.get("is_error"):
+                    s["is_error"] = True
+                s["text"] = _text(b.get("content"))
+            elif t == "text":
+                s["text"] = _text(b.get("text"))
+            blocks.append(s)
+        out.append({"role": m["role"], "content": blocks})
+    return out
+
+
+def responses_shape(items: list[dict]) -> list[dict]:
+    """Responses input items, trimmed: type, role, call id, the first text or output."""
+    out = []
+    for it in items:
+        t = it.get("type")
+        s: dict = {"type": t}
+        if t == "message":
+            s["role"] = it.get("role")
+            s["text"] = _text(it.get("content"))
+        elif "call_id" in it:
+            s["call_id"] = it.get("call_id")
+            if "output" in it:
+                s["output"] = _text(it.get("output"))
+        out.append(s)
+    return out
+
+
+def shape(client: str, sent: list[dict]) -> list[dict]:
+    return anthropic_shape(sent) if client == "opencode" else responses_shape(sent)
+
+
+def history_of(client: str, body: dict) -> list[dict]:
+    """The part of a recorded request that comes from the session file: without what the
+    client adds (Codex: developer messages, the environment context and the prompt at the
+    end; opencode: the prompt)."""
+    if client == "opencode":
+        messages = [dict(m) for m in body["messages"]]
+        last = messages[-1] if messages else None
+        if last and last["role"] == "user" and isinstance(last["content"], list):
+            content = list(last["content"])
+            if content and content[-1].get("type") == "text" and content[-1].get("text") == PROMPT:
+                content.pop()
+            if content:
+                last["content"] = content
+            else:
+                messages.pop()
+        return messages
+    items = [
+        i
+        for i in body["input"]
+        if not (i.get("type") == "message" and i.get("role") == "developer")
+    ]
+    if items and _text(items[-1].get("content")) == PROMPT:
+        items.pop()
+    while (
+        items
+        and items[-1].get("type") == "message"
+        and items[-1].get("role") == "user"
+        and _text(items[-1].get("content")).startswith("<environment_context>")
+        and "id" in items[-1]
+    ):
+        items.pop()
+    return items
+
+
+# ---------------------------------------------------------------- the real clients
+
+
+def resume(client: str, path: Path) -> dict:
+    """Resume `path` with the real client; the request body it sent."""
+    with tempfile.TemporaryDirectory() as out:
+        run = subprocess.run(
+            [str(RESUME), SCRIPT_CLIENT[client], str(path), out],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        req = Path(out) / "request.json"
+        if not req.exists():
+            raise RuntimeError(f"{client} sent nothing for {path}: {run.stdout}{run.stderr}")
+        return json.loads(req.read_text())
+
+
+def sent_by_histview(client: str, path: Path) -> list[dict]:
+    from repair.formats import load_session
+
+    session = load_session(str(path))
+    return shape(client, session.adapter.sent(session))
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, str(ROOT))
+    cmd, names = argv[0], set(argv[1:])
+    bad = 0
+    for client in SCRIPT_CLIENT:
+        for fixture in cases(client):
+            if names and case_name(fixture) not in names:
+                continue
+            case = json.loads(fixture.read_text())
+            path = input_path(case["input"])
+            if cmd == "record":
+                case["sent"] = shape(client, history_of(client, resume(client, path)))
+                fixture.write_text(json.dumps(case, indent=1, ensure_ascii=False) + "\n")
+                print(f"{client} {case_name(fixture)}: {len(case['sent'])} recorded")
+            else:
+                same = sent_by_histview(client, path) == case["sent"]
+                bad += not same
+                print(f"{client} {case_name(fixture)}: {'same' if same else 'DIFFERENT'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:] or ["check"]))
