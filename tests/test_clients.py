@@ -21,20 +21,20 @@ from client_requests import (
     cases,
     history_of,
     input_path,
+    provider_refuses,
     resume,
     sent_by_histview,
     shape,
 )
 
 from repair.analysis import analyze
-from repair.formats import load_bytes, load_session
+from repair.formats import load_session
 
 CASES = [
     pytest.param(client, fixture, id=f"{client}-{case_name(fixture)}")
     for client in SCRIPT_CLIENT
     for fixture in cases(client)
 ]
-BASE = {"codex": "openai-responses", "opencode": "anthropic"}
 
 
 def load_case(fixture):
@@ -55,66 +55,6 @@ def test_histview_sends_what_the_client_sent(client, fixture):
     case, path = load_case(fixture)
     assert case["sent"], "record the case first: python tests/client_requests.py record"
     assert sent_by_histview(client, path) == case["sent"]
-
-
-def _as_anthropic(sent: list[dict]) -> bytes:
-    """The recorded messages as a request (the prompt appended, as the client sends it)."""
-    messages = []
-    for m in sent:
-        content = []
-        for b in m["content"]:
-            t = b["type"]
-            if t == "tool_use":
-                content.append({"type": t, "id": b["id"], "name": "tool", "input": {}})
-            elif t == "tool_result":
-                r = {"type": t, "tool_use_id": b["tool_use_id"], "content": b["text"]}
-                content.append({**r, "is_error": True} if b.get("is_error") else r)
-            elif t == "text":
-                content.append({"type": t, "text": b["text"]})
-            elif t == "thinking":
-                content.append({"type": t, "thinking": "…", "signature": "s"})
-            else:
-                content.append({"type": t})
-        messages.append({"role": m["role"], "content": content})
-    prompt = {"type": "text", "text": "continue"}
-    if messages and messages[-1]["role"] == "user":
-        messages[-1]["content"].append(prompt)
-    else:
-        messages.append({"role": "user", "content": [prompt]})
-    return json.dumps({"model": "claude", "messages": messages}).encode()
-
-
-def _as_rollout(sent: list[dict]) -> bytes:
-    """The recorded items as rollout lines (the prompt appended)."""
-    lines = []
-    for it in [*sent, {"type": "message", "role": "user", "text": "continue"}]:
-        t = it["type"]
-        if t == "message":
-            kind = "output_text" if it["role"] == "assistant" else "input_text"
-            item = {"type": t, "role": it["role"], "content": [{"type": kind, "text": it["text"]}]}
-        elif t in ("function_call_output", "custom_tool_call_output"):
-            item = {"type": t, "call_id": it["call_id"], "output": it["output"]}
-        elif t == "function_call":
-            item = {"type": t, "name": "shell", "arguments": "{}", "call_id": it["call_id"]}
-        elif t == "custom_tool_call":
-            item = {"type": t, "name": "tool", "input": "", "call_id": it["call_id"]}
-        elif t == "local_shell_call":
-            item = {"type": t, "call_id": it["call_id"], "action": {}}
-        else:
-            item = {"type": t, "summary": []}
-        rec = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "response_item", "payload": item}
-        lines.append(json.dumps(rec))
-    return ("\n".join(lines) + "\n").encode()
-
-
-def provider_refuses(client: str, sent: list[dict]) -> list[str]:
-    """The codes of what the provider's rules refuse in a recorded request."""
-    if client == "opencode":
-        session = load_bytes(_as_anthropic(sent), path="request.json", format="anthropic")
-    else:
-        session = load_bytes(_as_rollout(sent), path="request.jsonl", format="codex")
-    found = analyze(session, BASE[client]).findings
-    return [f.code for f in found if f.severity == "error"]
 
 
 @pytest.mark.parametrize(("client", "fixture"), CASES)

@@ -440,3 +440,160 @@ def test_rewriting_every_message_reproduces_the_real_file_and_the_sample():
         s = load_session(str(path))
         rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
         assert rebuilt.export_bytes() == path.read_bytes()
+
+
+# ---------------------------------------------------------------- what opencode sends
+
+
+def reasoning(mid: str, k: int, text: str, **extra) -> dict:
+    return {
+        "id": f"prt_{mid}_{k}",
+        "sessionID": SES,
+        "messageID": mid,
+        "type": "reasoning",
+        "text": text,
+        "time": {"start": 1, "end": 2},
+        **extra,
+    }
+
+
+def text(mid: str, k: int, value: str) -> dict:
+    return {
+        "id": f"prt_{mid}_{k}",
+        "sessionID": SES,
+        "messageID": mid,
+        "type": "text",
+        "text": value,
+    }
+
+
+CLAUDE = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
+
+
+def test_an_assistant_message_of_unsigned_reasoning_is_sent_empty_and_fixed_by_removing_it():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant("msg_a1", [reasoning("msg_a1", 1, "thinking it over")], 1001, **CLAUDE),
+        user("msg_u2", "well?", 2000),
+        assistant("msg_a2", [text("msg_a2", 1, "done")], 2001, **CLAUDE),
+    )
+    s = load(data)
+    # the Anthropic provider drops unsigned reasoning but still sends the message: refused
+    assert [(m.role, len(m.blocks)) for m in s.messages] == [
+        ("user", 1),
+        ("assistant", 0),
+        ("user", 1),
+        ("assistant", 1),
+    ]
+    assert s.adapter.sent(s)[1] == {"role": "assistant", "content": []}
+    assert [(f.code, f.severity, f.message_index) for f in analyze(s).findings] == [
+        ("empty-content", "error", 1)
+    ]
+    out = fix(data)
+    assert [m["info"]["id"] for m in json.loads(out)["messages"]] == ["msg_u1", "msg_u2", "msg_a2"]
+    assert problems(out) == [] and fix(out) == out
+
+
+def test_signed_reasoning_is_a_thinking_block_and_other_models_reasoning_is_text():
+    signed = {"metadata": {"anthropic": {"signature": "sig"}}}
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant(
+            "msg_a1",
+            [reasoning("msg_a1", 1, "mine", **signed), text("msg_a1", 2, "a")],
+            1001,
+            **CLAUDE,
+        ),
+        user("msg_u2", "and?", 2000),
+        assistant(
+            "msg_a2",
+            [reasoning("msg_a2", 1, "theirs"), text("msg_a2", 2, "b")],
+            2001,
+            providerID="openai",
+            modelID="gpt-5",
+        ),
+        user("msg_u3", "ok", 3000),
+    )
+    s = load(data)
+    assert [b.type for b in s.messages[1].blocks] == ["thinking", "text"]
+    assert [b.data["text"] for b in s.messages[3].blocks] == ["theirs", "b"]
+
+
+def test_steps_split_a_message_and_pieces_of_one_role_merge():
+    a = assistant(
+        "msg_a1",
+        [
+            text("msg_a1", 1, "first I look"),
+            done("msg_a1", 2, "c1"),
+            {"id": "prt_msg_a1_3", "sessionID": SES, "messageID": "msg_a1", "type": "step-start"},
+            text("msg_a1", 4, "then I answer"),
+        ],
+        1001,
+    )
+    a["parts"][0]["id"] = "prt_msg_a1_0"  # the leading step-start, first in id order
+    data = export(user("msg_u1", "go", 1000), a, user("msg_u2", "thanks", 2000))
+    s = load(data)
+    view = [(m.role, [b.type for b in m.blocks], m.origin) for m in s.messages]
+    assert view == [
+        ("user", ["text"], (0,)),
+        ("assistant", ["text", "tool_use"], (1,)),
+        ("user", ["tool_result"], (1,)),
+        ("assistant", ["text"], (1,)),
+        ("user", ["text"], (2,)),
+    ]
+    # rewriting every block puts each back into its own part
+    rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
+    assert rebuilt.export_bytes() == data
+
+
+def test_results_and_the_next_prompt_are_one_message_and_fixes_go_back_to_each_part():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant("msg_a1", [done("msg_a1", 1, "c1"), running("msg_a1", 2, "c2")], 1001),
+        user("msg_u2", "   ", 9000),
+        assistant("msg_a2", [text("msg_a2", 1, "ok")], 9001),
+    )
+    s = load(data)
+    assert [(m.role, [b.type for b in m.blocks]) for m in s.messages][2] == (
+        "user",
+        ["tool_result", "text"],
+    )
+    assert s.messages[2].origin == (1, 2)
+    sent = s.adapter.sent(s)[2]["content"]
+    assert [(b["type"], b.get("tool_use_id"), b.get("is_error")) for b in sent] == [
+        ("tool_result", "c1", None),
+        ("tool_result", "c2", True),
+        ("text", None, None),
+    ]
+    assert [(f.code, f.severity) for f in analyze(s).findings if f.severity != "info"] == [
+        ("orphan-tool-use", "warning"),
+        ("empty-content", "error"),
+    ]
+    doc = json.loads(fix(data))
+    assert doc["messages"][1]["parts"][2]["state"]["status"] == "error"
+    assert doc["messages"][2]["parts"] == []  # the blank text goes; the message stays
+    assert doc["messages"][3] == json.loads(data)["messages"][3]
+
+
+def test_ids_opencode_sanitises_are_sent_sanitised():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant("msg_a1", [done("msg_a1", 1, "functions.todowrite:1")], 1001),
+        user("msg_u2", "next", 2000),
+    )
+    s = load(data)
+    sent = s.adapter.sent(s)
+    assert sent[1]["content"][0]["id"] == "functions_todowrite_1"
+    assert sent[2]["content"][0]["tool_use_id"] == "functions_todowrite_1"
+    assert problems(data) == []
+
+
+def test_messages_are_read_in_created_time_order():
+    data = export(
+        user("msg_u1", "first", 1000),
+        user("msg_u2", "third", 3000),
+        assistant("msg_a1", [text("msg_a1", 1, "second")], 2000),
+    )
+    s = load(data)
+    assert [m.origin for m in s.messages] == [(0,), (2,), (1,)]
+    assert s.export_bytes() == data
