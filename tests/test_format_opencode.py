@@ -597,3 +597,18 @@ def test_messages_are_read_in_created_time_order():
     s = load(data)
     assert [m.origin for m in s.messages] == [(0,), (2,), (1,)]
     assert s.export_bytes() == data
+
+
+def test_a_placeholder_text_goes_into_a_message_of_its_own_role():
+    data = export(
+        user("msg_u1", "go", 1000),
+        assistant("msg_a1", [done("msg_a1", 1, "c1")], 1001),
+        user("msg_u2", "   ", 9000),
+        assistant("msg_a2", [text("msg_a2", 1, "ok")], 9001),
+    )
+    out = fix(data, Choices(by_code={"empty-content": "fill"}))
+    doc = json.loads(out)
+    # the results come from the assistant's tool part; the text stays in the user's message
+    assert [p["type"] for p in doc["messages"][1]["parts"]] == ["step-start", "tool"]
+    assert [p["text"] for p in doc["messages"][2]["parts"]][-1].startswith("[histview]")
+    assert problems(out) == []

@@ -599,7 +599,7 @@ def _rebuild(msgs: list[Message], state: OpencodeState) -> Any:
                 if not ref.result:
                     present[(ref.msg, ref.part)] = b
                     anchor = (ref.msg, ref.part)
-                    if pending:
+                    if pending and _role_of(state, ref.msg) == m.role:
                         after.setdefault((ref.msg, _before(ref.part)), []).extend(pending)
                         pending = []
                 continue
@@ -607,17 +607,20 @@ def _rebuild(msgs: list[Message], state: OpencodeState) -> Any:
                 continue  # a synthetic result: written into its call's part
             if b.type != TEXT:
                 raise ExportRefused(f"a new {b.type} block cannot be written in an opencode export")
+            if anchor is not None and _role_of(state, anchor[0]) != m.role:
+                anchor = None  # a user's text never goes into the assistant's message
             if anchor is not None:
                 after.setdefault(anchor, []).append(b)
             else:
                 pending.append(b)
         if pending:
-            if not isinstance(m.origin, tuple) or not m.origin:
+            own = [i for i in m.origin or () if _role_of(state, i) == m.role]
+            if not isinstance(m.origin, tuple) or not own:
                 raise ExportRefused(
                     "a text block in a message of its own cannot be written in an opencode "
                     "export (tool results live inside the assistant's tool parts)"
                 )
-            after.setdefault((m.origin[-1], None), []).extend(pending)
+            after.setdefault((own[-1], None), []).extend(pending)
     _check_results_kept(msgs, state)
     synthetic = _synthetic_results(msgs)
     new_entries: list[Any] = []
@@ -630,6 +633,10 @@ def _rebuild(msgs: list[Message], state: OpencodeState) -> Any:
         new_entries.append(_entry(i, entry, state, present, synthetic, after))
     doc = state.doc
     return {**doc, "messages": new_entries} if isinstance(doc, dict) else new_entries
+
+
+def _role_of(state: OpencodeState, i: int) -> Any:
+    return _info(state.entries[i]).get("role")
 
 
 def _before(part: int) -> int | None:
