@@ -209,7 +209,9 @@ def _pair_mismatched(
     """In each home message, unanswered uses and unknown-id results pair by position, but only
     when it is safe: as many results as calls, and every result that names its tool names its
     partner's. Otherwise they stay an orphan result and an orphan use (a blind remap would give
-    one call's output to another)."""
+    one call's output to another), except blocks that have no usable id at all: position is
+    all they have, so id-less calls and id-less results still pair in order (names agreeing)
+    and their invalid-tool-id fix gives them one id."""
     for turn in uses_by_message.values():
         home = turn[0].home
         if home is None:
@@ -222,11 +224,21 @@ def _pair_mismatched(
             for r in results_by_message.get(home, ())
             if r.use is None and not r.text_answer and not r.wrong_role
         ]
-        if len(unknown) != len(unanswered):
-            continue
-        pairs = list(zip(unanswered, unknown, strict=True))
-        if any(r.block.name is not None and r.block.name != u.block.name for u, r in pairs):
-            continue
-        for use, res in pairs:
-            use.partner = res
-            res.partner = use
+        if len(unknown) == len(unanswered):
+            pairs = list(zip(unanswered, unknown, strict=True))
+            if all(_names_agree(u, r) for u, r in pairs):
+                _link(pairs)
+                continue
+        idless = [u for u in unanswered if not u.has_id]
+        idless_results = [r for r in unknown if not r.has_id]
+        _link([(u, r) for u, r in zip(idless, idless_results, strict=False) if _names_agree(u, r)])
+
+
+def _names_agree(use: Use, res: Result) -> bool:
+    return res.block.name is None or res.block.name == use.block.name
+
+
+def _link(pairs: list[tuple[Use, Result]]) -> None:
+    for use, res in pairs:
+        use.partner = res
+        res.partner = use
