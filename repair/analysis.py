@@ -21,6 +21,12 @@ class Analysis:
     pairing: Pairing
     target: str
     numbers: list[int | None] = field(default_factory=list)  # messages.N by position
+    sent: int = 0  # messages (wire entries) the provider receives
+
+    @property
+    def not_sent(self) -> int:
+        """Messages of the file the provider does not receive (hidden, malformed, dropped)."""
+        return sum(1 for k in self.numbers if k is None)
 
     def summary(self) -> dict[str, int]:
         return dict(Counter(f.code for f in self.findings))
@@ -49,15 +55,22 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
     p = pair(msgs, remap=not getattr(session.adapter, "unique_call_ids", False))
-    numbers = wire.provider_numbers(msgs, target)
-    out = _collect(p, msgs, target, numbers, None)
-    send = clients.sender(target)
-    if send is not None and any(codes.get(f.code).repair_by_client(target) for f in out.findings):
+    client = clients.get(target)
+    request = None
+    if client is not None and not client.only_repairs:
+        request = client.send(session)
+    numbers, sent = _numbers(msgs, target, request)
+    out = _collect(p, msgs, target, numbers, request)
+    if (
+        request is None
+        and client is not None
+        and any(codes.get(f.code).repair_by_client(target) for f in out.findings)
+    ):
         # the client repairs something: judge and number what it really sends (without
         # such a fault it sends the messages as they are, numbered as the provider does)
-        client = send(msgs)
-        numbers = client.numbers(len(msgs))
-        out = _collect(p, msgs, target, numbers, client)
+        request = client.send(session)
+        numbers, sent = _numbers(msgs, target, request)
+        out = _collect(p, msgs, target, numbers, request)
     findings = out.findings + list(session.load_findings)
     findings.sort(
         key=lambda f: (
@@ -67,7 +80,15 @@ def _analyze(session: Session, target: str) -> Analysis:
             f.code,
         )
     )
-    return Analysis(findings, p, target, numbers)
+    return Analysis(findings, p, target, numbers, sent)
+
+
+def _numbers(
+    msgs: list[Message], target: str, request: wire.Request | None
+) -> tuple[list[int | None], int]:
+    if request is None:
+        return wire.provider_numbers(msgs, target)
+    return request.numbering(len(msgs), wire.wire_for(target))
 
 
 def _collect(
@@ -75,7 +96,7 @@ def _collect(
     msgs: list[Message],
     target: str,
     numbers: list[int | None],
-    client: clients.ClientRequest | None,
+    client: wire.Request | None,
 ) -> _Collector:
     out = _Collector(msgs, target, numbers, client)
     _id_findings(p, msgs, out)
@@ -95,7 +116,7 @@ class _Collector:
         msgs: list[Message],
         target: str,
         numbers: list[int | None],
-        client: clients.ClientRequest | None = None,
+        client: wire.Request | None = None,
     ) -> None:
         self.msgs = msgs
         self.target = target
@@ -103,6 +124,20 @@ class _Collector:
         self.reach: dict[int, int] = {}  # _merges_cleanly's walks
         self.numbers = numbers  # position in msgs -> the provider's messages.N (None: not sent)
         self.client = client  # what the client target sends, where it is emulated
+        self.wire = wire.wire_for(target)
+        self._block_numbers: dict[int, int] | None = None
+
+    def number_of(self, mi: int, block: Block | None) -> int | None:
+        """A finding's messages.N: its message's, or (where the wire splits a message into
+        several entries: Chat `tool` messages, Responses items) the entry holding its block."""
+        k = self.numbers[mi]
+        if k is None or block is None or self.wire.split is wire.WIRES["anthropic"].split:
+            return k
+        if self.client is None:
+            return wire.entry_of(self.msgs[mi], k, block, self.wire)
+        if self._block_numbers is None:
+            self._block_numbers = self.client.block_numbers(self.wire)
+        return self._block_numbers.get(id(block), k)
 
     def n(self, mi: int) -> int | str:
         """How a detail names message `mi`: its number as sent."""
@@ -126,7 +161,7 @@ class _Collector:
         # what the client target sends instead; where its sending is emulated, only the
         # findings it really repairs (the block is left out or the call answered by it)
         says = declared.repair_by_client(self.target)
-        if says is not None and self.client is not None and not self.client.repairs(block):
+        if says is not None and self.client is not None and not self.client.repairs(block, mi):
             says = None
         self.findings.append(
             Finding(
@@ -134,7 +169,7 @@ class _Collector:
                 severity=declared.severity_for(
                     self.target, lenient=lenient, repaired=says is not None
                 ),
-                message_index=self.numbers[mi],
+                message_index=self.number_of(mi, block),
                 block_index=bi,
                 tool_use_id=tool_id,
                 detail=f"{detail} {says}" if says else detail,
@@ -173,11 +208,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 use.bi,
                 use.tool_id,
                 f"the session ends while tool_use {use.tool_id} ({use.name}) waits for its "
-                + (
-                    "result; the next request sends the call without it."
-                    if codes.get("pending-tool-use").severity_for(out.target) == "error"
-                    else "result; the agent supplies it when the session resumes."
-                ),
+                + _pending_end(out.target),
                 key=(msgs[use.mi].uid, use.block.bid),
             )
         else:
@@ -242,6 +273,17 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
+
+
+def _pending_end(target: str) -> str:
+    """How a pending call's detail ends: what happens to it on the next request (a client
+    target that answers or drops it says so in its own sentence)."""
+    code = codes.get("pending-tool-use")
+    if code.repair_by_client(target):
+        return "result."
+    if code.severity_for(target) == "error":
+        return "result; the next request sends the call without it."
+    return "result; the agent must answer it before it sends anything else."
 
 
 def _moving(use: Use) -> bool:

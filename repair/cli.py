@@ -178,7 +178,7 @@ def check_json(session: Session, analysis) -> dict:
         "file": session.path,
         "format": session.format,
         "target": analysis.target,
-        "messages": len(session.messages),
+        "messages": analysis.sent,
         "findings": [f.to_json() for f in analysis.findings],
         "summary": analysis.summary(),
     }
@@ -215,8 +215,11 @@ def cmd_check(args, out: Out) -> int:
 def _summary_line(session: Session, analysis, *, thread: bool = False) -> str:
     name = clean_line(session.path)
     what = f" thread {clean_line(session.label)}:" if thread and session.label else ""
-    n = len(session.messages)
-    facts = f"{n} message{'s' if n != 1 else ''}, format {session.format}, target {analysis.target}"
+    n, hidden = analysis.sent, analysis.not_sent
+    facts = f"{n} message{'s' if n != 1 else ''}"
+    if hidden:
+        facts += f" sent, {hidden} not sent"
+    facts += f", format {session.format}, target {analysis.target}"
     if not analysis.findings:
         return f"{name}:{what} no problems ({facts})"
     return f"{name}:{what} {counts_text(analysis.counts())} ({facts})"
@@ -553,19 +556,11 @@ def cmd_explain(args, out: Out) -> int:
 
 def cmd_messages(args, out: Out) -> int:
     from .analysis import analyze
-    from .wire import WIRES, request_body, wire_for
+    from .wire import request_body
 
     def one() -> int:
         session = _load(args.file, args.format, args.target)
         if args.json:
-            wire = wire_for(session.target)
-            if wire is None or wire.render is None:
-                rendered = [name for name, w in WIRES.items() if w.render is not None]
-                out.error(
-                    f"{args.file}: --json renders {', '.join(rendered)} requests so far, not "
-                    f"{session.target}; the listing without --json shows the messages"
-                )
-                return EXIT_INPUT
             out.line(_dumps(request_body(session)))
             return EXIT_OK
         from .listing import message_listing

@@ -65,8 +65,13 @@ class Code:
     ) -> Severity:
         """`repaired`: the client target repairs this finding when it sends (None: as
         declared, for every finding of the code)."""
+        base = self._severity(target, lenient)
         if target in self.client_repair if repaired is None else repaired:
-            return Severity.WARNING
+            # the client sends something the provider accepts: at most a warning
+            return base if base is Severity.INFO else Severity.WARNING
+        return base
+
+    def _severity(self, target: str, lenient: bool) -> Severity:
         for name in (target, targets.get(target).rules):
             if lenient and name in self.lenient:
                 return self.lenient[name]
@@ -276,6 +281,17 @@ _DECLARED: tuple[Code, ...] = (
         actions=("assign-id", "drop"),
         group=Group.MESSAGE,
         pairing=True,
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 leaves a call without an id (and the result that answers "
+                "it) out of what it sends each time it resumes; fix it to give them an id and "
+                "keep them."
+            ),
+            "opencode": (
+                "opencode 1.18 sends this id with '_' in place of the characters Anthropic "
+                "refuses each time it resumes; fix it to write the id it sends."
+            ),
+        },
     ),
     Code(
         name="wrong-role-block",

@@ -486,6 +486,7 @@ class Culprit:
     others: list[Finding] = field(default_factory=list)  # other findings at that place
     skipped_before: int = 0  # hidden/malformed messages before it (not sent)
     out_of_range: bool = False
+    client_added: bool = False  # messages.N is a message the client target adds itself
     live_count: int = 0
     missing_ids: list[str] = field(default_factory=list)  # named ids the file does not hold
 
@@ -495,21 +496,26 @@ def locate(session: Session, m: Match, target: str | None = None) -> Culprit:
     analysis: Analysis = analyze(session, target or session.target)
     # messages.N as the target numbers what it receives (for a client target, the request
     # the client builds): the first message that number covers
-    at: dict[int, int] = {}
-    for pos, n in enumerate(wire.numbers(session.messages, analysis.target)):
-        if n is not None:
-            at.setdefault(n, pos)
-    c = Culprit(target=analysis.target, live_count=len(at))
+    shape = wire.wire_for(analysis.target)
+    places = wire.request(session, analysis.target).places(shape)
+    c = Culprit(target=analysis.target, live_count=len(places))
     anchors: set[int] = set()
     if m.n is not None:
-        if m.n in at:
-            mi = at[m.n]
+        pos, opens = places[m.n] if m.n < len(places) else (None, None)
+        if pos is not None:
+            mi = pos
             c.message_index = mi
-            c.skipped_before = mi - m.n
+            c.skipped_before = sum(1 for k in analysis.numbers[:mi] if k is None)
             anchors.add(mi)
             msg = session.messages[mi]
             if m.m is not None and m.m < len(msg.blocks):
                 c.block_index = m.m
+            elif shape.split is not wire.WIRES["anthropic"].split and opens is not None:
+                # an entry of its own inside the message (a Chat `tool` message, a Responses
+                # item): the block it carries
+                c.block_index = next(
+                    (k for k, b in enumerate(msg.blocks) if b is opens), c.block_index
+                )
             if m.rule.index_names == "assistant":
                 nxt = analysis.pairing.next_live.get(mi)
                 if nxt is not None:
@@ -518,6 +524,8 @@ def locate(session: Session, m: Match, target: str | None = None) -> Culprit:
                 prev = analysis.pairing.prev_live.get(mi)
                 if prev is not None:
                     anchors.add(prev)
+        elif m.n < len(places):
+            c.client_added = True
         else:
             c.out_of_range = True
     ids = set(m.ids) | set(m.found)
@@ -586,6 +594,11 @@ def describe_culprit(session: Session, m: Match, c: Culprit) -> list:
             "messages (a system prompt, a new user turn) that are not saved.".format(
                 c.live_count - 1
             )
+        )
+    if c.client_added:
+        out.append(
+            f"  messages.{m.n} is not in the file: {c.target} adds it itself when it sends "
+            "(`histview messages FILE` shows it)."
         )
     if c.message_index is not None:
         msg = session.messages[c.message_index]

@@ -1,8 +1,10 @@
 """`histview messages`: the conversation as the provider receives it, as readable lines.
 
-Numbered messages.N like the provider's errors. For a client target whose sending is emulated
-(`repair.clients`), the client's request: what it adds is marked "+ ... (added by CLIENT)",
-what it leaves out "- ... (left out by CLIENT: why)". Messages that are not sent (hidden,
+One entry per wire entry (`repair.wire`), numbered messages.N like the provider's errors: an
+Anthropic or Bedrock message, a Gemini turn, a Chat Completions message (each tool result is
+a `tool` message of its own), a Responses item. For a client target, the client's request:
+what it adds is marked "+ ... (added by CLIENT)", what it leaves out "- ... (left out by
+CLIENT: why)", what it changes "~ ... (CLIENT: how)". Messages that are not sent (hidden,
 malformed, dropped by the client) are a count where they are. Findings under their message.
 Every line is sanitised.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import orjson
 
-from . import clients, targets, wire
+from . import targets, wire
 from .model import Block, Message, Session, block_text
 from .sanitize import clean_line
 
@@ -27,16 +29,19 @@ def _json(value) -> str:
         return repr(value)
 
 
-def lines_of(m: Message) -> str:
-    """Where a message is in the file: its lines (JSONL) or its JSON place."""
+def lines_of(blocks_or_message: Message | list[Block]) -> str:
+    """Where a message (or some blocks) is in the file: its lines (JSONL) or its JSON place."""
     from .cli import pointer_place
 
+    if isinstance(blocks_or_message, Message):
+        m = blocks_or_message
+        srcs = [m.src, *(b.src for b in m.blocks)]
+        path = (m.src or {}).get("path")
+    else:
+        srcs = [b.src for b in blocks_or_message]
+        path = next((s.get("path") for s in srcs if isinstance(s, dict) and "path" in s), None)
     lines = sorted(
-        {
-            src["line"]
-            for src in [m.src, *(b.src for b in m.blocks)]
-            if isinstance(src, dict) and isinstance(src.get("line"), int)
-        }
+        {s["line"] for s in srcs if isinstance(s, dict) and isinstance(s.get("line"), int)}
     )
     if lines:
         if len(lines) == 1:
@@ -44,7 +49,6 @@ def lines_of(m: Message) -> str:
         if len(lines) <= 4:
             return "lines " + ", ".join(map(str, lines))
         return f"lines {lines[0]}-{lines[-1]} ({len(lines)} records)"
-    path = (m.src or {}).get("path")
     return pointer_place(path) if isinstance(path, str) and path.startswith("/") else ""
 
 
@@ -70,23 +74,33 @@ def block_line(k: int | None, b: Block | dict | str) -> str:
     return clean_line(" ".join(bits), 160)
 
 
+def _entry_role(item) -> str:
+    """How a wire entry names itself: its role, or a Responses item's type."""
+    if isinstance(item, dict):
+        if isinstance(item.get("role"), str) and item.get("type") in (None, "message"):
+            return item["role"]
+        if isinstance(item.get("type"), str):
+            return item["type"]
+    return "?"
+
+
 def message_listing(session: Session, analysis) -> list[str]:
     target = targets.get(analysis.target)
+    shape = wire.wire_for(target.name)
     msgs = session.messages
-    send = clients.sender(target.name)
-    req = send(msgs) if send is not None else None
-    number = req.numbers(len(msgs)) if req is not None else wire.numbers(msgs, target.name)
+    req = wire.request(session, target.name)
+    entries = shape.render(req)
+    number = req.numbers(len(msgs), shape)
     by_pos = analysis.by_message()
     left_out: dict[int, list[tuple[Block, str]]] = {}
-    if req is not None:
-        for pos, b, why in req.left_out:
-            left_out.setdefault(pos, []).append((b, why))
-    who = req.client if req is not None else target.provider
-    n_sent = len(req.messages) if req is not None else len({k for k in number if k is not None})
-    to = targets.get(target.rules).provider
-    head = f"{clean_line(session.path)}: {_plural(n_sent, 'message')} sent to {to}"
-    if req is not None:
-        head += f" by {req.client}"
+    for pos, b, why in req.left_out:
+        left_out.setdefault(pos, []).append((b, why))
+    changed = {id(b): how for _, b, how in req.changed}
+    who = req.sender
+    to = wire.provider_of(target.name)
+    head = f"{clean_line(session.path)}: {_plural(len(entries), 'message')} sent to {to}"
+    if req.client:
+        head += f" by {who}"
     head += f" (format {session.format}, target {target.name}"
     not_sent = sum(1 for k in number if k is None)
     if not_sent:
@@ -113,8 +127,9 @@ def message_listing(session: Session, analysis) -> list[str]:
             return
         reasons = dict.fromkeys(
             (f"malformed: {m.malformed}" if m.malformed else m.meta.get("hidden_reason"))
+            or req.dropped.get(p)
             or (f"left out by {who}" if m.live else "hidden")
-            for m in (msgs[p] for p in skipped)
+            for p, m in ((p, msgs[p]) for p in skipped)
         )
         where = "; ".join(w for w in (lines_of(msgs[p]) for p in skipped[:3]) if w)
         more = "; ..." if len(skipped) > 3 else ""
@@ -126,39 +141,36 @@ def message_listing(session: Session, analysis) -> list[str]:
         findings(skipped)
         skipped.clear()
 
-    printed: set[int] = set()
-    for pos, m in enumerate(msgs):
-        k = number[pos]
-        if k is None:
-            skipped.append(pos)
-            continue
+    # session messages not sent, shown where they are: before the first sent message that
+    # comes after them in the file
+    unsent = [p for p, k in enumerate(number) if k is None]
+    u = 0
+    shown: set[int] = set()  # positions whose findings are printed
+    last_entry = {e.msg: n for n, e in enumerate(entries)}
+    for n, e in enumerate(entries):
+        sm = req.messages[e.msg]
+        first = min(sm.positions) if sm.positions else None
+        while first is not None and u < len(unsent) and unsent[u] < first:
+            skipped.append(unsent[u])
+            u += 1
         flush_skipped()
-        if req is None:
-            where = lines_of(m)
-            out.append(f"messages.{k} {m.role}" + (f"  ({where})" if where else ""))
-            out.extend("    " + block_line(j, b) for j, b in enumerate(m.blocks))
-            findings([pos])
-            continue
-        if k in printed:
-            continue
-        printed.add(k)
-        sm = req.messages[k]
-        lines = sorted(
-            {
-                b.block.src["line"]
-                for b in sm.blocks
-                if b.block is not None and isinstance((b.block.src or {}).get("line"), int)
-            }
-        )
-        where = lines_of(Message(role=sm.role, blocks=tuple(b.block for b in sm.blocks if b.block)))
-        out.append(f"messages.{k} {sm.role}" + (f"  ({where})" if lines else ""))
-        for j, b in enumerate(sm.blocks):
+        blocks = [sm.blocks[i] for i in e.blocks]
+        where = lines_of([b.block for b in blocks if b.block is not None])
+        out.append(f"messages.{n} {_entry_role(e.item)}" + (f"  ({where})" if where else ""))
+        for j, i in enumerate(e.blocks):
+            b = sm.blocks[i]
             if b.block is None:
                 out.append(f"  + {block_line(j, b.data)}  (added by {who})")
+            elif id(b.block) in changed:
+                out.append(f"  ~ {block_line(j, b.block)}  ({who}: {changed[id(b.block)]})")
             else:
                 out.append("    " + block_line(j, b.block))
-        gone(sm.positions)
-        findings(sm.positions)
+        if last_entry[e.msg] == n:
+            fresh = [p for p in sm.positions if p not in shown]
+            shown.update(fresh)
+            gone(fresh)
+            findings(fresh)
+    skipped.extend(unsent[u:])
     flush_skipped()
     if session.threads:
         out.append(

@@ -61,7 +61,7 @@ _DECLARED: tuple[Target, ...] = (
     Target(name="gemini", provider="Google Gemini API"),
     # Agent clients as released: the request each builds from its own files is what the
     # provider sees (repair.clients emulates it; docs/clients.md has what was measured).
-    Target(name="claude-code", provider="Claude Code 2.1.197", base="anthropic"),
+    Target(name="claude-code", provider="Claude Code 2.1.197 (Anthropic API)", base="anthropic"),
     Target(name="codex", provider="Codex CLI 0.169 (OpenAI Responses)", base="openai-responses"),
     Target(name="opencode", provider="opencode 1.18 (Anthropic API)", base="anthropic"),
 )

@@ -165,10 +165,16 @@ def resume(client: str, path: Path) -> dict:
 
 
 def sent_by_histview(client: str, path: Path) -> list[dict]:
+    """What histview says the client sends (repair.clients, rendered by repair.wire), without
+    what the recorded side leaves out (the history's developer messages)."""
     from repair.formats import load_session
+    from repair.wire import request_body
 
     session = load_session(str(path))
-    return shape(client, session.adapter.sent(session))
+    body = request_body(session, client)
+    if client == "opencode":
+        return shape(client, body["messages"])
+    return shape(client, [i for i in body["input"] if i.get("role") != "developer"])
 
 
 def _as_anthropic(sent: list[dict]) -> bytes:

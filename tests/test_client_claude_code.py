@@ -19,8 +19,8 @@ import pytest
 from clients_cases import CASES, FIXTURES, RESUME, file_messages, shape, trim
 
 from repair.analysis import analyze
-from repair.clients import sender
 from repair.formats import load_bytes, load_session
+from repair.wire import request_body
 
 CASE_FILES = dict(CASES["claude"]())
 FIXTURE_DIR = FIXTURES / "claude"
@@ -52,8 +52,7 @@ def view(s) -> list[dict]:
 
 
 def emulated(s) -> list[dict]:
-    req = sender("claude-code")(s.messages)
-    return file_messages(trim({"messages": [m.wire() for m in req.messages]}))
+    return file_messages(trim(request_body(s, "claude-code")))
 
 
 def _strings(msgs: list[dict]) -> list[dict]:

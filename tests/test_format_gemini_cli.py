@@ -346,10 +346,12 @@ def test_fix_keeps_one_copy_of_each_response_in_the_user_record():
 
 def test_orphan_call_gets_an_error_response_in_its_turn():
     s = load_session(str(DATA / "orphan_call.jsonl"))
+    # numbered as the Gemini API receives it: the session context record is not sent, so
+    # the first response turn is contents[2] (the recorded request's number too)
     assert found(s) == [
-        ("duplicate-tool-result", "error", "list_directory_1795434258819_0", 3),
-        ("orphan-tool-use", "error", "read_file_1795434258951_1", 4),
-        ("duplicate-tool-result", "error", "read_file_1795434258949_0", 5),
+        ("duplicate-tool-result", "error", "list_directory_1795434258819_0", 2),
+        ("orphan-tool-use", "error", "read_file_1795434258951_1", 3),
+        ("duplicate-tool-result", "error", "read_file_1795434258949_0", 4),
     ]
     out = fix(s)
     resp = records(out)[12]
@@ -363,7 +365,7 @@ def test_orphan_call_gets_an_error_response_in_its_turn():
 
 def test_response_without_a_call_is_dropped_and_kept_in_the_report():
     s = load_session(str(DATA / "orphan_response.jsonl"))
-    assert ("orphan-tool-result", "error", "glob_1795434258700_0", 3) in found(s)
+    assert ("orphan-tool-result", "error", "glob_1795434258700_0", 2) in found(s)  # contents[2]
     fixed, applied = apply_all(s)
     dropped = [e.removed for f in applied for e in f.edits if e.has_removed]
     assert any(d.get("tool_use_id") == "glob_1795434258700_0" for d in dropped)

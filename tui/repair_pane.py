@@ -64,8 +64,7 @@ def fix_prompts(fixes: list[Fix]) -> list[Content]:
         k = (f.code, f.position, f.action, f.skipped)
         seen[k] = seen.get(k, 0) + 1
     return [
-        fix_prompt(f, width, seen[(f.code, f.position, f.action, f.skipped)] > 1)
-        for f in fixes
+        fix_prompt(f, width, seen[(f.code, f.position, f.action, f.skipped)] > 1) for f in fixes
     ]
 
 

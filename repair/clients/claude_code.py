@@ -26,8 +26,8 @@ What Claude Code adds itself at the end (the "Continue from where you left off."
 from __future__ import annotations
 
 from ..gcpause import gc_paused
-from ..model import TOOL_RESULT, TOOL_USE, Message
-from . import ClientRequest, SentBlock, SentMessage
+from ..model import TOOL_RESULT, TOOL_USE, Message, Session
+from ..wire import Request, SentBlock, SentMessage
 
 CLIENT = "Claude Code 2.1.197"
 MISSING = "[Tool result missing due to internal error]"
@@ -55,13 +55,13 @@ def _added(text: str) -> SentBlock:
     return SentBlock({"type": "text", "text": text})
 
 
-def send(messages: list[Message]) -> ClientRequest:
+def send(session: Session) -> Request:
     with gc_paused():  # one object per block of a large session: no cycles to collect
-        return _send(messages)
+        return _send(session.messages)
 
 
-def _send(messages: list[Message]) -> ClientRequest:
-    req = ClientRequest(CLIENT, [])
+def _send(messages: list[Message]) -> Request:
+    req = Request(CLIENT, [], client=True)
     msgs = [
         SentMessage(m.role or "user", _user_joined(m), [pos])
         if m.role == "user"
@@ -108,7 +108,7 @@ def _merged_users(first: list[SentBlock], then: list[SentBlock]) -> list[SentBlo
     return [b for b in both if _is_result(b)] + [b for b in both if not _is_result(b)]
 
 
-def _drop_unresolved_calls(msgs: list[SentMessage], req: ClientRequest) -> list[SentMessage]:
+def _drop_unresolved_calls(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
     resolved = {_tool_id(b) for m in msgs for b in m.blocks if _is_result(b)}
     out: list[SentMessage] = []
     for m in msgs:
@@ -152,7 +152,7 @@ def _between_thinking(blocks: list[SentBlock], k: int) -> bool:
     )
 
 
-def _pair_results(msgs: list[SentMessage], req: ClientRequest) -> list[SentMessage]:
+def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
     out: list[SentMessage] = []
     seen_uses: set[str | None] = set()
     i = 0
@@ -250,7 +250,7 @@ def _pair_results(msgs: list[SentMessage], req: ClientRequest) -> list[SentMessa
     return out
 
 
-def _user_wire(m: SentMessage, req: ClientRequest) -> SentMessage:
+def _user_wire(m: SentMessage, req: Request) -> SentMessage:
     if m.string_content:
         return m
     kept = []

@@ -178,7 +178,12 @@ class CodexAdapter(Adapter):
                 call_kind.setdefault(blocks[0].tool_id or "", itype)
             if role in HIDDEN_ROLES or idx in dropped:
                 close_group()
-                messages.append(_message(role, blocks, [idx], lines, hidden=True))
+                why = (
+                    "not in the history Codex resumes (replaced by a compaction or rolled back)"
+                    if idx in dropped
+                    else None  # an instruction message: sent, not checked
+                )
+                messages.append(_message(role, blocks, [idx], lines, hidden=True, why=why))
                 return
             kind = "outputs" if itype in OUTPUT_TYPES else role
             if kind != group_kind:
@@ -312,14 +317,6 @@ class CodexAdapter(Adapter):
         if state.trailing_newline and out:
             body += nl
         return (b"\xef\xbb\xbf" if state.bom else b"") + body
-
-    # ---------------------------------------------------------------- what Codex sends
-    def sent(self, session: Session) -> list[dict]:
-        """The Responses `input` items Codex sends for this session when it resumes (before
-        its instructions, context and the new prompt), its own repairs included: a call
-        without an output gets the output "aborted" right after it, an output whose call is
-        missing is left out."""
-        return _normalize(_items(session))
 
 
 # -------------------------------------------------------------------- loading helpers
@@ -477,10 +474,11 @@ def _message(
     line_idx: list[int],
     lines: list[JsonlLine],
     hidden: bool = False,
+    why: str | None = None,
 ) -> Message:
     first = lines[line_idx[0]]
     rec = first.obj
-    meta: dict = {}
+    meta: dict = {"hidden_reason": why} if why else {}
     t = parse_time(rec.get("timestamp"))
     if t is not None:
         meta["timestamp"] = t
@@ -506,84 +504,12 @@ def _malformed(idx: int, line: JsonlLine, reason: str) -> Message:
     )
 
 
-# -------------------------------------------------------------------- what Codex sends
-
-
-def _items(session: Session) -> list[dict]:
-    """The live messages as Responses items: each block's item as the file holds it (an
-    edited id or a dropped part applied), new blocks as new items."""
-    state: CodexState = session.state
-    items: list[dict] = []
-    for m in session.messages:
-        if not m.live:
-            continue
-        building: tuple[Any, dict] | None = None  # the message item being assembled
-        for b in m.blocks:
-            ref = b.origin
-            if isinstance(ref, (ItemRef, CompactRef)):
-                payload = _payload_of(ref, state)
-                kept = (state.original if isinstance(ref, ItemRef) else state.compacted).get(b.bid)
-                if ref.part is not None:
-                    content = payload.get("content")
-                    part = (
-                        content[ref.part]
-                        if kept is b and isinstance(content, list)
-                        else _text_part(b, payload.get("role"))
-                    )
-                    key = (type(ref), ref.line, getattr(ref, "item", None))
-                    if building is not None and building[0] == key:
-                        building[1]["content"].append(part)
-                    else:
-                        building = (key, {**payload, "content": [part]})
-                        items.append(building[1])
-                    continue
-                building = None
-                if b.tool_id is not None and payload.get("call_id") != b.tool_id:
-                    payload = {**payload, "call_id": b.tool_id}
-                items.append(payload)
-                continue
-            building = None
-            if b.type == TOOL_RESULT:
-                kind = state.call_kind.get(b.tool_id or "", "function_call")
-                out_type = CALL_TYPES.get(kind, "function_call_output")
-                items.append(
-                    {"type": out_type, "call_id": b.tool_id, "output": _result_text(b.data)}
-                )
-            elif b.type == TEXT:
-                role = m.role if m.role in ("user", "assistant") else "user"
-                items.append({"type": "message", "role": role, "content": [_text_part(b, role)]})
-    return items
-
-
-def _payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict:
+def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict:
+    """The Responses item a block was read from: its rollout line's payload, or the item of
+    the history a compacted line stands for."""
     if isinstance(ref, CompactRef):
         return state.compacted_items[ref.line][ref.item]
     return state.lines[ref.line].obj["payload"]
-
-
-def _normalize(items: list[dict]) -> list[dict]:
-    """Codex's `normalize_history` when it builds a prompt: an "aborted" output right after
-    each call that has none anywhere, then every output whose call is missing dropped."""
-    outputs = {
-        t: {i.get("call_id") for i in items if i.get("type") == t}
-        for t in ("function_call_output", "custom_tool_call_output")
-    }
-    answered: list[dict] = []
-    for item in items:
-        answered.append(item)
-        out_type = CALL_TYPES.get(item.get("type"))
-        call_id = item.get("call_id")
-        if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
-            answered.append({"type": out_type, "call_id": call_id, "output": "aborted"})
-    calls = {
-        t: {i.get("call_id") for i in answered if CALL_TYPES.get(i.get("type")) == t}
-        for t in ("function_call_output", "custom_tool_call_output")
-    }
-    return [
-        i
-        for i in answered
-        if i.get("type") not in OUTPUT_TYPES or i.get("call_id") in calls[i["type"]]
-    ]
 
 
 # -------------------------------------------------------------------- export helpers
@@ -671,7 +597,7 @@ def _synthetic_after_calls(
 def _synthetic_line(block: Block, state: CodexState, ts: Any) -> bytes:
     call_id = block.tool_id or ""
     out_type = CALL_TYPES.get(state.call_kind.get(call_id, "function_call"), "function_call_output")
-    payload = {"type": out_type, "call_id": call_id, "output": _result_text(block.data)}
+    payload = {"type": out_type, "call_id": call_id, "output": result_text(block.data)}
     return compact({"timestamp": ts, "type": "response_item", "payload": payload})
 
 
@@ -682,7 +608,7 @@ def _last_timestamp(units: list[tuple[int | None, bytes]], lines: list[JsonlLine
     return None
 
 
-def _result_text(data: Any) -> str:
+def result_text(data: Any) -> str:
     content = data.get("content") if isinstance(data, dict) else data
     if isinstance(content, str):
         return content
@@ -723,13 +649,13 @@ def _message_item_bytes(idx: int, blocks: list[Block], state: CodexState) -> byt
         if state.original.get(b.bid) is b and isinstance(content, list):
             parts.append(content[k])
         else:
-            parts.append(_text_part(b, role))
+            parts.append(text_part(b, role))
     rec = dict(line.obj)
     rec["payload"] = {**payload, "content": parts}
     return compact(rec)
 
 
-def _text_part(block: Block, role: str | None) -> dict:
+def text_part(block: Block, role: str | None) -> dict:
     text = block.data if isinstance(block.data, str) else (block.data or {}).get("text", "")
     return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
 
@@ -741,7 +667,7 @@ def _flush_texts(
     if not texts:
         return
     role = m.role if m.role in ("user", "assistant") else "user"
-    payload = {"type": "message", "role": role, "content": [_text_part(b, role) for b in texts]}
+    payload = {"type": "message", "role": role, "content": [text_part(b, role) for b in texts]}
     ts = _last_timestamp(units, lines)
     if ts is None and isinstance(m.raw, list) and m.raw and isinstance(m.raw[0], dict):
         ts = m.raw[0].get("timestamp")

@@ -32,7 +32,6 @@ style.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +50,6 @@ USER_PART_TEXT = {
     "compaction": "What did we do so far?",
     "subtask": "The following tool was executed by the user",
 }
-_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,13 +177,6 @@ class OpencodeAdapter(Adapter):
         ):
             return state.data
         return dumps(_rebuild(msgs, state), state.style)
-
-    # ---------------------------------------------------------------- what opencode sends
-    def sent(self, session: Session) -> list[dict]:
-        """The Anthropic `messages` opencode sends for this session when it resumes (before
-        the new prompt), its own repairs included: open parts get an interrupted result, ids
-        lose the characters Anthropic refuses."""
-        return _sent(session)
 
 
 # -------------------------------------------------------------------- loading helpers
@@ -802,89 +793,6 @@ def _new_text_part(b: Block, entry: dict, siblings: list[Any]) -> dict:
         part["messageID"] = info["id"]
     part.update({"type": "text", "text": text, "synthetic": True})
     return part
-
-
-# -------------------------------------------------------------------- what opencode sends
-
-
-def sanitize_id(tool_id: str) -> str:
-    """opencode's id rewrite for Claude models: characters outside [a-zA-Z0-9_-] become _."""
-    return _ID_CHARS.sub("_", tool_id)
-
-
-def _sent(session: Session) -> list[dict]:
-    state: OpencodeState = session.state
-    out: list[dict] = []
-    owed: list[dict] = []  # interrupted results the last assistant message's open calls get
-    order: list[str] = []  # its call ids, in order
-    for m in session.messages:
-        if not m.live:
-            continue
-        content = [_wire_block(b) for b in m.blocks]
-        if owed and m.role == "user":
-            content = _with_answers(owed, order, content)
-        elif owed:
-            out.append({"role": "user", "content": _with_answers(owed, order, [])})
-        owed = []
-        out.append({"role": m.role, "content": content})
-        if m.role == "assistant":
-            uses = [b for b in m.blocks if b.type == TOOL_USE]
-            order = [sanitize_id(b.tool_id or "") for b in uses]
-            owed = [
-                {
-                    "type": TOOL_RESULT,
-                    "tool_use_id": sanitize_id(b.tool_id or ""),
-                    "content": INTERRUPTED,
-                    "is_error": True,
-                }
-                for b in uses
-                if _is_open(b, state)
-            ]
-    if owed:
-        out.append({"role": "user", "content": _with_answers(owed, order, [])})
-    return out
-
-
-def _with_answers(owed: list[dict], order: list[str], content: list[dict]) -> list[dict]:
-    """The step's results in call order (opencode sends one per tool part), then the rest."""
-    rank = {tid: k for k, tid in reversed(list(enumerate(order)))}
-    results = [b for b in content if b.get("type") == TOOL_RESULT]
-    rest = [b for b in content if b.get("type") != TOOL_RESULT]
-    answered = sorted([*results, *owed], key=lambda b: rank.get(b["tool_use_id"], len(rank)))
-    return [*answered, *rest]
-
-
-def _is_open(block: Block, state: OpencodeState) -> bool:
-    ref = block.origin
-    if not isinstance(ref, PartRef):
-        return False
-    part = state.entries[ref.msg]["parts"][ref.part]
-    return part["state"].get("status") in OPEN_STATES
-
-
-def _wire_block(b: Block) -> dict:
-    data = b.data if isinstance(b.data, dict) else {"type": TEXT, "text": b.data}
-    if b.type == TOOL_USE:
-        return {
-            "type": TOOL_USE,
-            "id": sanitize_id(b.tool_id or ""),
-            "name": b.name,
-            "input": data.get("input"),
-        }
-    if b.type == TOOL_RESULT:
-        out = {
-            "type": TOOL_RESULT,
-            "tool_use_id": sanitize_id(b.tool_id or ""),
-            "content": data.get("content"),
-        }
-        if b.is_error:
-            out["is_error"] = True
-        return out
-    if b.type == "file":
-        mime = str(data.get("mime", ""))
-        kind = "image" if mime.startswith("image/") else "document"
-        return {"type": kind, "source": {"type": "url", "url": data.get("url"), "media_type": mime}}
-    return dict(data)
 
 
 register(OpencodeAdapter())

@@ -1,0 +1,108 @@
+"""What opencode 1.18 sends to Anthropic when it resumes a session.
+
+The opencode loader already builds the messages opencode's conversion makes (send order,
+steps, merges, dropped parts, reasoning by model). On top of that, measured
+(docs/clients.md):
+
+- a tool part still `pending` or `running` is sent with an error result "[Tool execution was
+  interrupted]", in its step's results (call order), each time the session resumes;
+- tool ids lose the characters Anthropic refuses (`functions.todowrite:1` is sent as
+  `functions_todowrite_1`), in the call and its result;
+- a file part is sent as an image or document block by URL.
+
+Two tool parts with one `callID` are sent as they are (refused). What opencode adds itself
+(the new prompt, its system prompt) is not part of this.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..formats.opencode import INTERRUPTED, OPEN_STATES, OpencodeState, PartRef
+from ..model import TOOL_RESULT, TOOL_USE, Block, Session
+from ..wire import Request, SentBlock, SentMessage
+
+CLIENT = "opencode 1.18"
+_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def sanitize_id(tool_id: str) -> str:
+    """opencode's id rewrite for Claude models: characters outside [a-zA-Z0-9_-] become _."""
+    return _ID_CHARS.sub("_", tool_id)
+
+
+def send(session: Session) -> Request:
+    state: OpencodeState = session.state
+    req = Request(CLIENT, [], client=True)
+    owed: list[SentBlock] = []  # interrupted results for the last assistant message's open calls
+    order: list[str] = []  # its call ids as sent, in order
+    for pos, m in enumerate(session.messages):
+        if not m.live:
+            continue
+        blocks = [_sent_block(b, pos, req) for b in m.blocks]
+        if owed and m.role == "user":
+            blocks = _with_answers(owed, order, blocks)
+        elif owed:
+            req.messages.append(SentMessage("user", _with_answers(owed, order, []), []))
+        owed = []
+        req.messages.append(SentMessage(m.role or "user", blocks, [pos]))
+        if m.role == "assistant":
+            order = [sb.tool_id or "" for sb in blocks if sb.type == TOOL_USE]
+            for b, sb in zip(m.blocks, blocks, strict=True):
+                if b.type == TOOL_USE and _is_open(b, state):
+                    owed.append(_interrupted(sb))
+                    if b.tool_id is not None:
+                        req.answered.add(b.tool_id)
+    if owed:
+        req.messages.append(SentMessage("user", _with_answers(owed, order, []), []))
+    return req
+
+
+def _interrupted(call: SentBlock) -> SentBlock:
+    data = {
+        "type": TOOL_RESULT,
+        "tool_use_id": call.tool_id,
+        "content": INTERRUPTED,
+        "is_error": True,
+    }
+    return SentBlock(data, name=call.name)
+
+
+def _with_answers(
+    owed: list[SentBlock], order: list[str], blocks: list[SentBlock]
+) -> list[SentBlock]:
+    """The step's results in call order (opencode sends one per tool part), then the rest."""
+    rank = {tid: k for k, tid in reversed(list(enumerate(order)))}
+    results = [b for b in blocks if b.type == TOOL_RESULT]
+    rest = [b for b in blocks if b.type != TOOL_RESULT]
+    answered = sorted([*results, *owed], key=lambda b: rank.get(b.tool_id or "", len(rank)))
+    return [*answered, *rest]
+
+
+def _is_open(block: Block, state: OpencodeState) -> bool:
+    ref = block.origin
+    if not isinstance(ref, PartRef):
+        return False
+    part = state.entries[ref.msg]["parts"][ref.part]
+    return part["state"].get("status") in OPEN_STATES
+
+
+def _sent_block(b: Block, pos: int, req: Request) -> SentBlock:
+    data = b.data if isinstance(b.data, dict) else {"type": "text", "text": b.data}
+    if b.type in (TOOL_USE, TOOL_RESULT):
+        tid = sanitize_id(b.tool_id or "")
+        if tid != (b.tool_id or ""):
+            req.changed.append((pos, b, f"its id is sent as {tid}"))
+        if b.type == TOOL_USE:
+            out = {"type": TOOL_USE, "id": tid, "name": b.name, "input": data.get("input")}
+        else:
+            out = {"type": TOOL_RESULT, "tool_use_id": tid, "content": data.get("content")}
+            if b.is_error:
+                out["is_error"] = True
+        return SentBlock(out, b, type=b.type, tool_id=tid, name=b.name)
+    if b.type == "file":
+        mime = str(data.get("mime", ""))
+        kind = "image" if mime.startswith("image/") else "document"
+        source = {"type": "url", "url": data.get("url"), "media_type": mime}
+        return SentBlock({"type": kind, "source": source}, b, type=kind)
+    return SentBlock(dict(data), b)
