@@ -104,6 +104,7 @@ def _collect(
     _tool_findings(p, msgs, out)
     _shape_findings(p, msgs, out)
     _time_findings(p, msgs, out)
+    _client_findings(msgs, out)
     for i, m in enumerate(msgs):
         if m.malformed is not None:
             out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
@@ -466,6 +467,21 @@ def _merges_cleanly(
     if not home <= res.mi <= end:
         return False
     return all(b.type == TOOL_RESULT for b in msgs[res.mi].blocks[: res.bi])
+
+
+def _client_findings(msgs: list[Message], out: _Collector) -> None:
+    """What the client target adds after the history on its own (where a code declares it)."""
+    if out.client is None or not codes.get("trailing-tool-results").repair_by_client(out.target):
+        return
+    for mi in out.client.added_after:
+        out.add(
+            "trailing-tool-results",
+            mi,
+            None,
+            None,
+            "the session ends on tool results the model has not answered.",
+            key=(msgs[mi].uid,),
+        )
 
 
 def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:

@@ -366,6 +366,23 @@ _DECLARED: tuple[Code, ...] = (
         actions=(NONE, "merge"),
         actions_by_target={"bedrock": ("merge", NONE)},
         none_reason="the provider merges consecutive messages of one role.",
+        client_repair={
+            "gemini-cli": "Gemini CLI 0.61 sends the two as one turn.",
+        },
+    ),
+    Code(
+        name="trailing-tool-results",
+        summary="the session ends on tool results the model has not answered, and the client "
+        "target sends a reply of its own after them (reported under such a client only)",
+        severity={ANY: _W},
+        none_reason="the model's next reply answers the results; nothing in the file is wrong.",
+        client_repair={
+            "gemini-cli": (
+                "Gemini CLI 0.61 sends the model turn '[The previous response was interrupted "
+                "before it completed.]' after them each time it resumes, so the model reads "
+                "that it was cut off."
+            ),
+        },
     ),
     Code(
         name="malformed",

@@ -64,6 +64,7 @@ _DECLARED: tuple[Target, ...] = (
     Target(name="claude-code", provider="Claude Code 2.1.197 (Anthropic API)", base="anthropic"),
     Target(name="codex", provider="Codex CLI 0.169 (OpenAI Responses)", base="openai-responses"),
     Target(name="opencode", provider="opencode 1.18 (Anthropic API)", base="anthropic"),
+    Target(name="gemini-cli", provider="Gemini CLI 0.61 (Google Gemini API)", base="gemini"),
 )
 
 BY_NAME: dict[str, Target] = {t.name: t for t in _DECLARED}

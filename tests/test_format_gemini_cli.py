@@ -117,7 +117,7 @@ def test_real_gemini_cli_chat_is_detected_and_each_doubled_response_reported():
     if not files:
         pytest.skip("Gemini CLI corpus absent")
     s = load_session(str(files[0]))
-    assert (s.format, s.target) == ("gemini-cli", "gemini")
+    assert (s.format, s.target) == ("gemini-cli", "gemini-cli")  # the client is the target
     got = [(f.code, f.severity, f.tool_use_id, f.source) for f in analyze(s).findings]
     assert got == [
         ("duplicate-tool-result", "error", "list_directory_1795421502201_0", {"line": 8}),
@@ -390,7 +390,10 @@ def test_trailing_call_gets_a_responses_record_right_after_its_call():
         "read_file_1795434258951_1",
     ]
     assert out.startswith(b"\n".join(src.splitlines()[:6]))
-    assert found(load(out)) == []
+    # nothing the Gemini API refuses; under the gemini-cli target, a warning that Gemini CLI
+    # closes the history with its own "interrupted" model turn (measured), nothing to fix
+    assert found(load(out)) == [("trailing-tool-results", "warning", None, 4)]
+    assert [f.code for f in analyze(load(out), "gemini").findings] == []
     assert fix(load(out)) == out
     assert fix(load(src)) == out  # deterministic: the same id and bytes every time
 

@@ -32,6 +32,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "result-before-use": ("result stamped before its call", "results stamped before their call"),
     "out-of-order-timestamp": ("timestamp out of order", "timestamps out of order"),
     "consecutive-same-role": ("same-role pair in a row", "same-role pairs in a row"),
+    "trailing-tool-results": (
+        "unanswered tool results at the end",
+        "unanswered tool results at the end",
+    ),
 }
 MAX_NAMES = 3
 

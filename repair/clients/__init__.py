@@ -31,7 +31,7 @@ class Client:
 
 
 def _load() -> dict[str, Client]:
-    from . import claude_code, codex, opencode
+    from . import claude_code, codex, gemini_cli, opencode
 
     return {
         c.target: c
@@ -39,6 +39,7 @@ def _load() -> dict[str, Client]:
             Client("claude-code", claude_code.send),
             Client("codex", codex.send),
             Client("opencode", opencode.send),
+            Client("gemini-cli", gemini_cli.send, only_repairs=False),
         )
     }
 

@@ -137,7 +137,7 @@ def _is_document(doc: Any) -> bool:
 
 class GeminiCliAdapter(Adapter):
     name = "gemini-cli"
-    default_target = "gemini"
+    default_target = "gemini-cli"  # the client as released judges what it sends
     description = "Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl or .json)"
 
     def detect(self, probe: Probe) -> int:
