@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,8 @@ def _files(*globs: str) -> Callable[[], list[Path]]:
         for g in globs:
             base = CORPUS if g.startswith("corpus/") else ROOT
             out.extend(sorted(base.glob(g.removeprefix("corpus/"))))
-        return out
+        # not sessions: the recorded requests beside the broken files, notes
+        return [p for p in out if not p.name.endswith((".sent.json", ".md"))]
 
     return find
 
@@ -66,6 +68,69 @@ def anthropic_calls(request: dict) -> set[str]:
     }
 
 
+def responses_judge(request: dict) -> list[str]:
+    """Error-level findings of histview's `openai-responses` rules on a Responses request
+    body's `input` (read back as a Codex rollout: one response_item line per item)."""
+    from repair.analysis import analyze
+    from repair.formats import load_bytes
+
+    lines = [
+        json.dumps({"timestamp": "2026-01-01T00:00:00.000Z", "type": "response_item", "payload": i})
+        for i in request["input"]
+    ]
+    s = load_bytes(("\n".join(lines) + "\n").encode(), "request.jsonl", "codex", "openai-responses")
+    return [f"{f.code}@input.{f.message_index}" for f in analyze(s).errors]
+
+
+def responses_calls(request: dict) -> set[str]:
+    return {
+        i["call_id"]
+        for i in request["input"]
+        if i.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
+    }
+
+
+def gemini_judge(request: dict) -> list[str]:
+    """Error-level findings of histview's `gemini` rules on a Gemini request's `contents`
+    (read as the same conversation in Anthropic shape)."""
+    from repair.analysis import analyze
+    from repair.formats import load_bytes
+
+    msgs = []
+    for c in request["contents"]:
+        blocks = []
+        for p in c.get("parts") or ():
+            if "functionCall" in p:
+                fc = p["functionCall"]
+                blocks.append(
+                    {"type": "tool_use", "id": fc.get("id"), "name": fc.get("name"), "input": {}}
+                )
+            elif "functionResponse" in p:
+                fr = p["functionResponse"]
+                blocks.append({"type": "tool_result", "tool_use_id": fr.get("id"), "content": "."})
+            elif isinstance(p.get("text"), str) and not p.get("thought"):
+                blocks.append({"type": "text", "text": p["text"] or " "})
+        role = "assistant" if c.get("role") == "model" else "user"
+        msgs.append({"role": role, "content": blocks})
+    s = load_bytes(json.dumps(msgs).encode(), "request.json", "anthropic", "gemini")
+    return [f"{f.code}@contents.{f.message_index}" for f in analyze(s).errors]
+
+
+def gemini_calls(request: dict) -> set[str]:
+    """A call is its name and arguments (Gemini CLI makes up the ids of calls that have none,
+    so the same call may carry another id once the file is repaired), counted."""
+    seen: dict[str, int] = {}
+    out = set()
+    for c in request["contents"]:
+        for p in c.get("parts") or ():
+            if "functionCall" in p:
+                fc = p["functionCall"]
+                key = f"{fc.get('name')}{json.dumps(fc.get('args'), sort_keys=True)}"
+                seen[key] = seen.get(key, 0) + 1
+                out.add(f"{key}#{seen[key]}")
+    return out
+
+
 @dataclass(frozen=True)
 class Client:
     format: str  # histview's format name
@@ -86,6 +151,40 @@ CLIENTS: tuple[Client, ...] = (
         ),
         anthropic_judge,
         anthropic_calls,
+    ),
+    Client(
+        "codex",
+        "codex",
+        _files(
+            "sample_sessions/codex_*.jsonl",
+            "corpus/real/codex/*/*.jsonl",
+            "tests/fixtures/clients/codex/*.jsonl",
+        ),
+        responses_judge,
+        responses_calls,
+    ),
+    Client(
+        "opencode",
+        "opencode",
+        _files(
+            "sample_sessions/opencode_*.json",
+            "corpus/real/opencode/*",  # share folders (session.json + messages.json)
+            "tests/fixtures/clients/opencode/*.json",
+        ),
+        anthropic_judge,
+        anthropic_calls,
+    ),
+    Client(
+        "gemini-cli",
+        "gemini",
+        _files(
+            "sample_sessions/gemini_cli_*.jsonl",
+            "corpus/generated/gemini_cli/*.jsonl",
+            "tests/data/gemini_cli/*.jsonl",
+            "tests/data/gemini_cli/legacy_chat.json",
+        ),
+        gemini_judge,
+        gemini_calls,
     ),
 )
 
@@ -121,17 +220,23 @@ def resume(client: str, path: Path, out: Path) -> dict | None:
 
 
 def fix(path: Path, out: Path) -> tuple[int, str]:
-    """`histview fix FILE -o OUT --json`: the number of fixes applied, or why none."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "fix", str(path), "-o", str(out), "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
-    if proc.returncode == 2 or not out.is_file():
-        return -1, (proc.stderr or proc.stdout).strip().splitlines()[-1:][0][:120]
-    return len({e["fix"] for e in json.loads(proc.stdout)["edits"]}), ""
+    """`histview fix FILE -o OUT --json`: the number of fixes applied, or why none. A file
+    with unreadable records needs `--strategy malformed=drop` (fix never drops them on its
+    own): it is tried again with it, and the note says so."""
+    for extra in ([], ["--strategy", "malformed=drop"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tui.cli", "fix", str(path), "-o", str(out), "--json", *extra],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+        )
+        if proc.returncode != 2 and out.is_file():
+            edits = len({e["fix"] for e in json.loads(proc.stdout)["edits"]})
+            return edits, " ".join(extra)
+        if "malformed" not in proc.stderr:
+            break
+    return -1, (proc.stderr or proc.stdout).strip().splitlines()[-1:][0][:120]
 
 
 def check_file(c: Client, path: Path, tmp: Path) -> Row:
@@ -143,11 +248,20 @@ def check_file(c: Client, path: Path, tmp: Path) -> Row:
         return row
     calls0 = c.calls(before)
     row.sent_before, row.calls_before = len(_conversation(before)), len(calls0)
-    fixed = tmp / ("fixed" + path.suffix)
+    if path.is_dir():  # an opencode share folder: the repaired messages.json beside a copy
+        fixed = tmp / "fixed" / "messages.json"
+        fixed.parent.mkdir()
+        shutil.copy(path / "session.json", fixed.parent / "session.json")
+    else:
+        fixed = tmp / ("fixed" + path.suffix)
     row.fixes, why = fix(path, fixed)
     if row.fixes < 0:
         row.note = f"histview fix refused: {why}"
         return row
+    if why:
+        row.note = f"fixed with {why}"
+    if path.is_dir():
+        fixed = fixed.parent
     after = resume(c.client, fixed, tmp / "after")
     if after is None:
         row.note = "the client sends nothing for the repaired file"
