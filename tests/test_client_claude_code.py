@@ -20,7 +20,7 @@ from clients_cases import CASES, FIXTURES, RESUME, file_messages, shape, trim
 
 from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
-from repair.wire import request_body
+from repair.wire import request, request_body
 
 CASE_FILES = dict(CASES["claude"]())
 FIXTURE_DIR = FIXTURES / "claude"
@@ -97,7 +97,11 @@ def test_client_repairs_emulated_give_the_real_request(case):
 @pytest.mark.parametrize("case", RECORDED)
 def test_view_is_the_request_where_the_client_repairs_nothing(case):
     s = session(case)
-    repaired = [f for f in analyze(s).findings if f.client_repair]
+    # the client repairs something: a finding says so, or (a fault it sends as it is, such
+    # as a result inside an assistant message) it still adds or leaves out a block nearby
+    req = request(s, "claude-code")
+    added = any(b.block is None for m in req.messages for b in m.blocks)
+    repaired = [f for f in analyze(s).findings if f.client_repair] or req.left_out or added
     # roles, block order, tool ids (the client ends a text with a newline where it joins
     # two records' texts: the file's text is shown as it is)
     got = shape(view(s), text=False)
@@ -162,6 +166,30 @@ def test_each_fault_has_the_clients_verdict(case, code, severity):
         assert raw[code] == ("warning" if code == "pending-tool-use" else "error")
     else:
         assert f.client_repair is None and f.to_json()["client_repair"] is None
+
+
+def test_an_id_less_call_is_left_out_and_a_result_in_the_assistant_message_is_refused():
+    """Measured: Claude Code 2.1.197 leaves a call without an id and the result without one
+    out of what it sends (warnings), but sends a tool_result written into the assistant's
+    record where it is, next to the calls (refused: an error)."""
+    s = session("broken-invalid-tool-id")
+    found = [(f.code, f.severity) for f in analyze(s).findings]
+    assert found == [("invalid-tool-id", "warning")] * 2
+    assert all(f.client_repair.startswith("Claude Code 2.1.197 ") for f in analyze(s).findings)
+    assert [f.severity for f in analyze(s, "anthropic").findings] == ["error", "error"]
+    s = session("broken-wrong-role-block")
+    (f,) = analyze(s).findings
+    assert (f.code, f.severity, f.client_repair) == ("wrong-role-block", "error", None)
+    # it is sent inside messages.1 (tool_use blocks after the others), and the call it
+    # answers gets Claude Code's placeholder in messages.2
+    assert f.message_index == 1
+    sent = fixture("broken-wrong-role-block")["request"]["messages"]
+    assert [b["type"] for b in sent[1]["content"]] == [
+        "text",
+        "tool_result",
+        "tool_use",
+        "tool_use",
+    ]
 
 
 @pytest.mark.parametrize(

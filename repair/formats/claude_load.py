@@ -163,14 +163,34 @@ class _Acc:
 
     def sent_blocks(self) -> tuple[Block, ...]:
         """The blocks as Claude Code sends them: a user message merged from several records
-        puts its tool_results first."""
+        puts its tool_results first; an assistant message without thinking puts its tool_use
+        blocks after the others (measured: [text, use, result] is sent [text, result, use])."""
         blocks = self.blocks
         if self.role == "user" and len(self.recs) > 1 and self.results:
             return tuple(
                 [b for b in blocks if b.type == TOOL_RESULT]
                 + [b for b in blocks if b.type != TOOL_RESULT]
             )
+        if self.role == "assistant" and len(self.recs) > 1 and _use_before_other(blocks):
+            return tuple(
+                [b for b in blocks if b.type != TOOL_USE]
+                + [b for b in blocks if b.type == TOOL_USE]
+            )
         return tuple(blocks)
+
+
+def _use_before_other(blocks: list[Block]) -> bool:
+    """A tool_use comes before another kind of block, and no thinking is interleaved."""
+    seen_use = False
+    other_after = False
+    for b in blocks:
+        if b.type in THINKING_TYPES:
+            return False
+        if b.type == TOOL_USE:
+            seen_use = True
+        elif seen_use:
+            other_after = True
+    return other_after
 
 
 class _Builder:
