@@ -140,6 +140,11 @@ class _Collector:
             self._block_numbers = self.client.block_numbers(self.wire)
         return self._block_numbers.get(id(block), k)
 
+    def nb(self, mi: int, block: Block) -> int | str:
+        """How a detail names the message holding `block`: the entry that carries it."""
+        k = self.number_of(mi, block)
+        return k if k is not None else f"(not sent, row {mi})"
+
     def n(self, mi: int) -> int | str:
         """How a detail names message `mi`: its number as sent."""
         k = self.numbers[mi]
@@ -197,7 +202,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 use.bi,
                 use.tool_id,
                 f"tool_use id {use.tool_id} ({use.name}) is already used in message "
-                f"{out.n(use.dup_of.mi)}; tool_use ids must be unique in a request.",
+                f"{out.nb(use.dup_of.mi, use.dup_of.block)}; tool_use ids must be unique in a request.",
                 key=(msgs[use.mi].uid, use.block.bid),
             )
         if use.results or use.partner is not None:
@@ -245,7 +250,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                     res.bi,
                     res.tool_id,
                     f"tool_result id {res.tool_id} matches no tool_use, while tool_use "
-                    f"{partner.tool_id} ({partner.name}) of message {out.n(partner.mi)} has no result: "
+                    f"{partner.tool_id} ({partner.name}) of message {out.nb(partner.mi, partner.block)} has no result: "
                     "the same call under a wrong id.",
                     key=key,
                 )
@@ -268,7 +273,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 res.bi,
                 res.tool_id,
                 f"another tool_result for tool_use {use.tool_id} ({use.name}); the first is in "
-                f"message {out.n(first.mi)}, and each tool_use must have a single result.",
+                f"message {out.nb(first.mi, first.block)}, and each tool_use must have a single result.",
                 key=key,
             )
             continue
@@ -358,7 +363,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         if use.has_id:
             fix = "the fix renames it and its results"
         elif use.partner is not None:
-            fix = f"the result in message {out.n(use.partner.mi)} is its positional partner"
+            fix = f"the result in message {out.nb(use.partner.mi, use.partner.block)} is its positional partner"
         else:
             fix = "it cannot pair with any result"
         out.add(
@@ -376,9 +381,11 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         if why is None:
             continue
         if res.use is not None:
-            fix = f"it answers tool_use {res.use.name} of message {out.n(res.use.mi)}"
+            fix = (
+                f"it answers tool_use {res.use.name} of message {out.nb(res.use.mi, res.use.block)}"
+            )
         elif res.partner is not None:
-            fix = f"tool_use {res.partner.name} of message {out.n(res.partner.mi)} is its positional partner"
+            fix = f"tool_use {res.partner.name} of message {out.nb(res.partner.mi, res.partner.block)} is its positional partner"
         else:
             fix = "it answers no tool_use"
         out.add(
@@ -422,14 +429,14 @@ def _misplaced(
     if res.before_use:
         detail = (
             f"the result of tool_use {use.tool_id} ({use.name}) comes before the call "
-            f"(message {out.n(use.mi)}); it belongs right after it."
+            f"(message {out.nb(use.mi, use.block)}); it belongs right after it."
         )
         out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
         return
     if use.home is None:
         detail = (
-            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.n(res.mi)}, "
-            f"but the message after the call (message {out.n(use.mi)}) is not a user message "
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.nb(res.mi, res.block)}, "
+            f"but the message after the call (message {out.nb(use.mi, use.block)}) is not a user message "
             "holding it."
         )
         out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key)
@@ -437,13 +444,13 @@ def _misplaced(
     merged = _merges_cleanly(p, msgs, use.home, res, out.reach)
     if merged:
         detail = (
-            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.n(res.mi)}, "
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.nb(res.mi, res.block)}, "
             f"not in message {out.n(use.home)} with the turn's other results; Anthropic merges "
             "the two, Bedrock rejects it."
         )
     else:
         detail = (
-            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.n(res.mi)}, "
+            f"the result of tool_use {use.tool_id} ({use.name}) is in message {out.nb(res.mi, res.block)}, "
             f"not in message {out.n(use.home)} right after the call."
         )
     out.add("misplaced-tool-result", res.mi, res.bi, use.tool_id, detail, key=key, lenient=merged)
@@ -591,7 +598,7 @@ def _time_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 res.bi,
                 use.tool_id,
                 f"the result of tool_use {use.tool_id} ({use.name}) is stamped "
-                f"{_fmt_delta(t_use - t_res)} before the call (message {out.n(use.mi)}).",
+                f"{_fmt_delta(t_use - t_res)} before the call (message {out.nb(use.mi, use.block)}).",
                 key=(msgs[res.mi].uid, res.block.bid),
             )
 
