@@ -28,6 +28,7 @@ CASES = {
     "trailing_call": DATA / "trailing_call.jsonl",
     "legacy_chat": DATA / "legacy_chat.json",
     "no_ids": DATA / "no_ids.jsonl",
+    "empty_model_text": DATA / "empty_model_text.jsonl",
     "doubled_after_resume": SAMPLE,
 }
 PROMPT = "continue"  # what ../shared/clients/resume sends as the new prompt
@@ -60,8 +61,10 @@ def history(contents: list[dict]) -> list[dict]:
     out = [dict(c, parts=list(c["parts"])) for c in contents]
     if out and out[0]["parts"] and out[0]["parts"][0].get("text", "").startswith("<session"):
         out[0]["parts"].pop(0)
-    if out and out[-1]["role"] == "user" and out[-1]["parts"] == [{"text": PROMPT}]:
-        out.pop()
+    if out and out[-1]["role"] == "user" and out[-1]["parts"][-1:] == [{"text": PROMPT}]:
+        out[-1]["parts"].pop()  # the prompt, merged into the responses turn it follows
+        if not out[-1]["parts"]:
+            out.pop()
     if out and out[-1]["role"] == "model" and out[-1]["parts"] == [{"text": INTERRUPTED[:60]}]:
         out.pop()
     return out

@@ -6,7 +6,8 @@ of model turns holding an empty text part left out, `name__` prefixes cut). On t
 measured with the real client (docs/clients.md, tests/data/gemini_cli/requests.json):
 
 - thought parts are not sent, and consecutive turns of one role are sent as one turn;
-- a history that ends on a user turn holding function responses gets a model turn
+- a history that ends on a user turn holding function responses (in its history, where the
+  model turns it leaves out of each request still are) gets a model turn
   "[The previous response was interrupted before it completed.]"
   (`closeUnansweredToolResponseTurn`), so that the new prompt is a turn of its own.
 
@@ -37,9 +38,19 @@ def send(session: Session) -> Request:
             last.positions.append(pos)
         else:
             req.messages.append(SentMessage(role, blocks, [pos]))
-    last = req.messages[-1] if req.messages else None
-    if last is not None and last.role == "user" and any(b.type == TOOL_RESULT for b in last.blocks):
+    # the closing turn looks at Gemini CLI's history, where the model turns it leaves out of
+    # each request (curated out) still are
+    history = [
+        (pos, m) for pos, m in enumerate(session.messages) if m.live or m.meta.get("curated_out")
+    ]
+    pos, end = history[-1] if history else (None, None)
+    if (
+        end is not None
+        and end.live
+        and end.role == "user"
+        and any(b.type == TOOL_RESULT for b in end.blocks)
+    ):
         closing = SentBlock({"type": "text", "text": INTERRUPTED})
         req.messages.append(SentMessage("assistant", [closing], []))
-        req.added_after[last.positions[-1]] = "a closing model turn after unanswered responses"
+        req.added_after[pos] = "a closing model turn after unanswered responses"
     return req

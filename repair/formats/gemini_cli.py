@@ -423,7 +423,8 @@ def _hidden_turn(state: GeminiState, t: Turn, blocks: list[Block]) -> Message:
         role="assistant" if t.role == "model" else "user",
         blocks=tuple(blocks),
         raw=t.rec.obj,
-        meta={**_meta(t.rec), "hidden_reason": t.hidden},
+        # still in Gemini CLI's history, left out of each request (`extractCuratedHistory`)
+        meta={**_meta(t.rec), "hidden_reason": t.hidden, "curated_out": True},
         hidden=True,
         src=_src(state, t.rec),
         origin=Recs((t.rec.key,)),

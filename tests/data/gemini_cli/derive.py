@@ -10,6 +10,8 @@ parallel read_file calls, then a text answer; temporary paths replaced by /home/
 - legacy_chat.json       the same chat as the older single-object .json (JSON.stringify, indent 2)
 - no_ids.jsonl           the same chat with no call or response ids (paired by name, as older
                          clients and other tools write them)
+- empty_model_text.jsonl the turn of the two read_file calls also holds an empty text part:
+                         Gemini CLI leaves that model turn out, and its responses answer nothing
 """
 
 import json
@@ -62,6 +64,10 @@ def main() -> None:
         del tc["result"]
         tc["status"] = "scheduled"
     write("trailing_call.jsonl", c)
+
+    e = records()
+    e[two]["content"] = [{"text": ""}]
+    write("empty_model_text.jsonl", e)
 
     d = records()
     for r in d:
