@@ -86,6 +86,7 @@ class Derived:
     by_message: dict[int, list[Finding]]
     problems: list[tuple[str, str]]
     first_problem: int | None  # the row the first screen opens on
+    numbers: list[int | None]  # each row's messages.N as the target receives it
 
 
 def derive(session: Session, analysis, table: RowTable | None = None) -> Derived:
@@ -96,6 +97,7 @@ def derive(session: Session, analysis, table: RowTable | None = None) -> Derived
         analysis.by_message(),
         problems(session, analysis),
         table.first_problem(),
+        analysis.numbers,
     )
 
 
@@ -568,9 +570,12 @@ class HistviewApp(App):
             detail.update(raw_json(session.messages[row.mi]))
         else:
             findings = []
+            sent_as: int | None | str = "?"
             if self.derived is not None and tl.state.lanes is not None:
                 findings = self.derived.by_message.get(row.mi, [])
-            detail.update(message_detail(session, row, findings, tl.state.pairing))
+                numbers = self.derived.numbers
+                sent_as = numbers[row.mi] if row.mi < len(numbers) else "?"
+            detail.update(message_detail(session, row, findings, tl.state.pairing, sent_as))
         self.query_one("#detail-scroll", JKScroll).scroll_home(animate=False)
 
     # state changes

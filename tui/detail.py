@@ -87,8 +87,14 @@ def _links(pairing: Pairing | None, mi: int, bi: int, block_type: str) -> str:
 
 
 def message_detail(
-    session: Session, row: Row, findings: list[Finding], pairing: Pairing | None = None
+    session: Session,
+    row: Row,
+    findings: list[Finding],
+    pairing: Pairing | None = None,
+    sent_as: int | None | str = "?",
 ) -> Content:
+    """`sent_as`: the message's messages.N as the target receives it (findings name messages
+    by it), None when it is not sent, "?" when not known yet."""
     msg: Message = session.messages[row.mi]
     parts: list[Content | str | tuple[str, str]] = []
     head = f"message {row.mi} · {role_label(msg)}"
@@ -99,9 +105,16 @@ def message_detail(
         head += " · hidden (not sent)"
     parts.append((head, "bold"))
     src = msg.src or {}
+    where = ""
     if src:
         where = f"line {src['line']}" if "line" in src else f"at {src.get('path', '?')}"
-        parts.append(("  " + clean_line(str(where), 60), "dim"))
+        where = clean_line(str(where), 60)
+    if not msg.hidden and sent_as is None and msg.malformed is None:
+        where += " · left out when sent"
+    elif isinstance(sent_as, int) and sent_as != row.mi:
+        where += f" · sent as messages.{sent_as}"  # findings name it so
+    if where:
+        parts.append(("  " + where.removeprefix(" · "), "dim"))
     parts.append("\n")
     if msg.malformed is not None:
         parts.append(("malformed: ", "bold $text-error"))
