@@ -687,12 +687,16 @@ examples:
   histview messages session.jsonl --json | jq '.messages | length'
   histview messages session.json --target bedrock     numbered as Bedrock numbers them
 
-messages.N is the number the provider's 400 errors use. A client format (Claude Code) is shown
-as the client sends it: records merged the way the client merges them, what the client adds
-on its own marked "+ ... (added by CLIENT)", what it leaves out "- ... (left out by CLIENT)".
-Records that are not sent (an abandoned branch, history before a compaction, unreadable lines)
-are shown as a count where they are. --json prints the list the provider receives under its
-request key ({"messages": [...]} for Anthropic). exit status: 0, 2 unreadable
+messages.N is the number the provider's 400 errors use, counted in its own list: Anthropic and
+Bedrock messages, Chat Completions messages (each tool result a `tool` message of its own),
+Responses items (each call, output and reasoning item), Gemini turns. A client's file (Claude
+Code, Codex, opencode, Gemini CLI) is shown as the client sends it: records merged the way the
+client merges them, what it adds on its own marked "+ ... (added by CLIENT)", what it leaves
+out "- ... (left out by CLIENT)", what it changes "~ ...". Records that are not sent (an
+abandoned branch, history before a compaction, unreadable lines) are shown as a count where
+they are. --json prints the list the provider receives under its request key: {"messages":
+[...]}, {"input": [...]} (Responses) or {"contents": [...]} (Gemini). exit status: 0, 2
+unreadable
 """
 
 _LIST_EPILOG = """\
