@@ -156,7 +156,8 @@ def message_listing(session: Session, analysis) -> list[str]:
         flush_skipped()
         blocks = [sm.blocks[i] for i in e.blocks]
         where = lines_of([b.block for b in blocks if b.block is not None])
-        out.append(f"messages.{n} {_entry_role(e.item)}" + (f"  ({where})" if where else ""))
+        role = clean_line(_entry_role(e.item), 40)
+        out.append(f"messages.{n} {role}" + (f"  ({where})" if where else ""))
         for j, i in enumerate(e.blocks):
             b = sm.blocks[i]
             if b.block is None:
