@@ -12,20 +12,18 @@ import argparse
 import difflib
 import io
 import os
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-import orjson
-
 from . import targets
 from .codes import CODES
 from .errors import ExportRefused, InputError, WriteFailed
 from .gcpause import gc_paused
+from .jsonio import to_json
 from .model import Finding, Session
-from .sanitize import clean, clean_line
+from .sanitize import clean, clean_line, json_safe
 from .targets import TARGETS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
@@ -120,14 +118,8 @@ def counts_text(counts: dict[str, int]) -> str:
     return ", ".join(_plural(counts.get(s, 0), s) for s in ("error", "warning", "info"))
 
 
-# Characters JSON may carry raw inside strings but that a terminal or a line splitter would
-# act on: DEL, C1 controls, line/paragraph separators, bidi controls. Written as \uXXXX.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def _dumps(obj) -> str:
-    text = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return json_safe(to_json(obj).decode())
 
 
 def _load(path: str, fmt: str | None, target: str | None) -> Session:

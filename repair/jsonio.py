@@ -9,7 +9,10 @@ written by those tools.
 from __future__ import annotations
 
 import json
+import math
 import re
+import secrets
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,19 +39,106 @@ def strip_bom(data: bytes) -> tuple[bytes, bool]:
     return data, False
 
 
+class JsonNumber:
+    """A number literal kept exactly as read, for the numbers orjson would not give back as
+    written: integers beyond 64 bits, floats that overflow or underflow a double, and float
+    literals a double would print differently (`1E2`, `1.50`, `0.000001`, too many digits).
+    The loaders see it as "not a number"; every writer here emits `text` verbatim."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JsonNumber) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
 def loads(data: bytes | str) -> Any:
-    """orjson first; the stdlib for what orjson refuses (big ints, lone surrogates)."""
+    """Parse one JSON value; numbers come back exactly (see `JsonNumber`). orjson when it can
+    keep every number and string; the stdlib, keeping literals, for the rest (big or odd
+    numbers, lone surrogates, NaN/Infinity)."""
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return loads_exact(data)
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    if has_inexact_numbers(raw):
+        return loads_exact(data)
+    return obj
+
+
+def loads_fast(data: bytes) -> Any:
+    """`loads` for a caller that already knows (`has_inexact_numbers` on the whole file) that
+    every number is one orjson keeps: the stdlib only when orjson refuses the text."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        if isinstance(data, bytes):
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                raise
-        else:
-            text = data
-        return json.loads(text)
+        return loads_exact(data)
+
+
+def loads_exact(data: bytes | str) -> Any:
+    """The stdlib parser, with the literals orjson would change kept as `JsonNumber`.
+    Raises ValueError (UnicodeDecodeError for bytes that are not UTF-8) or RecursionError."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return json.loads(
+        text, parse_int=_exact_int, parse_float=_exact_float, parse_constant=JsonNumber
+    )
+
+
+_I64_MIN, _U64_MAX = -(2**63), 2**64 - 1
+
+
+def _exact_int(text: str) -> int | JsonNumber:
+    if len(text) < 19 and text != "-0":
+        return int(text)
+    value = int(text)
+    if _I64_MIN <= value <= _U64_MAX and text != "-0":
+        return value
+    return JsonNumber(text)
+
+
+def _exact_float(text: str) -> float | JsonNumber:
+    value = float(text)
+    if math.isfinite(value) and repr(value) == text and orjson.dumps(value) == text.encode():
+        return value
+    return JsonNumber(text)
+
+
+# A number token right after `:` `,` or `[` and ending where a JSON number ends (so the
+# digits of "12:28.120Z" inside a string do not count).
+_TOKEN_AFTER = {
+    sep: re.compile(sep + rb"[ \t\r\n]*(-?\d[\d.eE+-]*)(?=[ \t\r\n,\]}]|\Z)")
+    for sep in (rb":", rb",", rb"\[")
+}
+# Among those tokens, the ones a double may not give back as written: 19+ digits (beyond
+# 64 bits), 17+ digits and dots, tiny decimals, trailing fraction zeros, exponents, -0.
+_MAYBE_INEXACT = re.compile(
+    rb"^(?:-0$|-?\d{19}|-?\d[\d.]{16}|-?0\.0000|-?\d+\.\d+0$|-?\d+(?:\.\d+)?[eE])", re.M
+)
+
+
+def has_inexact_numbers(data: bytes) -> bool:
+    """True when the text holds a number literal orjson would not give back byte for byte.
+    A linear scan with literal-led patterns (a few ms per MB); a token that only looks like
+    one (inside a string) just costs an exact parse."""
+    tokens = b"\n".join(t for rx in _TOKEN_AFTER.values() for t in rx.findall(data))
+    for m in _MAYBE_INEXACT.finditer(tokens):
+        end = tokens.find(b"\n", m.start())
+        token = tokens[m.start() : end if end != -1 else len(tokens)].decode("ascii")
+        try:
+            kept = _exact_float(token) if any(c in token for c in ".eE") else _exact_int(token)
+        except ValueError:
+            continue  # not a JSON number (inside a string): nothing to keep
+        if isinstance(kept, JsonNumber):
+            return True
+    return False
 
 
 def detect_style(data: bytes) -> JsonStyle:
@@ -100,27 +190,15 @@ def _outside_strings(head: bytes) -> bytes:
 
 
 def dumps(obj: Any, style: JsonStyle) -> bytes:
-    if (
-        style.indent is None
-        and style.item_sep == ","
-        and style.key_sep == ":"
-        and not style.ensure_ascii
-    ):
-        out = _orjson_or_json(
-            obj, 0, lambda: json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-        )
-    elif style.indent == 2 and not style.ensure_ascii:
-        out = _orjson_or_json(
-            obj, orjson.OPT_INDENT_2, lambda: json.dumps(obj, ensure_ascii=False, indent=2)
-        )
-    elif style.indent is None:
-        out = _utf8(
-            json.dumps(
-                obj, ensure_ascii=style.ensure_ascii, separators=(style.item_sep, style.key_sep)
-            )
-        )
+    """A whole document in `style`. `JsonNumber`s are written verbatim and lone surrogates
+    as `\\uXXXX` escapes, so what was read is what is written."""
+    if style.indent is None:
+        option = 0 if (style.item_sep, style.key_sep) == (",", ":") else None
+        kw: dict = {"separators": (style.item_sep, style.key_sep)}
     else:
-        out = _utf8(json.dumps(obj, ensure_ascii=style.ensure_ascii, indent=style.indent))
+        option = orjson.OPT_INDENT_2 if style.indent == 2 else None
+        kw = {"indent": style.indent}
+    out = _encode(obj, None if style.ensure_ascii else option, style.ensure_ascii, kw)
     if style.newline == "\r\n":
         out = out.replace(b"\n", b"\r\n")
     if style.trailing_newline:
@@ -130,25 +208,66 @@ def dumps(obj: Any, style: JsonStyle) -> bytes:
     return out
 
 
-def _orjson_or_json(obj: Any, option: int, fallback) -> bytes:
-    try:
-        return orjson.dumps(obj, option=option)
-    except (TypeError, orjson.JSONEncodeError):
-        return _utf8(fallback())
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _utf8(text: str) -> bytes:
-    """JSON text as UTF-8. A lone surrogate (read from a `\\udXXX` escape; orjson refuses
-    it) is written back as that escape, as JavaScript's JSON.stringify writes it: raw, it
-    would make the file invalid UTF-8."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
-
-
 def compact(obj: Any) -> bytes:
     """One JSONL record as Claude Code / Codex write it."""
-    return _orjson_or_json(
-        obj, 0, lambda: json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    )
+    return _encode(obj, 0, False, {"separators": (",", ":")})
+
+
+def to_json(obj: Any, indent: bool = False) -> bytes:
+    """JSON histview writes itself (reports, `--json` output, previews): one line, or indented
+    by 2; numbers and text of the session exactly as read."""
+    if indent:
+        return _encode(obj, orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, False, {"indent": 2})
+    return _encode(obj, orjson.OPT_NON_STR_KEYS, False, {"separators": (",", ":")})
+
+
+def text_of(value: Any) -> str:
+    """A value as JSON text inside a string (a tool output shown as text), spaced the way
+    `json.dumps` spaces it; numbers and text exactly as read."""
+    return _encode(value, None, False, {}).decode("utf-8")
+
+
+def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict) -> bytes:
+    """orjson with `option` when given and it can write `obj`; else the stdlib with `kw`.
+    Each `JsonNumber` is written as a placeholder string, replaced by its literal after."""
+    literals: list[str] = []
+    mark = "@histview-number-" + secrets.token_hex(8) + "-"
+
+    def placeholder(o: Any) -> str:
+        if isinstance(o, JsonNumber):
+            literals.append(o.text)
+            return f"{mark}{len(literals) - 1}@"
+        raise TypeError(f"{type(o).__name__} is not JSON")
+
+    out: bytes | None = None
+    if option is not None:
+        try:
+            out = orjson.dumps(obj, default=placeholder, option=option)
+        except (TypeError, orjson.JSONEncodeError):
+            literals.clear()  # lone surrogates or nesting orjson does not write
+    if out is None:
+        try:
+            text = json.dumps(obj, ensure_ascii=ensure_ascii, default=placeholder, **kw)
+        except RecursionError:
+            literals.clear()
+            text = _deep(
+                lambda: json.dumps(obj, ensure_ascii=ensure_ascii, default=placeholder, **kw)
+            )
+        # A lone surrogate cannot be UTF-8: write it as the JSON escape it was read from.
+        out = text.encode("utf-8", "backslashreplace")
+    if literals:
+        pattern = re.compile(b'"' + re.escape(mark.encode()) + rb'(\d+)@"')
+        out, n = pattern.subn(lambda m: literals[int(m.group(1))].encode(), out)
+        if n != len(literals):  # cannot happen unless a string holds the random mark
+            raise ValueError("a number literal could not be written back")
+    return out
+
+
+def _deep(fn):
+    """Run a stdlib encode with room for the deepest document the parsers accept."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 6000))
+    try:
+        return fn()
+    finally:
+        sys.setrecursionlimit(limit)

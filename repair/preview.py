@@ -5,8 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-import orjson
-
+from .jsonio import to_json
 from .model import Message, Session
 from .sanitize import clean
 
@@ -54,7 +53,7 @@ def touched(
 def render(messages: list[tuple[int, Message]]) -> list[str]:
     lines: list[str] = []
     for i, m in messages:
-        body = orjson.dumps(message_json(m), option=orjson.OPT_INDENT_2).decode()
+        body = to_json(message_json(m), indent=True).decode()
         lines.append(f"// message {i}")
         lines.extend(body.splitlines())
     return lines

@@ -6,9 +6,9 @@ multi-megabyte message never becomes a multi-megabyte widget.
 
 from __future__ import annotations
 
-import orjson
 from textual.content import Content
 
+from repair.jsonio import to_json
 from repair.model import TOOL_RESULT, TOOL_USE, Finding, Message, Session, block_text
 from repair.pairing import Pairing
 from repair.preview import message_json
@@ -40,10 +40,7 @@ def fold(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> t
 
 
 def _json(value) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return repr(value)
+    return to_json(value, indent=True).decode()
 
 
 def finding_line(f: Finding) -> Content:

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import orjson
-
 from repair.analysis import Analysis
 from repair.codes import Severity
+from repair.jsonio import to_json
 from repair.model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from repair.pairing import Pairing, Result, Use
 from repair.sanitize import clean_line
@@ -261,11 +260,7 @@ def _first_text(msg: Message) -> str:
 
 
 def _inline_json(value, limit: int) -> str:
-    try:
-        text = orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        text = repr(value)
-    return text[: limit * 4]
+    return to_json(value).decode()[: limit * 4]
 
 
 def tool_name(session: Session, row: Row, pairing: Pairing | None) -> str | None:

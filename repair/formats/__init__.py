@@ -9,7 +9,7 @@ import orjson
 from ..errors import InputError
 from ..files import Source
 from ..gcpause import gc_paused
-from ..jsonio import loads, strip_bom
+from ..jsonio import has_inexact_numbers, loads, loads_fast, strip_bom
 from ..model import Session
 from ..targets import TARGETS
 from .base import Adapter, JsonlLine, Probe
@@ -189,13 +189,16 @@ def split_lines(body: bytes) -> tuple[list[JsonlLine], str, bool]:
     if trailing:
         parts.pop()
     out: list[JsonlLine] = []
+    # One scan of the whole file; only when it finds a number orjson would change is each
+    # line scanned (and that line parsed keeping its literals).
+    parse = loads if has_inexact_numbers(body) else loads_fast
     for i, raw in enumerate(parts, 1):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         line = JsonlLine(lineno=i, raw=raw)
         if raw.strip():
             try:
-                line.obj = loads(raw)
+                line.obj = parse(raw)
             except (ValueError, RecursionError) as exc:
                 line.error = _describe_json_error(exc)
         out.append(line)

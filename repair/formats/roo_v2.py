@@ -17,10 +17,10 @@ record written before it, the way Roo itself stores results.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonio import text_of
 from ..model import TOOL_RESULT, TOOL_USE, Block, Message
 from .anthropic_list import (
     block_from_dict,
@@ -68,7 +68,7 @@ def output_to_content(output: Any) -> tuple[Any, bool]:
         if kind in ("text", "error-text") and isinstance(value, str):
             return value, kind == "error-text" or value.lstrip().startswith("[ERROR]")
         if kind in ("json", "error-json"):
-            return json.dumps(value, ensure_ascii=False), kind == "error-json"
+            return text_of(value), kind == "error-json"
         if kind == "execution-denied":
             reason = output.get("reason")
             return (reason if isinstance(reason, str) else "Tool execution denied."), True
@@ -76,7 +76,7 @@ def output_to_content(output: Any) -> tuple[Any, bool]:
             return [_content_item(v) for v in value], False
     if isinstance(output, list):
         return [_content_item(v) for v in output], False
-    return json.dumps(output, ensure_ascii=False), False
+    return text_of(output), False
 
 
 def _content_item(item: Any) -> dict:
@@ -94,7 +94,7 @@ def _content_item(item: Any) -> dict:
                     "data": item.get("data"),
                 },
             }
-    return {"type": "text", "text": json.dumps(item, ensure_ascii=False)}
+    return {"type": "text", "text": text_of(item)}
 
 
 def block_from_part(part: dict, path: str, record: int) -> Block:
@@ -295,7 +295,7 @@ def _output_from(content: Any, is_error: bool) -> dict:
         elif isinstance(i, dict) and isinstance(i.get("text"), str):
             value.append({"type": "text", "text": i["text"]})
         else:
-            value.append({"type": "text", "text": json.dumps(i, ensure_ascii=False)})
+            value.append({"type": "text", "text": text_of(i)})
     return {"type": "content", "value": value}
 
 

@@ -1,0 +1,183 @@
+"""Numbers and text come back exactly as read: integers beyond 64 bits, floats a double
+cannot hold (or would print differently) and lone surrogates survive load, check, fix, the
+output and the report, in every writer."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from repair.cli import main
+from repair.formats import load_session
+from repair.jsonio import (
+    JsonNumber,
+    JsonStyle,
+    compact,
+    dumps,
+    has_inexact_numbers,
+    loads,
+    to_json,
+)
+from repair.workbench import Workbench
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+
+BIG = "123456789012345678901234567890"
+ODD = (BIG, "-123456789012345678901234567890", "1e400", "-1e400", "1e-400", "1E2", "1.50")
+ODD += ("-0", "0.0000015", "100000000000000000000", "NaN", "Infinity")
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+# ------------------------------------------------------------------ the reader and writers
+
+
+@pytest.mark.parametrize("literal", ODD)
+def test_a_literal_orjson_would_change_is_kept_and_written_verbatim(literal):
+    text = f'{{"a":[1,{literal}],"b":{literal},"s":"x"}}'.encode()
+    obj = loads(text)
+    assert obj["b"] == JsonNumber(literal)
+    assert compact(obj) == text
+    assert to_json(obj) == text
+    assert dumps(obj, JsonStyle()) == text
+    spaced = dumps(obj, JsonStyle(item_sep=", ", key_sep=": ", ensure_ascii=True))
+    assert spaced == f'{{"a": [1, {literal}], "b": {literal}, "s": "x"}}'.encode()
+    assert f'"b": {literal}'.encode() in dumps(obj, JsonStyle(indent=2))
+    assert f'"b": {literal}'.encode() in dumps(obj, JsonStyle(indent="\t"))
+
+
+@pytest.mark.parametrize("literal", ("1", "-1", "1.5", "0.1", "1e+16", "18446744073709551615"))
+def test_numbers_orjson_keeps_stay_numbers(literal):
+    text = f'{{"n":{literal}}}'.encode()
+    assert not has_inexact_numbers(text)
+    assert isinstance(loads(text)["n"], int | float)
+    assert compact(loads(text)) == text
+
+
+def test_digits_inside_strings_do_not_count_as_numbers():
+    assert not has_inexact_numbers(b'{"timestamp":"2025-11-20T09:14:28.120Z"}')
+    # prose that looks like a number only costs the exact parse; the string is a string
+    text = b'{"text":"a: 1.50 b","n":1}'
+    assert loads(text) == {"text": "a: 1.50 b", "n": 1}
+    assert compact(loads(text)) == text
+
+
+def test_lone_surrogates_are_written_as_the_escapes_they_were_read_from():
+    obj = loads(b'{"t":"a\\ud800b","u":"\\udfff"}')
+    assert obj["t"] == "a\ud800b"
+    for out in (compact(obj), to_json(obj), dumps(obj, JsonStyle(indent=2))):
+        assert b"\\ud800" in out and b"\\udfff" in out
+        assert loads(out) == obj
+        out.decode("utf-8")  # valid UTF-8: a surrogate never reaches the file as raw bytes
+
+
+def test_nesting_deeper_than_orjson_writes_is_written_by_the_stdlib():
+    deep = "[" * 600 + "1e400" + "]" * 600
+    obj = loads(deep.encode())
+    assert compact(obj) == deep.encode()
+
+
+# ------------------------------------------------------------------ through load, fix, report
+
+TOOL_INPUT = f'{{"command":"ls","n":{BIG},"f":1e400,"g":1.50}}'
+
+
+def roo_file(tmp_path: Path) -> Path:
+    """A Roo history whose first message is untouched by the fix and whose second is edited
+    (its orphan tool_use gets a result in the next message, or is dropped)."""
+    text = (
+        "["
+        f'{{"role":"user","content":[{{"type":"text","text":"<task>go</task>"}}],"ts":{BIG}}},'
+        '{"role":"assistant","content":[{"type":"text","text":"Running."},'
+        f'{{"type":"tool_use","id":"toolu_1","name":"Bash","input":{TOOL_INPUT}}}],"ts":1e400}},'
+        '{"role":"user","content":[{"type":"text","text":"continue \\ud800"}],"ts":1.50}'
+        "]"
+    )
+    path = tmp_path / "api_conversation_history.json"
+    path.write_bytes(text.encode())
+    return path
+
+
+def test_an_unchanged_file_is_written_back_byte_identical(tmp_path):
+    path = roo_file(tmp_path)
+    session = load_session(str(path))
+    assert session.format == "roo"
+    assert session.export_bytes() == path.read_bytes()
+
+
+def test_a_fixed_file_keeps_every_literal_in_touched_and_untouched_records(tmp_path):
+    path = roo_file(tmp_path)
+    out = tmp_path / "fixed.json"
+    code, stdout, err = run("fix", str(path), "-o", str(out))
+    assert err == ""
+    assert code == 0, stdout
+    written = out.read_bytes()
+    assert written != path.read_bytes()
+    assert f'"ts":{BIG}'.encode() in written  # untouched message
+    assert TOOL_INPUT.encode() in written  # the edited message keeps its tool input
+    assert b'"ts":1e400' in written and b'"ts":1.50' in written
+    assert b"continue \\ud800" in written
+    assert b"1.2345678901234568e" not in written and b"Infinity" not in written
+    again = load_session(str(out))
+    assert again.export_bytes() == written
+
+
+def test_the_report_keeps_a_dropped_blocks_numbers_exactly(tmp_path):
+    path = roo_file(tmp_path)
+    out = tmp_path / "fixed.json"
+    code, _, err = run(
+        "fix", str(path), "-o", str(out), "--strategy", "orphan-tool-use=drop-tool-use"
+    )
+    assert (code, err) == (0, "")
+    report = (tmp_path / "fixed.report.json").read_bytes()
+    assert b"toolu_1" not in out.read_bytes()
+    assert f'"n": {BIG}'.encode() in report
+    assert b'"f": 1e400' in report and b'"g": 1.50' in report
+    json.loads(report)  # the stdlib reads it (1e400 as inf): valid JSON text
+
+
+def test_check_json_keeps_lone_surrogates_and_prints_valid_json(tmp_path):
+    doc = (
+        '[{"role":"user","content":"hi"},'
+        '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_\\ud800","name":"x",'
+        '"input":{}}]},{"role":"user","content":"and?"}]'
+    )
+    path = tmp_path / "s.json"
+    path.write_bytes(doc.encode())
+    code, out, err = run("check", "--json", str(path))
+    assert err == "" and code == 1
+    found = json.loads(out)
+    assert found["findings"][0]["tool_use_id"] == "toolu_\ud800"
+    code, out, err = run("check", str(path))
+    assert err == "" and "toolu_<U+D800>" in out
+
+
+def test_jsonl_keeps_untouched_lines_and_rewrites_touched_ones_exactly(tmp_path):
+    lines = (SAMPLES / "codex_missing_output.jsonl").read_bytes().split(b"\n")
+    # a number beyond 64 bits in an untouched line, and in the call that gets an output
+    first = json.loads(lines[0])
+    first["payload"]["big"] = "BIG"
+    lines[0] = json.dumps(first, separators=(",", ":")).replace('"BIG"', BIG).encode()
+    call = next(i for i, ln in enumerate(lines) if b'"function_call"' in ln and b"call_id" in ln)
+    lines[call] = lines[call].replace(
+        b'"type":"function_call"', b'"n":1e400,"type":"function_call"'
+    )
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    session = load_session(str(path))
+    assert session.export_bytes() == path.read_bytes()
+    out = tmp_path / "fixed.jsonl"
+    code, _, err = run("fix", str(path), "-o", str(out))
+    assert err == "" and code in (0, 1)
+    written = out.read_bytes()
+    assert lines[0] in written.split(b"\n")
+    assert b'"n":1e400' in written
+    wb = Workbench(load_session(str(out)))
+    assert wb.apply_all() == 0
