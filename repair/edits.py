@@ -213,6 +213,10 @@ class SetId(Edit):
     def apply(self, patch: Patch) -> None:
         block = patch.find(self.message_uid, self.bid)
         if block is not None:
+            # the id it replaces goes to the report as read (it may not be a string)
+            if isinstance(block.data, dict):
+                key = "id" if block.type == TOOL_USE else "tool_use_id"
+                self.removed, self.has_removed = {key: block.data.get(key)}, True
             patch.replace_block(self.message_uid, with_tool_id(block, self.new_id))
 
 

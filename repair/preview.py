@@ -24,17 +24,22 @@ def message_json(msg: Message) -> dict:
     return {"role": msg.role, "content": [_short(b.data) for b in msg.blocks]}
 
 
-def _short(value):
+MAX_DEPTH = 48  # levels of nesting shown; a deeper value is summarised
+
+
+def _short(value, depth: int = 0):
     if isinstance(value, str):
         return (
             value
             if len(value) <= MAX_FIELD
             else value[:MAX_FIELD] + f"… (+{len(value) - MAX_FIELD} chars)"
         )
+    if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
+        return f"… (nested deeper than {MAX_DEPTH} levels)"
     if isinstance(value, dict):
-        return {k: _short(v) for k, v in value.items()}
+        return {k: _short(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_short(v) for v in value]
+        return [_short(v, depth + 1) for v in value]
     return value
 
 

@@ -187,7 +187,7 @@ def test_content_next_to_tool_calls_is_a_text_block_null_and_empty_are_not():
         ({"role": "tool", "content": "x"}, "tool_call_id"),
         ({"content": "x"}, "without a role"),
         ({"role": "assistant", "content": None, "tool_calls": [{"type": "function"}]}, "has no id"),
-        ({"role": "user", "content": 42}, "content is a int"),
+        ({"role": "user", "content": 42}, "content is a number"),
         ({"role": "wizard", "content": "x"}, "unknown role"),
     ],
 )

@@ -326,6 +326,8 @@ def test_running_part_in_the_middle_becomes_an_error_with_an_end_time():
         "error": SYNTHETIC_RESULT_TEXT,
         "metadata": {},
         "time": {"start": 2000, "end": 2000},
+        # kept: nothing is lost (opencode 1.18.33 resumes such a state, its export drops it)
+        "title": "ls",
     }
     # the rest of the document is untouched
     before = json.loads(data)
@@ -339,6 +341,18 @@ def test_running_part_in_the_middle_becomes_an_error_with_an_end_time():
         ("c1", True, SYNTHETIC_RESULT_TEXT)
     ]
     assert fix(out) == out
+
+
+def test_a_closed_parts_other_state_keys_are_kept():
+    part = tool("msg_a1", 1, "c1", "pending", raw='{"command": "ls', odd={"k": 1})
+    data = export(
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [part], 1500),
+        user("msg_u2", "go on", 9000),
+    )
+    state = json.loads(fix(data))["messages"][1]["parts"][1]["state"]
+    assert state["status"] == "error"
+    assert state["raw"] == '{"command": "ls' and state["odd"] == {"k": 1}
 
 
 def test_end_time_is_the_last_time_the_message_recorded():

@@ -12,7 +12,7 @@ from ..gcpause import gc_paused
 from ..jsonio import has_inexact_numbers, loads, loads_fast, strip_bom
 from ..model import Session
 from ..targets import TARGETS
-from .base import Adapter, JsonlLine, Probe
+from .base import Adapter, JsonlLine, Probe, type_name
 
 _ADAPTERS: list[Adapter] = []
 
@@ -226,7 +226,7 @@ def describe_shape(probe: Probe) -> str:
         if isinstance(first, dict):
             keys = ", ".join(list(first)[:6])
             return f"JSONL whose first record has keys {keys}"
-        return f"JSONL whose first record is a {type(first).__name__}"
+        return f"JSONL whose first record is {type_name(first)}"
     doc = probe.doc
     if isinstance(doc, dict):
         return (
@@ -235,8 +235,8 @@ def describe_shape(probe: Probe) -> str:
     if isinstance(doc, list):
         if not doc:
             return "an empty JSON list"
-        return f"a JSON list of {type(doc[0]).__name__}"
-    return f"a JSON {type(doc).__name__}"
+        return f"a JSON list whose first item is {type_name(doc[0])}"
+    return f"a JSON value that is {type_name(doc)}"
 
 
 def load_session(given: str, format: str | None = None, target: str | None = None) -> Session:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..jsonio import JsonStyle, detect_style, dumps
 from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
-from .base import Probe
+from .base import Probe, shown, type_name
 
 ROLES = ("user", "assistant")
 # Block types only the Anthropic wire format has (OpenAI Chat has none of them).
@@ -179,22 +179,6 @@ def _looks_opencode(entries: list) -> bool:
 # Loading
 
 
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
 def block_from_dict(item: dict, path: str, origin: Any = None) -> Block:
     """A Block for an Anthropic-shaped content item located at JSON pointer `path`."""
     return block_from_anthropic(item, {"path": path}, origin)
@@ -228,7 +212,7 @@ def entry_problem(entry: Any) -> str | None:
     if role is None:
         return "no role"
     if role not in ROLES:
-        return f"role {role!r} is not user or assistant"
+        return f"role {shown(role)} is not user or assistant"
     if "content" not in entry:
         return "no content"
     return content_problem(entry["content"])

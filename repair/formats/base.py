@@ -5,7 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsonio import JsonNumber
 from ..model import Session
+
+
+def type_name(value: Any) -> str:
+    """A JSON value's kind for a message: 'a list', 'an object', 'null', ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float, JsonNumber)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value for an error message: a string quoted (and cut), anything else by its kind."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit] + "…")
+    return type_name(value)
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .base import JsonlLine
+from .base import JsonlLine, type_name
 
 NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -70,9 +70,13 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
             if ln.error is not None:
                 odd.append((i, f"line {ln.lineno} is not JSON ({ln.error})"))
             elif obj is not None or ln.raw.strip():
-                odd.append((i, f"line {ln.lineno} is a JSON {type(obj).__name__}, not a record"))
+                odd.append((i, f"line {ln.lineno} is {type_name(obj)}, not a record"))
             continue
         t = obj.get("type")
+        if type(t) is not str:
+            if "uuid" in obj:
+                odd.append((i, f"the record's type is {type_name(t)}, not a string"))
+            continue
         u = obj.get("uuid")
         if type(u) is not str:
             if t in MESSAGE_TYPES:
@@ -81,6 +85,10 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
         if t not in NODE_TYPES and t != PROGRESS:
             continue
         p = obj.get("parentUuid")
+        odd_key = _odd_link(obj, p) if t != PROGRESS else None
+        if odd_key is not None:
+            odd.append((i, odd_key))
+            continue
         if not isinstance(p, str):
             p = None
         if t == PROGRESS:
@@ -105,6 +113,18 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
     if boundaries:
         _apply_preserved_segment(g, boundaries[-1])
     return g
+
+
+def _odd_link(obj: dict, parent: Any) -> str | None:
+    """Why a record's links cannot be read as Claude Code reads them (None when they can):
+    a parentUuid that is not a string or null, an isSidechain that is not true/false (any
+    non-empty value is "true" to Claude Code, so guessing would pick the wrong thread)."""
+    if parent is not None and not isinstance(parent, str):
+        return f"parentUuid is {type_name(parent)}, not a string or null"
+    side = obj.get("isSidechain")
+    if side is not None and not isinstance(side, bool):
+        return f"isSidechain is {type_name(side)}, not true or false"
+    return None
 
 
 def _apply_preserved_segment(g: Graph, boundary_idx: int) -> None:

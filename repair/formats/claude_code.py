@@ -71,6 +71,10 @@ def is_record(obj) -> bool:
     )
 
 
+def _is_str_in(value, names: frozenset[str]) -> bool:
+    return type(value) is str and value in names
+
+
 class ClaudeCodeAdapter(Adapter):
     name = "claude-code"
     default_target = "claude-code"  # the client as released judges what it sends
@@ -88,11 +92,7 @@ class ClaudeCodeAdapter(Adapter):
             seen += 1
             if is_record(obj):
                 return 90
-            if (
-                not isinstance(obj.get("type"), str)
-                or obj["type"] not in META_TYPES
-                or ("payload" in obj)
-            ):
+            if not _is_str_in(obj.get("type"), META_TYPES) or "payload" in obj:
                 meta_only = False
             if seen >= 50:
                 break
@@ -204,7 +204,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     pruned_reason = "history before the last compaction (not sent)"
     hidden: list[tuple[int, str]] = [(i, "malformed: " + why) for i, why in g.odd]
     for idx in g.pruned.values():
-        if f.lines[idx].obj.get("type") in MESSAGE_TYPES:
+        if _is_str_in(f.lines[idx].obj.get("type"), MESSAGE_TYPES):
             hidden.append((idx, pruned_reason))
     for n in off:
         if n.sidechain:

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from ..model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
-from .base import JsonlLine
+from .base import JsonlLine, type_name
 from .claude_chain import MESSAGE_TYPES, Graph
 
 
@@ -87,7 +87,7 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
     if type(content) is str:
         return (Block("text", content, None, None, False, src, idx),), None
     if type(content) is not list:
-        kind = "missing" if content is None else f"a {type(content).__name__}"
+        kind = "missing" if content is None else type_name(content)
         return (), f"message.content is {kind}, not a string or a list of blocks"
     blocks = []
     for k, item in enumerate(content):
@@ -315,7 +315,7 @@ class _Builder:
         obj = ln.obj
         role = obj.get("type") if type(obj) is dict else None
         m = Message(
-            role=role if role in MESSAGE_TYPES else None,
+            role=role if type(role) is str and role in MESSAGE_TYPES else None,
             blocks=tuple(blocks),
             raw=obj,
             meta=_meta(obj, hidden or (self.reason if self.hidden else None)),

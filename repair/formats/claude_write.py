@@ -937,11 +937,13 @@ def _block_sig(b: Block) -> Any:
     return ("block", _freeze(data))
 
 
-def _freeze(v: Any) -> Any:
+def _freeze(v: Any, depth: int = 0) -> Any:
+    if depth > 64 and isinstance(v, (dict, list)):
+        return compact(v)  # deep data: compared as written, without recursing further
     if isinstance(v, dict):
-        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+        return tuple(sorted((k, _freeze(x, depth + 1)) for k, x in v.items()))
     if isinstance(v, list):
-        return tuple(_freeze(x) for x in v)
+        return tuple(_freeze(x, depth + 1) for x in v)
     return v
 
 

@@ -33,7 +33,7 @@ from ..errors import ExportRefused
 from ..jsonio import compact, loads, strip_bom
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
-from .base import Adapter, JsonlLine, Probe
+from .base import Adapter, JsonlLine, Probe, shown, type_name
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 RECORD_TYPES = frozenset(
@@ -114,7 +114,8 @@ class CodexAdapter(Adapter):
             if (
                 isinstance(doc, dict)
                 and set(doc) == ENVELOPE_KEYS
-                and doc.get("type") in RECORD_TYPES
+                and isinstance(doc.get("type"), str)
+                and doc["type"] in RECORD_TYPES
             ):
                 return 100 if doc.get("type") == "session_meta" else 80
             return 0
@@ -130,7 +131,8 @@ class CodexAdapter(Adapter):
             if (
                 isinstance(obj, dict)
                 and set(obj) == ENVELOPE_KEYS
-                and obj.get("type") in RECORD_TYPES
+                and isinstance(obj.get("type"), str)
+                and obj["type"] in RECORD_TYPES
             ):
                 enveloped += 1
             if seen >= 50:
@@ -206,12 +208,19 @@ class CodexAdapter(Adapter):
             if not isinstance(rec, dict):
                 close_group()
                 messages.append(
-                    _malformed(idx, line, f"the record is a {type(rec).__name__}, not an object")
+                    _malformed(idx, line, f"the record is {type_name(rec)}, not an object")
                 )
                 continue
             rtype = rec.get("type")
+            if "type" in rec and not isinstance(rtype, str):
+                close_group()
+                messages.append(
+                    _malformed(idx, line, f"the record's type is {type_name(rtype)}, not a string")
+                )
+                continue
             if rtype == "session_meta" and isinstance(rec.get("payload"), dict) and not label:
-                label = str(rec["payload"].get("id") or "")
+                sid = rec["payload"].get("id")
+                label = sid if isinstance(sid, str) else ""
             if rtype == "compacted":
                 compacted_items[idx] = _compacted_items(rec, legacy.get(idx), lines)
                 for at, item in enumerate(compacted_items[idx]):
@@ -435,9 +444,9 @@ def _item_blocks(
         if not isinstance(role, str):
             return "message item without a role"
         if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
-            return f"message item with unknown role {role!r}"
+            return f"message item with unknown role {shown(role)}"
         if not isinstance(content, list):  # Codex cannot read the line either: it skips it
-            return f"message content is a {type(content).__name__}, not a list"
+            return f"message content is {type_name(content)}, not a list"
         blocks = []
         for k, part in enumerate(content):
             if not isinstance(part, dict) or not isinstance(part.get("type"), str):

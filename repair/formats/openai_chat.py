@@ -23,7 +23,7 @@ from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
-from .base import Adapter, JsonlLine, Probe
+from .base import Adapter, JsonlLine, Probe, shown, type_name
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -111,7 +111,8 @@ def _score_list(entries: Any) -> int:
             weak = True
         content = e.get("content")
         if isinstance(content, list) and any(
-            isinstance(p, dict) and p.get("type") in ANTHROPIC_BLOCKS for p in content
+            isinstance(p, dict) and isinstance(p.get("type"), str) and p["type"] in ANTHROPIC_BLOCKS
+            for p in content
         ):
             anthropic = True
     if strong:
@@ -302,7 +303,7 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         )
 
     if not isinstance(entry, dict):
-        return malformed(f"message is a {type(entry).__name__}, not an object")
+        return malformed(f"message is {type_name(entry)}, not an object")
     role = entry.get("role")
     content = entry.get("content")
     if role == "tool":
@@ -315,14 +316,16 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
     if role == "function":
         return Block("function_result", entry, src=_src(conv, i), origin=At(i))
     if not isinstance(role, str):
-        return malformed("message without a role")
+        return malformed(
+            "message without a role" if role is None else f"role is {type_name(role)}, not a string"
+        )
     if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
-        return malformed(f"unknown role {role!r}")
+        return malformed(f"unknown role {shown(role)}")
     blocks = _content_blocks(
         conv, i, content, skip_empty=role == "assistant" and "tool_calls" in entry
     )
-    if blocks is None:
-        return malformed(f"content is a {type(content).__name__}", role)
+    if isinstance(blocks, str):
+        return malformed(blocks, role)
     if role == "assistant":
         calls = entry.get("tool_calls")
         if calls is not None:
@@ -370,7 +373,8 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
 
 def _content_blocks(
     conv: Conversation, i: int, content: Any, skip_empty: bool
-) -> list[Block] | None:
+) -> list[Block] | str:
+    """The blocks of a message's content, or why the content cannot be read."""
     if content is None:
         return []
     if isinstance(content, str):
@@ -378,7 +382,7 @@ def _content_blocks(
             return []  # "" next to tool_calls is how many clients write "no text"
         return [Block(TEXT, content, src=_src(conv, i, "/content"), origin=At(i))]
     if not isinstance(content, list):
-        return None
+        return f"content is {type_name(content)}"
     out = []
     for k, part in enumerate(content):
         src = _src(conv, i, f"/content/{k}")
@@ -387,7 +391,7 @@ def _content_blocks(
         elif isinstance(part, dict) and isinstance(part.get("type"), str):
             out.append(Block(part["type"], part, src=src, origin=At(i)))
         else:
-            out.append(Block("unknown", part, src=src, origin=At(i)))
+            return f"content[{k}] is not a content part with a type"
     return out
 
 

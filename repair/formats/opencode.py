@@ -39,7 +39,7 @@ from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
-from .base import Adapter, Probe
+from .base import Adapter, Probe, shown, type_name
 
 OPEN_STATES = frozenset({"pending", "running"})
 ROLES = frozenset({"user", "assistant"})
@@ -74,7 +74,7 @@ class OpencodeState:
 def _messages_of(doc: Any) -> tuple[list[Any], str] | None:
     if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
         info = doc.get("info")
-        if isinstance(info, dict) and str(info.get("id", "")).startswith("ses_"):
+        if isinstance(info, dict) and _id_with(info, "ses_"):
             return doc["messages"], "/messages"
         if _looks_like_entries(doc["messages"]):
             return doc["messages"], "/messages"
@@ -82,6 +82,11 @@ def _messages_of(doc: Any) -> tuple[list[Any], str] | None:
     if isinstance(doc, list) and _looks_like_entries(doc):
         return doc, ""
     return None
+
+
+def _id_with(info: dict, prefix: str) -> bool:
+    ident = info.get("id")
+    return isinstance(ident, str) and ident.startswith(prefix)
 
 
 def _looks_like_entries(items: list[Any]) -> bool:
@@ -93,7 +98,7 @@ def _looks_like_entries(items: list[Any]) -> bool:
     for x in sample:
         info = x.get("info")
         if isinstance(info, dict) and isinstance(x.get("parts"), list) and "role" in info:
-            if str(info.get("id", "")).startswith("msg_") or "sessionID" in info:
+            if _id_with(info, "msg_") or "sessionID" in info:
                 hits += 1
     return hits * 2 > len(sample)
 
@@ -206,7 +211,8 @@ def _label(probe: Probe) -> str:
             info = None
     if isinstance(info, dict):
         title = info.get("title")
-        return str(title) if isinstance(title, str) else str(info.get("id", ""))
+        ident = info.get("id")
+        return title if isinstance(title, str) else ident if isinstance(ident, str) else ""
     return ""
 
 
@@ -264,13 +270,13 @@ def _load_entry(
 ) -> list[Message | _Piece]:
     path = f"{base}/{i}"
     if not isinstance(entry, dict):
-        return [_malformed(i, entry, path, f"message is a {type(entry).__name__}, not an object")]
+        return [_malformed(i, entry, path, f"message is {type_name(entry)}, not an object")]
     info, parts = entry.get("info"), entry.get("parts")
     if not isinstance(info, dict):
         return [_malformed(i, entry, path, "message has no info object")]
     role = info.get("role")
-    if role not in ROLES:
-        return [_malformed(i, entry, path, f"message role is {role!r}, not user or assistant")]
+    if not isinstance(role, str) or role not in ROLES:
+        return [_malformed(i, entry, path, f"message role is {shown(role)}, not user or assistant")]
     if not isinstance(parts, list):
         return [_malformed(i, entry, path, "message parts is not a list", role)]
     for k, part in enumerate(parts):
@@ -315,8 +321,8 @@ def _part_problem(k: int, part: Any) -> str | None:
         if not isinstance(part.get("callID"), str) or not isinstance(state, dict):
             return f"tool part {k} has no callID or state"
         status = state.get("status")
-        if status not in OPEN_STATES and status not in ("completed", "error"):
-            return f"tool part {k} has unknown status {status!r}"
+        if not isinstance(status, str) or status not in OPEN_STATES | {"completed", "error"}:
+            return f"tool part {k} has unknown status {shown(status)}"
     return None
 
 
@@ -555,7 +561,7 @@ def _skipped_by_opencode(info: dict, parts: list) -> bool:
 
 def _malformed(i: int, entry: Any, path: str, reason: str, role: Any = None) -> Message:
     return Message(
-        role=role if role in ROLES else None,
+        role=role if isinstance(role, str) and role in ROLES else None,
         blocks=(),
         raw=entry,
         malformed=reason,
@@ -721,7 +727,11 @@ def _part(b: Block, part: dict, state: OpencodeState, synth: Block | None) -> di
         if b.tool_id != part.get("callID"):
             new = {**new, "callID": b.tool_id}
         st = part.get("state")
-        if synth is not None and isinstance(st, dict) and st.get("status") in OPEN_STATES:
+        if (
+            synth is not None
+            and isinstance(st, dict)
+            and st.get("status") in ("pending", "running")
+        ):
             new = {**new, "state": _error_state(st, synth, state.entries[b.origin.msg])}
         return new
     if state.original.get(b.bid) is b:
@@ -749,7 +759,12 @@ def _error_state(st: dict, synth: Block, entry: dict) -> dict:
     start_v = t.get("start") if start is not None else end
     times["start"] = start_v if start_v is not None else 0
     times["end"] = _as_int(end) if end is not None else times["start"]
-    new["time"] = times
+    new["time"] = {**t, **times}
+    # Keys an error state does not have (a pending part's `raw` arguments, a running part's
+    # `title`, anything newer) stay: nothing the file held is lost; opencode ignores them.
+    for key, value in st.items():
+        if key not in new and key not in ("output", "attachments"):
+            new[key] = value
     return new
 
 

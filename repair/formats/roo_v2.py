@@ -30,6 +30,7 @@ from .anthropic_list import (
     reasoning_message,
     type_name,
 )
+from .base import shown
 
 _TAG_KEYS = ("condenseParent", "truncationParent")
 
@@ -126,7 +127,7 @@ def _record_problem(rec: Any) -> str | None:
     if role is None:
         return "no role"
     if role not in ("user", "assistant", "tool"):
-        return f"role {role!r} is not user, assistant or tool"
+        return f"role {shown(role)} is not user, assistant or tool"
     if "content" not in rec:
         return "no content"
     problem = content_problem(rec["content"])

@@ -1,0 +1,225 @@
+"""A value of the wrong type (a list or object where a string belongs, a number where a list
+belongs, a huge number) is a `malformed` finding at its record, with its place, and the rest
+of the file is still checked. Each case below crashed histview with "internal error" before
+(TypeError: unhashable type, OverflowError, RecursionError) in detection, loading, the
+dry-run diff or `check --json`."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from repair.cli import main
+from repair.formats import load_session
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def write_json(tmp_path: Path, sample: str, mutate) -> str:
+    doc = json.loads((SAMPLES / sample).read_text())
+    mutate(doc)
+    path = tmp_path / sample
+    path.write_text(json.dumps(doc, indent=2))
+    return str(path)
+
+
+def write_jsonl(tmp_path: Path, sample: str, line: int, mutate) -> str:
+    lines = (SAMPLES / sample).read_text().splitlines()
+    rec = json.loads(lines[line - 1])
+    mutate(rec)
+    lines[line - 1] = json.dumps(rec, separators=(",", ":"))
+    path = tmp_path / sample
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def check_lines(path: str) -> tuple[int, list[str]]:
+    code, out, err = run("check", path)
+    assert err == "", err  # never "internal error"
+    code_json, out_json, err_json = run("check", "--json", path)
+    assert err_json == "" and code_json == code
+    json.loads(out_json.splitlines()[0])
+    code_fix, _, err_fix = run("fix", path)  # the dry run and its diff
+    assert "internal error" not in err_fix
+    return code, out.splitlines()
+
+
+def assert_found(lines: list[str], path: str, *wanted: str) -> None:
+    """Each wanted `WHERE: severity code` prefix (after the file name) is on some line."""
+    got = [line[len(path) + 1 :] for line in lines if line.startswith(path + ":")]
+    for w in wanted:
+        assert any(g.startswith(w) for g in got), (w, got)
+
+
+def set_at(doc, keys, value):
+    for k in keys[:-1]:
+        doc = doc[k]
+    doc[keys[-1]] = value
+
+
+# -------------------------------------------------------------------------- JSON documents
+
+ANTHROPIC = "anthropic_parallel_results_split.json"
+ROO = "roo_interrupted_then_continue.json"
+OPENAI = "openai_chat_user_between_calls.json"
+OPENCODE = "opencode_stuck_running.json"
+
+
+@pytest.mark.parametrize(
+    ("sample", "keys", "value", "where", "reason"),
+    [
+        # anthropic_list._classify: a block type that is a list (unhashable in a set lookup)
+        (
+            ANTHROPIC,
+            ["messages", 6, "content", 0, "type"],
+            [1, 2],
+            "messages[6]",
+            "content[0] has no type",
+        ),
+        # openai_chat._score_list: a role that is a list, asked of every JSON document
+        (ANTHROPIC, ["messages", 5, "role"], ["user"], "messages[5]", "role a list is not user"),
+        (ROO, [3, "content", 1, "type"], {"t": 1}, "messages[3]", "content[1] has no type"),
+        # roo_meta.timestamp_seconds: ts beyond a float (OverflowError) is no timestamp
+        (ROO, [5, "role"], {"r": 1}, "messages[5]", "role an object is not user"),
+        # openai_chat: a role or content part type of the wrong type
+        (OPENAI, ["messages", 6, "role"], ["assistant"], "messages[6]", "role is a list"),
+        (
+            OPENAI,
+            ["messages", 1, "content"],
+            [{"type": ["text"], "text": "x"}],
+            "messages[1]",
+            "content[0] is not a content part",
+        ),
+        (OPENAI, ["messages", 6, "content"], 7, "messages[6]", "content is a number"),
+        # opencode._load_entry: role and tool status that are lists
+        (OPENCODE, ["messages", 3, "info", "role"], ["user"], "messages[3]", "role is a list"),
+        (
+            OPENCODE,
+            ["messages", 1, "parts", 1, "state", "status"],
+            ["completed"],
+            "messages[1]",
+            "unknown status a list",
+        ),
+        (OPENCODE, ["messages", 4, "parts"], 3, "messages[4]", "parts is not a list"),
+    ],
+)
+def test_odd_type_in_a_json_document_is_malformed_at_its_place(
+    tmp_path, sample, keys, value, where, reason
+):
+    path = write_json(tmp_path, sample, lambda d: set_at(d, keys, value))
+    code, lines = check_lines(path)
+    assert code == 1
+    assert_found(lines, path, f"{where}: error malformed")
+    assert any(reason in line for line in lines if "malformed" in line), lines
+    # the rest of the file is still checked: the sample's own finding is still there
+    original = [
+        line[len(str(SAMPLES / sample)) + 1 :].split(" ")[0:3]
+        for line in run("check", str(SAMPLES / sample))[1].splitlines()
+        if " error " in line or " warning " in line
+    ]
+    for where_, sev, code_ in original:
+        if not where_.startswith(where + ".") and where_ != where + ":":
+            assert_found(lines, path, f"{where_} {sev} {code_}")
+
+
+@pytest.mark.parametrize(
+    ("keys", "value"),
+    [
+        (["messages", 1, "info", "time", "created"], 10**400),  # beyond a float: OverflowError
+        (["messages", 1, "info", "time", "created"], 1e300),  # a date no clock can show
+        (["messages", 1, "parts", 1, "state", "time", "end"], 10**400),
+    ],
+)
+def test_a_huge_timestamp_is_no_timestamp_and_the_file_is_checked(tmp_path, keys, value):
+    def mutate(doc):
+        set_at(doc, keys, value)
+        set_at(doc, ["messages", 0, "parts", 0, "text"], "hi \ud800")  # the stdlib parser
+
+    path = write_json(tmp_path, OPENCODE, mutate)
+    code, lines = check_lines(path)
+    assert code == 1
+    assert_found(lines, path, "messages[2].parts[2]: error orphan-tool-use")
+
+
+def test_a_huge_roo_ts_is_kept_exactly_and_ignored(tmp_path):
+    path = write_json(tmp_path, ROO, lambda d: set_at(d, [2, "ts"], 10**40))
+    code, lines = check_lines(path)
+    assert code == 1
+    session = load_session(path)
+    assert session.messages[2].timestamp is None
+    assert str(10**40).encode() in session.export_bytes()
+
+
+def test_deep_nesting_in_a_dropped_block_shows_in_the_dry_run_and_the_report(tmp_path):
+    deep: object = "x"
+    for _ in range(300):
+        deep = {"k": [deep]}
+
+    def mutate(doc):
+        doc[7]["content"][1]["input"] = deep  # the orphan call the fix drops
+
+    path = write_json(tmp_path, ROO, mutate)
+    code, out, err = run("fix", path, "--strategy", "orphan-tool-use=drop-tool-use")
+    assert err == "" and "nested deeper than" in out
+    fixed = tmp_path / "fixed.json"
+    code, out, err = run(
+        "fix", path, "-o", str(fixed), "--strategy", "orphan-tool-use=drop-tool-use"
+    )
+    assert (code, err) == (0, "")
+    report = (tmp_path / "fixed.report.json").read_text()
+    assert report.count('"k"') == 300
+
+
+def test_check_json_with_a_lone_surrogate_in_an_unreadable_file(tmp_path):
+    path = tmp_path / "x\udcff.json"
+    path.write_bytes(b'{"editor": "\\ud800"}')
+    code, out, err = run("check", "--json", str(path))
+    assert code == 2
+    assert json.loads(out)["error"].startswith(
+        str(path).encode("utf-8", "surrogateescape")[:5].decode()
+    )
+    assert len(err.splitlines()) == 1
+
+
+# -------------------------------------------------------------------------- JSONL files
+
+CC = "claude_code_parallel_interrupted.jsonl"
+CODEX = "codex_missing_output.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("sample", "line", "keys", "value", "reason"),
+    [
+        # claude_code.is_record / claude_chain.build_graph: a type that is a list
+        (CC, 11, ["type"], ["assistant"], "type is a list"),
+        (CC, 2, ["type"], {"t": "user"}, "type is an object"),
+        # isSidechain and parentUuid of the wrong type: Claude Code would read them otherwise
+        (CC, 10, ["isSidechain"], ["yes"], "isSidechain is a list"),
+        (CC, 12, ["parentUuid"], {"uuid": "x"}, "parentUuid is an object"),
+        # claude_load: message.content a number
+        (CC, 13, ["message", "content"], 5, "message.content is a number"),
+        # codex detection: an envelope type that is a list
+        (CODEX, 16, ["type"], ["response_item"], "type is a list"),
+        (CODEX, 16, ["payload", "role"], {"r": 1}, "without a role"),
+        (CODEX, 3, ["payload", "content"], 9, "content is a number"),
+    ],
+)
+def test_odd_type_in_a_jsonl_record_is_malformed_at_its_line(
+    tmp_path, sample, line, keys, value, reason
+):
+    path = write_jsonl(tmp_path, sample, line, lambda r: set_at(r, keys, value))
+    code, lines = check_lines(path)
+    assert code == 1
+    assert_found(lines, path, f"{line}: error malformed")
+    assert any(reason in ln for ln in lines if "malformed" in ln), lines
+    if sample == CODEX and line != 14:
+        assert_found(lines, path, "14: error orphan-tool-use")
