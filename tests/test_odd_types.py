@@ -180,14 +180,14 @@ def test_deep_nesting_in_a_dropped_block_shows_in_the_dry_run_and_the_report(tmp
 
 
 def test_check_json_with_a_lone_surrogate_in_an_unreadable_file(tmp_path):
+    """The error line names the file, whose name holds an undecodable byte (a surrogate in
+    Python's view): the JSON error object is still printed."""
     path = tmp_path / "x\udcff.json"
     path.write_bytes(b'{"editor": "\\ud800"}')
     code, out, err = run("check", "--json", str(path))
-    assert code == 2
-    assert json.loads(out)["error"].startswith(
-        str(path).encode("utf-8", "surrogateescape")[:5].decode()
-    )
-    assert len(err.splitlines()) == 1
+    assert code == 2 and len(err.splitlines()) == 1
+    error = json.loads(out)["error"]
+    assert "x<U+DCFF>.json" in error and "unknown format" in error
 
 
 # -------------------------------------------------------------------------- JSONL files
