@@ -35,6 +35,10 @@ class AnthropicAdapter(Adapter):
             return 0  # an OpenAI Chat document: the openai-chat adapter reads it
         if shape.converse_blocks and not shape.anthropic_blocks:
             return 0  # Bedrock Converse blocks: the bedrock adapter reads it
+        if shape.openai_weak and not shape.anthropic_blocks:
+            # system/developer messages in the list and nothing only Anthropic has: OpenAI
+            # Chat (Anthropic keeps `system` beside the messages), even in a request body
+            return 10
         if shape.anthropic_blocks or shape.request_keys:
             return 60
         if shape.openai_weak:

@@ -30,6 +30,7 @@ ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_t
 STRONG = 70  # tool_calls / tool messages with tool_call_id, no Anthropic blocks
 HYBRID = 30  # both dialects in one list (LiteLLM-style): Anthropic's adapter scores higher
 WEAK = 20  # system/developer entries only (Anthropic keeps `system` outside the list)
+PLAIN = 1  # user/assistant text only: valid OpenAI Chat, but Anthropic's reading comes first
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +118,10 @@ def _score_list(entries: Any) -> int:
             anthropic = True
     if strong:
         return HYBRID if anthropic else STRONG
-    return WEAK if weak and not anthropic else 0
+    if anthropic:
+        return 0
+    # `--format openai-chat` (and fix reading back what it wrote) works on a plain list too
+    return WEAK if weak else PLAIN
 
 
 def _ai_sdk_parts(content: Any) -> bool:
@@ -154,7 +158,7 @@ class OpenAIChatAdapter(Adapter):
         ):
             return 0
         best = max(_score_list(r["messages"]) for r in records)
-        if best:
+        if best > PLAIN:
             return best
         # plain user/assistant fine-tuning records: nobody else reads JSONL of {messages}
         return WEAK if any(r["messages"] for r in records) else 0

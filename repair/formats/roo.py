@@ -45,6 +45,8 @@ class RooAdapter(Adapter):
         shape = classify(probe.doc)
         if shape.container == "v2":
             return 90
+        if probe.doc == [] and os.path.basename(probe.path) in (HISTORY_FILE, LEGACY_HISTORY_FILE):
+            return 90  # a task with no messages yet: Roo writes `[]`
         if shape.container != "list" or not shape.entries or not shape.plausible:
             return 0
         if shape.openai_strong and not shape.anthropic_blocks:
