@@ -11,7 +11,7 @@ from functools import cache
 from . import clients, codes, targets, wire
 from .codes import SEVERITIES, Severity
 from .gcpause import gc_paused
-from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session
+from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from .pairing import Pairing, Result, Use, pair
 
 
@@ -520,7 +520,9 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         # A client resumes by sending a new prompt after the history: its last assistant
         # message is not the final one of the request.
         final_assistant = mi == last_live and m.role == "assistant" and not client
-        if not final_assistant:
+        # A final assistant message may be empty, but not whitespace: the API refuses trailing
+        # whitespace there, so one holding only whitespace is repaired like an empty one.
+        if not final_assistant or _whitespace_only(blocks):
             if not blocks:
                 out.add(
                     "empty-content",
@@ -557,6 +559,13 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                     key=(m.uid,),
                 )
         prev = mi
+
+
+def _whitespace_only(blocks) -> bool:
+    """Only text blocks, all blank, and some whitespace in them (not merely empty)."""
+    if not blocks or not all(b.type == "text" and _blank_text(b.data) for b in blocks):
+        return False
+    return any(block_text(b) for b in blocks)
 
 
 def _blank_text(data) -> bool:
