@@ -599,3 +599,25 @@ def test_line_weaving_reproduces_the_real_rollout_when_every_message_is_rebuilt(
         s = load_session(str(path))
         rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
         assert rebuilt.export_bytes() == path.read_bytes()
+
+
+def test_a_message_item_without_content_parts_keeps_its_line_when_another_line_is_fixed():
+    """`content: []` gives the item no block; it is still written where it was (it used to
+    vanish from the output whenever anything else in the file was fixed)."""
+    empty = line(
+        "2025-11-20T10:00:01.500Z",
+        "response_item",
+        {"type": "message", "role": "user", "content": []},
+    )
+    data = rollout(
+        meta(),
+        user("2025-11-20T10:00:01.000Z", "list files"),
+        empty,
+        call("2025-11-20T10:00:02.000Z", "c1"),
+        user("2025-11-20T10:00:09.000Z", "and?"),
+    )
+    out, applied = fix(data)
+    assert [f.code for f in applied] == ["orphan-tool-use"]
+    lines = out.decode().splitlines()
+    assert lines[2] == empty
+    assert '"function_call_output"' in lines[4]

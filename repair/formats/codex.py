@@ -540,11 +540,18 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
         for b in m.blocks:
             if isinstance(b.origin, ItemRef) and b.origin.part is not None:
                 parts_of.setdefault(b.origin.line, []).append(b)
+        # message items that hold no block at all (`content: []`): written where they were
+        blockless = [
+            i for i in m.origin or () if i in state.line_blocks and not state.line_blocks[i]
+        ]
         new_texts: list[Block] = []
         for block in m.blocks:
             ref = block.origin
             if isinstance(ref, CompactRef):
                 continue  # written by its compacted line, as it was
+            if isinstance(ref, ItemRef):
+                while blockless and blockless[0] < ref.line:
+                    units.append((blockless[0], lines[blockless.pop(0)].raw))
             if not isinstance(ref, ItemRef):
                 if block.bid in placed:
                     continue
@@ -569,6 +576,7 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
             if mine is not None:  # the item's line is written once, at its first part
                 units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
         _flush_texts(units, new_texts, m, lines)
+        units.extend((i, lines[i].raw) for i in blockless)
     return units
 
 
