@@ -1,0 +1,42 @@
+"""Fuzz: every sample and corpus file, mutated at random (structure, types, numbers, strings,
+bytes), keeps histview's promises through the public functions and the CLI (see
+tests/fuzz_support.py for the mutations and the promises checked). A short deterministic run
+for CI; `python bench/fuzz.py` runs tens of thousands of cases by hand."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+from fuzz_support import check_case, mutate, seeds
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+SEEDS = seeds()
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    seed=st.sampled_from(SEEDS),
+    rng_seed=st.integers(0, 2**32 - 1),
+    count=st.integers(1, 3),
+)
+def test_a_mutated_session_is_read_checked_and_fixed_without_losing_anything(seed, rng_seed, count):
+    data, done = mutate(seed, random.Random(rng_seed), count)
+    note(f"{seed.name}: {'; '.join(done)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        check_case(data, seed.suffix, Path(tmp))
+
+
+def test_the_seeds_cover_every_sample_and_format():
+    """New samples and formats are fuzzed as they land: every sample file is a seed."""
+    names = {s.name.split("/")[-1] for s in SEEDS}
+    samples = Path(__file__).resolve().parents[1] / "sample_sessions"
+    assert {p.name for p in samples.glob("*.json*")} <= names
