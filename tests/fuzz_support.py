@@ -434,6 +434,12 @@ def _mutate_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
 # ---------------------------------------------------------------------------- checking
 
 
+# A real Anthropic 400 text, so `explain` maps it onto the mutated file.
+EXPLAIN_TEXT = (
+    "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"
+)
+
+
 class Broken(AssertionError):
     """A promise that did not hold for one case."""
 
@@ -478,6 +484,23 @@ def _values(data: bytes) -> list[Any]:
         return []
 
 
+def show(session, analysis) -> None:
+    """What the TUI renders for a session (rows, gutter, summaries, detail, raw JSON): the
+    pure functions, without an app."""
+    from tui.detail import message_detail, raw_json
+    from tui.lanes import layout
+    from tui.rows import build_rows, summary
+
+    table = build_rows(session, analysis)
+    layout(analysis.pairing, table)
+    by_message = analysis.by_message()
+    for row in table.rows[:400]:
+        summary(session, row, 120)
+        message_detail(session, row, by_message.get(row.mi, []))
+    for msg in session.messages[:200]:
+        raw_json(msg)
+
+
 def check_case(data: bytes, suffix: str, work: Path) -> str:
     """Run one case; returns how it ended ("refused", "clean", "fixed", ...) or raises
     Broken. Any other exception is a crash and propagates."""
@@ -503,8 +526,10 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
             raise Broken("load_bytes refuses what load_session reads") from None
     if session is not None:
         for s in (session, *session.threads):
-            analyze(s, session.target)
+            show(s, analyze(s, session.target))
         wb = Workbench(session)
+        for fix in wb.plan.fixes[:20]:  # the TUI's preview of each fix
+            wb.preview(fix)
         wb.apply_all()
         wb.report(None)
 
@@ -524,6 +549,8 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
             raise Broken(f"check --json printed a line that is not JSON: {exc}") from None
     rd = cli("fix", str(path))
     _one_line_refusal(rd, "fix (dry run)")
+    re_ = cli("explain", EXPLAIN_TEXT, str(path))
+    _one_line_refusal(re_, "explain")
     out = work / f"out{suffix}"
     report = work / "out.report.json"
     rf = cli("fix", str(path), "-o", str(out))

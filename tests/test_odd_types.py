@@ -223,3 +223,42 @@ def test_odd_type_in_a_jsonl_record_is_malformed_at_its_line(
     assert any(reason in ln for ln in lines if "malformed" in ln), lines
     if sample == CODEX and line != 14:
         assert_found(lines, path, "14: error orphan-tool-use")
+
+
+async def test_tui_exports_a_dropped_block_nested_256_deep(tmp_path):
+    """The TUI's export writes the report of a dropped block nested deeper than orjson
+    writes (it crashed), and the repair preview of such a block shows."""
+    from tui_helpers import wait_ready
+
+    from tui.app import HistviewApp
+
+    deep: object = "bottom"
+    for _ in range(256):
+        deep = [deep]
+    doc = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "done"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_gone", "content": [deep]},
+                {"type": "text", "text": "thanks"},
+            ],
+        },
+    ]
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(doc))
+    app = HistviewApp(str(src))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        assert "nested deeper than" in str(app.query_one("#diff").render())
+        await pilot.press("A")
+        await pilot.pause()
+        app._do_export(str(tmp_path / "out.json"), str(tmp_path / "out.report.json"))
+        await pilot.pause()
+        assert app.exported is app.wb.session
+    report = json.loads((tmp_path / "out.report.json").read_text())
+    assert json.dumps(report).count("[") >= 256 and "bottom" in json.dumps(report)
+    assert b"toolu_gone" not in (tmp_path / "out.json").read_bytes()
