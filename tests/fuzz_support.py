@@ -467,21 +467,24 @@ def _one_line_refusal(r: Ran, what: str) -> None:
 
 
 def _values(data: bytes) -> list[Any]:
-    """The JSON values of a file (one, or one per JSONL line), numbers kept as literals."""
-    text = data.decode("utf-8").lstrip("\ufeff")
+    """The JSON values of a file (one, or one per JSONL line), numbers kept as literals; a
+    line that is not UTF-8 JSON counts as its text (histview keeps such a line as text)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     try:
-        return [parse(text)]
-    except ValueError:
-        out = []
-        for ln in text.split("\n"):
-            if ln.strip():
-                try:
-                    out.append(parse(ln))
-                except ValueError:
-                    out.append(ln.rstrip("\r"))  # the line itself must survive
-        return out
-    except RecursionError:
-        return []
+        return [parse(data.decode("utf-8"))]
+    except (ValueError, RecursionError):
+        pass
+    out: list[Any] = []
+    for raw in data.split(b"\n"):
+        raw = raw.rstrip(b"\r")
+        if not raw.strip():
+            continue
+        try:
+            out.append(parse(raw.decode("utf-8")))
+        except (ValueError, RecursionError):
+            out.append(raw.decode("utf-8", "replace"))
+    return out
 
 
 def show(session, analysis) -> None:
@@ -507,6 +510,7 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
     from repair.analysis import analyze
     from repair.errors import InputError
     from repair.formats import load_bytes, load_session
+    from repair.plan import Choices
     from repair.workbench import Workbench
 
     path = work / f"case{suffix}"
@@ -555,10 +559,22 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
     report = work / "out.report.json"
     rf = cli("fix", str(path), "-o", str(out))
     _one_line_refusal(rf, "fix -o")
+    dropped = False
     if rf.code == 2:
         if out.exists() or report.exists():
             raise Broken("fix refused but wrote files")
-        return "refused"
+        if "malformed record" not in rf.err:
+            return "refused"
+        # the user's way on: drop the unreadable records explicitly (they go to the report)
+        rf = cli("fix", str(path), "-o", str(out), "--strategy", "malformed=drop")
+        _one_line_refusal(rf, "fix -o --strategy malformed=drop")
+        if rf.code == 2:
+            if out.exists() or report.exists():
+                raise Broken("fix refused but wrote files")
+            return "refused"
+        dropped = True
+        wb = Workbench(session, Choices(by_code={"malformed": "drop"}))
+        wb.apply_all()
     if session is None:
         raise Broken("fix wrote an output for an input load_session refuses")
     if not out.exists() or not report.exists():
@@ -623,4 +639,6 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
     lost_n = [n for n in before_n if n.encode() not in text]
     if lost_n:
         raise Broken(f"{session.format}: {len(lost_n)} numbers lost, e.g. {lost_n[0][:80]}")
+    if dropped:
+        return "fixed after dropping malformed records"
     return "fixed" if wb.applied else "clean"

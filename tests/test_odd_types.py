@@ -262,3 +262,19 @@ async def test_tui_exports_a_dropped_block_nested_256_deep(tmp_path):
     report = json.loads((tmp_path / "out.report.json").read_text())
     assert json.dumps(report).count("[") >= 256 and "bottom" in json.dumps(report)
     assert b"toolu_gone" not in (tmp_path / "out.json").read_bytes()
+
+
+def test_a_dropped_claude_code_line_that_is_not_json_keeps_its_text_in_the_report(tmp_path):
+    lines = (SAMPLES / CC).read_text().splitlines()
+    cut = lines[10][: len(lines[10]) // 2]  # a record cut off mid-line (a crash while writing)
+    lines[10] = cut
+    path = tmp_path / CC
+    path.write_text("\n".join(lines) + "\n")
+    code, lines_out = check_lines(str(path))
+    assert code == 1
+    assert_found(lines_out, str(path), "11: error malformed")
+    out = tmp_path / "fixed.jsonl"
+    code, _, err = run("fix", str(path), "-o", str(out), "--strategy", "malformed=drop")
+    assert err == "" and code in (0, 1)
+    report = json.loads((tmp_path / "fixed.report.json").read_text())
+    assert cut in [e.get("removed") for e in report["edits"]]

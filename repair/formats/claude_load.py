@@ -317,7 +317,8 @@ class _Builder:
         m = Message(
             role=role if type(role) is str and role in MESSAGE_TYPES else None,
             blocks=tuple(blocks),
-            raw=obj,
+            # a line that is not JSON is its text: shown, and kept in the report if dropped
+            raw=obj if ln.error is None else ln.raw.decode("utf-8", "replace"),
             meta=_meta(obj, hidden or (self.reason if self.hidden else None)),
             hidden=self.hidden or hidden is not None,
             malformed=malformed,
