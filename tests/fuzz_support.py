@@ -585,14 +585,12 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
     except (UnicodeDecodeError, ValueError) as exc:
         raise Broken(f"the report is not UTF-8 JSON: {exc}") from None
 
-    # read back: same format, same verdict
+    # read back as the format written, with the verdict fix gave
     try:
-        again = load_session(str(out))
+        again = load_session(str(out), format=session.format)
     except InputError as exc:
-        raise Broken(f"the fixed output does not load: {exc}") from None
-    if again.format != session.format:
-        raise Broken(f"{session.format}: the fixed output reads as {again.format}")
-    rc = cli("check", str(out))
+        raise Broken(f"{session.format}: the fixed output does not load: {exc}") from None
+    rc = cli("check", str(out), "--format", session.format)
     _one_line_refusal(rc, "check of the output")
     if rc.code != rf.code:
         codes = sorted(
@@ -606,6 +604,12 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
             f"{session.format}: fix exited {rf.code} but check of its output exits {rc.code} "
             f"({', '.join(codes)})"
         )
+    # As the user runs it next, format detected: a plain list stays ambiguous (an openai-chat
+    # or Roo file a fix left without tool calls or Roo keys reads as anthropic), but it loads.
+    try:
+        again = load_session(str(out))
+    except InputError as exc:
+        raise Broken(f"{session.format}: the fixed output is not recognised: {exc}") from None
 
     # a second fix changes nothing
     wb2 = Workbench(again)
@@ -629,6 +633,10 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
         strings_in(v, after_s)
     blob = "\x00".join(after_s)
     lost = [s for s in before_s if s not in after_s and s not in blob]
+    if session.format == "opencode":
+        # closing a pending/running part replaces its status word by design (the insert-result
+        # edit in the report names the call)
+        lost = [s for s in lost if s not in ("pending", "running")]
     if lost:
         actions = sorted({f"{f.code}->{f.action}" for f in wb.applied})
         raise Broken(

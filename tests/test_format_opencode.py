@@ -632,3 +632,40 @@ def test_a_placeholder_text_goes_into_a_message_of_its_own_role():
     assert [p["type"] for p in doc["messages"][1]["parts"]] == ["step-start", "tool"]
     assert [p["text"] for p in doc["messages"][2]["parts"]][-1].startswith("[histview]")
     assert problems(out) == []
+
+
+def test_a_closed_parts_odd_start_time_is_kept():
+    part = tool("msg_a1", 1, "c1", "running", time={"start": [2000], "note": "x"})
+    data = export(
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [part], 1500),
+        user("msg_u2", "go on", 9000),
+    )
+    state = json.loads(fix(data))["messages"][1]["parts"][1]["state"]
+    assert state["status"] == "error"
+    assert state["time"]["start"] == [2000] and state["time"]["note"] == "x"
+
+
+@pytest.mark.parametrize("ptype", ["tool_result", "tool_use"])
+def test_a_part_typed_like_a_normal_form_block_is_neither_a_call_nor_a_result(ptype):
+    """opencode has no such part type: it sends nothing for it, histview shows it where the
+    message is left out anyway, never pairs it, and writes it back."""
+    odd = {"id": "prt_x", "sessionID": SES, "messageID": "msg_a1", "type": ptype, "id2": "t"}
+    failed = {"id": "prt_y", "sessionID": SES, "messageID": "msg_a0", "type": ptype}
+    data = export(
+        user("msg_u0", "try", 500),
+        assistant("msg_a0", [failed], 600, error={"name": "APIError", "data": {}}),
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [running("msg_a1", 1, "c1"), odd], 1500),
+        user("msg_u2", "go on", 9000),
+    )
+    s = load(data)
+    assert [b.type for b in s.messages[1].blocks][-1] == f"opencode {ptype}"
+    assert s.messages[1].hidden
+    assert [b.type for b in s.messages[2].blocks] == ["tool_use"]  # the odd part: not sent
+    assert [(f.code, f.severity) for f in analyze(s, "anthropic").findings] == [
+        ("orphan-tool-use", "error")
+    ]
+    written = json.loads(fix(data))
+    assert written["messages"][3]["parts"][2] == odd
+    assert written["messages"][1]["parts"][-1] == failed

@@ -486,7 +486,10 @@ def _hidden(
         elif part["type"] == "text" and isinstance(part.get("text"), str):
             b = Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=PartRef(i, k))
         else:
-            b = Block(part["type"], part, src=src, origin=PartRef(i, k))
+            # a part type opencode does not have may not pass for a call or a result
+            ptype = part["type"]
+            btype = f"opencode {ptype}" if ptype in (TOOL_USE, TOOL_RESULT) else ptype
+            b = Block(btype, part, src=src, origin=PartRef(i, k))
         blocks.append(b)
         view_parts.add((i, k))
     meta = {"timestamp": ts} if ts is not None else {}
@@ -755,11 +758,12 @@ def _error_state(st: dict, synth: Block, entry: dict) -> dict:
     new: dict = {"status": "error", "input": st.get("input", {}), "error": text}
     if "metadata" in st:
         new["metadata"] = st["metadata"]
-    times: dict = {}
-    start_v = t.get("start") if start is not None else end
-    times["start"] = start_v if start_v is not None else 0
-    times["end"] = _as_int(end) if end is not None else times["start"]
-    new["time"] = {**t, **times}
+    times = dict(t)  # what the part recorded stays, whatever its type
+    if "start" not in times:
+        times["start"] = end if end is not None else 0
+    if "end" not in times:
+        times["end"] = _as_int(end) if end is not None else times["start"]
+    new["time"] = times
     # Keys an error state does not have (a pending part's `raw` arguments, a running part's
     # `title`, anything newer) stay: nothing the file held is lost; opencode ignores them.
     for key, value in st.items():
