@@ -237,7 +237,7 @@ def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict) -> bytes
         if isinstance(o, JsonNumber):
             literals.append(o.text)
             return f"{mark}{len(literals) - 1}@"
-        raise TypeError(f"{type(o).__name__} is not JSON")
+        raise TypeError(f"a {type(o).__name__} is not a JSON value")
 
     out: bytes | None = None
     if option is not None:
