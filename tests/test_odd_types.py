@@ -278,3 +278,13 @@ def test_a_dropped_claude_code_line_that_is_not_json_keeps_its_text_in_the_repor
     assert err == "" and code in (0, 1)
     report = json.loads((tmp_path / "fixed.report.json").read_text())
     assert cut in [e.get("removed") for e in report["edits"]]
+
+
+def test_an_opencode_tool_state_time_that_is_not_an_object_is_malformed(tmp_path):
+    """Closing the part would have replaced the value (a fix rewrites `time`)."""
+    keys = ["messages", 2, "parts", 2, "state", "time"]
+    path = write_json(tmp_path, OPENCODE, lambda d: set_at(d, keys, "\u115f"))
+    code, lines = check_lines(path)
+    assert code == 1
+    assert_found(lines, path, "messages[2]: error malformed")
+    assert any("state.time that is a string" in line for line in lines)

@@ -320,6 +320,10 @@ def _part_problem(k: int, part: Any) -> str | None:
         state = part.get("state")
         if not isinstance(part.get("callID"), str) or not isinstance(state, dict):
             return f"tool part {k} has no callID or state"
+        if "time" in state and not isinstance(state["time"], dict):
+            return (
+                f"tool part {k} has a state.time that is {type_name(state['time'])}, not an object"
+            )
         status = state.get("status")
         if not isinstance(status, str) or status not in OPEN_STATES | {"completed", "error"}:
             return f"tool part {k} has unknown status {shown(status)}"
