@@ -169,7 +169,7 @@ def ts_ms(ts: str) -> float | None:
     if v is None:
         try:
             v = datetime.fromisoformat(ts).timestamp() * 1000.0
-        except ValueError:
+        except (ValueError, OverflowError, OSError):  # not a date any clock can hold
             return None
         if len(_ms_cache) > 4096:
             _ms_cache.clear()

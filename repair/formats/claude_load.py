@@ -359,7 +359,7 @@ def _meta(first: Any, hidden_reason: str | None) -> dict:
     if type(ts) is str:
         try:
             meta["timestamp"] = datetime.fromisoformat(ts).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError, OSError):
             pass
     u = first.get("uuid")
     if type(u) is str:
