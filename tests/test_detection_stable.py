@@ -116,3 +116,17 @@ def test_an_empty_list_under_another_name_is_still_unknown(tmp_path):
     path.write_text("[]")
     code, _, err = run("check", str(path))
     assert code == 2 and "unknown format" in err
+
+
+def test_a_claude_code_file_left_with_one_metadata_line_reads_back(tmp_path):
+    """Dropping the only (broken) record leaves one file-history-snapshot line: one JSON
+    document, still a Claude Code transcript (the read-back used to refuse it after writing)."""
+    lines = (SAMPLES / "claude_code_parallel_interrupted.jsonl").read_text().splitlines()
+    path = tmp_path / "s.jsonl"
+    path.write_text(lines[0] + "\n" + lines[1][:150] + "\n")
+    out = tmp_path / "fixed.jsonl"
+    code, stdout, err = run("fix", str(path), "-o", str(out), "--strategy", "malformed=drop")
+    assert (code, err) == (0, ""), stdout
+    assert out.read_text() == lines[0] + "\n"
+    code, stdout, err = run("check", str(out))
+    assert (code, err) == (0, "") and "format claude-code" in stdout

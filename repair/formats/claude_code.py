@@ -81,8 +81,18 @@ class ClaudeCodeAdapter(Adapter):
     description = "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)"
 
     def detect(self, probe: Probe) -> int:
-        if probe.kind == "json":
-            return 85 if is_record(probe.doc) else 0
+        if probe.kind == "json":  # a transcript of one line
+            if is_record(probe.doc):
+                return 85
+            doc = probe.doc
+            # only a metadata record left (a fix dropped everything else): still a transcript
+            if (
+                type(doc) is dict
+                and _is_str_in(doc.get("type"), META_TYPES)
+                and "payload" not in doc
+            ):
+                return 50
+            return 0
         seen = 0
         meta_only = True
         for ln in probe.lines[:200]:
