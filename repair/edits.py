@@ -213,10 +213,12 @@ class SetId(Edit):
     def apply(self, patch: Patch) -> None:
         block = patch.find(self.message_uid, self.bid)
         if block is not None:
-            # the id it replaces goes to the report as read (it may not be a string)
-            if isinstance(block.data, dict):
-                key = "id" if block.type == TOOL_USE else "tool_use_id"
-                self.removed, self.has_removed = {key: block.data.get(key)}, True
+            # an id that is not a string (a list, an object) goes to the report as read; a
+            # string one is named in the fix's detail
+            key = "id" if block.type == TOOL_USE else "tool_use_id"
+            old = block.data.get(key) if isinstance(block.data, dict) else None
+            if old is not None and not isinstance(old, str):
+                self.removed, self.has_removed = {key: old}, True
             patch.replace_block(self.message_uid, with_tool_id(block, self.new_id))
 
 

@@ -221,10 +221,11 @@ def to_json(obj: Any, indent: bool = False) -> bytes:
     return _encode(obj, orjson.OPT_NON_STR_KEYS, False, {"separators": (",", ":")})
 
 
-def text_of(value: Any) -> str:
+def text_of(value: Any, indent: bool = False) -> str:
     """A value as JSON text inside a string (a tool output shown as text), spaced the way
-    `json.dumps` spaces it; numbers and text exactly as read."""
-    return _encode(value, None, False, {}).decode("utf-8")
+    `json.dumps` spaces it (indented by 2 if asked); numbers and text exactly as read, a lone
+    surrogate as its `\\uXXXX` escape."""
+    return _encode(value, None, False, {"indent": 2} if indent else {}).decode("utf-8")
 
 
 def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict) -> bytes:

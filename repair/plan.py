@@ -8,7 +8,6 @@ so fixes that interact (rename an id, then answer that call) settle in a few pas
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from .edits import (
     SetId,
 )
 from .gcpause import gc_paused
+from .jsonio import text_of
 from .model import (
     SYNTHETIC_PREFIX,
     SYNTHETIC_RESULT_TEXT,
@@ -977,7 +977,7 @@ def use_as_text(block: Block) -> Block:
     """A tool_use turned into text that keeps its name, id and input."""
     data = block.data if isinstance(block.data, dict) else {}
     try:
-        args = json.dumps(data.get("input"), ensure_ascii=False)
+        args = text_of(data.get("input"))
     except (TypeError, ValueError, RecursionError):
         args = repr(data.get("input"))
     return text_block(

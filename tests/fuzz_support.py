@@ -504,11 +504,9 @@ def show(session, analysis) -> None:
         raw_json(msg)
 
 
-def check_case(data: bytes, suffix: str, work: Path, every_thread: bool = True) -> str:
+def check_case(data: bytes, suffix: str, work: Path) -> str:
     """Run one case; returns how it ended ("refused", "clean", "fixed", ...) or raises
-    Broken. Any other exception is a crash and propagates. `every_thread=False` holds `fix`'s
-    exit status to the main conversation only (for as long as fix leaves sidechain threads
-    as they are: issue 7, point 7)."""
+    Broken. Any other exception is a crash and propagates."""
     from repair.analysis import analyze
     from repair.errors import InputError
     from repair.formats import load_bytes, load_session
@@ -594,7 +592,7 @@ def check_case(data: bytes, suffix: str, work: Path, every_thread: bool = True) 
         raise Broken(f"{session.format}: the fixed output does not load: {exc}") from None
     rc = cli("check", str(out), "--format", session.format)
     _one_line_refusal(rc, "check of the output")
-    verdict = rc.code if every_thread else int(bool(analyze(again).errors))
+    verdict = rc.code
     if verdict != rf.code:
         codes = sorted(
             {

@@ -35,9 +35,7 @@ def test_a_mutated_session_is_read_checked_and_fixed_without_losing_anything(
     data, done = mutate(seed, random.Random(rng_seed), count)
     note(f"{seed.name}: {'; '.join(done)}")
     with tempfile.TemporaryDirectory() as tmp:
-        # fix does not repair sidechain threads yet (issue 7 point 7, another engineer's):
-        # its exit status is held to the main conversation here; bench/fuzz.py checks all
-        check_case(data, seed.suffix, Path(tmp), every_thread=False)
+        check_case(data, seed.suffix, Path(tmp))
 
 
 def test_the_seeds_cover_every_sample_and_format():

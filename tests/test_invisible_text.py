@@ -117,5 +117,8 @@ async def test_tui_shows_invisibles_and_lone_surrogates_and_repairs_them(tmp_pat
         await pilot.pause()
         assert app.is_running
     written = (tmp_path / "out.json").read_bytes()
-    assert b"ok \\ud800" in written and b"toolu_\\u200b1" in written
-    json.loads((tmp_path / "out.report.json").read_bytes())
+    assert b"ok \\ud800" in written
+    # the spoofing id is refused by Anthropic's id pattern: renamed, the old one reported
+    assert b"toolu_\\u200b1" not in written
+    report = json.loads((tmp_path / "out.report.json").read_bytes())
+    assert "toolu_\u200b1" in json.dumps(report, ensure_ascii=False)

@@ -18,11 +18,11 @@ The document keeps its other keys and its JSON style.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ExportRefused
+from ..jsonio import text_of
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
 from .anthropic_list import (
@@ -229,7 +229,7 @@ def _result_content(content: Any) -> Any:
             if key == "text":
                 out.append({"type": TEXT, "text": c[key]})
             elif key == "json":  # shown and searched as text; the item is written as read
-                text = json.dumps(c[key], indent=2, ensure_ascii=False)
+                text = text_of(c[key], indent=True)
                 out.append({"type": TEXT, "text": text})
             else:
                 out.append({"type": key, key: c[key]})

@@ -21,7 +21,6 @@ writes them.
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,7 +28,7 @@ from typing import Any
 
 from ..errors import ExportRefused
 from ..gcpause import gc_paused
-from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom
+from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
 from .base import Adapter, JsonlLine, Probe
@@ -391,8 +390,8 @@ def _response_text(response: Any) -> str:
     if isinstance(response, str):
         return response
     try:
-        return json.dumps(response, ensure_ascii=False)
-    except (TypeError, ValueError):
+        return text_of(response)
+    except (TypeError, ValueError, RecursionError):
         return str(response)
 
 
