@@ -181,3 +181,21 @@ def test_jsonl_keeps_untouched_lines_and_rewrites_touched_ones_exactly(tmp_path)
     assert b'"n":1e400' in written
     wb = Workbench(load_session(str(out)))
     assert wb.apply_all() == 0
+
+
+def test_claude_code_record_whose_uuid_holds_a_lone_surrogate_is_fixed(tmp_path):
+    """The new result record's uuid is derived from its parent's: hashing a surrogate crashed."""
+    lines = (SAMPLES / "claude_code_parallel_interrupted.jsonl").read_text().splitlines()
+    # the last record of the assistant turn: the new result record hangs under it
+    target = next(i for i, ln in enumerate(lines) if '"id":"toolu_01mEHgaKwVJ7faC9qEwjky40"' in ln)
+    old = json.loads(lines[target])["uuid"]
+    text = "\n".join(lines).replace(f'"{old}"', '"a\\ud800b"') + "\n"
+    path = tmp_path / "s.jsonl"
+    path.write_text(text)
+    out = tmp_path / "fixed.jsonl"
+    code, stdout, err = run("fix", str(path), "-o", str(out))
+    assert err == "" and code == 0, stdout
+    written = out.read_bytes()
+    written.decode("utf-8")  # no raw surrogate in the file
+    assert b'"a\\ud800b"' in written
+    assert run("check", str(out))[0] == 0

@@ -532,7 +532,8 @@ class _Writer:
         every time it runs."""
         k = 0
         while True:
-            h = hashlib.sha256(f"histview|{parent}|{salt}|{k}".encode()).digest()
+            seed = f"histview|{parent}|{salt}|{k}".encode("utf-8", "surrogatepass")
+            h = hashlib.sha256(seed).digest()
             u = str(uuidlib.UUID(bytes=h[:16], version=4))
             if u not in self.f.graph.nodes and u not in self._fresh:
                 self._fresh.add(u)

@@ -383,7 +383,8 @@ def _has_id(obj: dict) -> bool:
 def _digest(*parts: Any) -> str:
     """A stable id part from where the call is written (not where it is in the history, so
     an edit elsewhere does not change it)."""
-    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:16]
+    text = "|".join(str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def sent_id(raw_id: str, name: Any) -> str:
