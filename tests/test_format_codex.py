@@ -621,3 +621,36 @@ def test_a_message_item_without_content_parts_keeps_its_line_when_another_line_i
     lines = out.decode().splitlines()
     assert lines[2] == empty
     assert '"function_call_output"' in lines[4]
+
+
+def test_a_synthetic_output_follows_the_rest_of_its_calls_turn():
+    """A reasoning item after the calls belongs to the same turn: the new output goes after
+    it, so the file reads back as the repaired session (written right after its call, the
+    turn was split and the other call's output became misplaced; found by the fuzzer). Codex
+    0.169.0 resumes such a file and sends call, reasoning, then this output as the call's."""
+    thinking = line(
+        "2025-11-20T10:00:02.200Z",
+        "response_item",
+        {"type": "reasoning", "summary": [], "encrypted_content": "x"},
+    )
+    lines = [
+        meta(),
+        user("2025-11-20T10:00:01.000Z", "two things"),
+        call("2025-11-20T10:00:02.000Z", "a"),
+        call("2025-11-20T10:00:02.100Z", "b"),
+        thinking,
+        output("2025-11-20T10:00:03.000Z", "a"),
+        user("2025-11-20T10:00:04.000Z", "next"),
+    ]
+    out, applied = fix(rollout(*lines))
+    assert [f.code for f in applied] == ["orphan-tool-use"]
+    written = out.decode().split("\n")
+    assert written[2:5] == lines[2:5]
+    assert json.loads(written[5])["payload"] == {
+        "type": "function_call_output",
+        "call_id": "b",
+        "output": SYNTHETIC_RESULT_TEXT,
+    }
+    assert written[6:8] == lines[5:7]
+    assert errors(out) == []
+    assert fix(out)[0] == out

@@ -528,7 +528,8 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
     """The item lines to write, in order: (anchor line index or None for new lines, bytes)."""
     lines = state.lines
     units: list[tuple[int | None, bytes]] = []
-    # synthetic outputs go right after their call's line (Codex's own repair does the same)
+    # synthetic outputs go right after their call's turn (Codex's own repair writes them
+    # after the call; a turn's later items stay with it so it reads back as one message)
     after_call = _synthetic_after_calls(messages, state)
     placed = {bid for entries in after_call.values() for bid, _data in entries}
     for m in messages:
@@ -551,7 +552,9 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
                 continue  # written by its compacted line, as it was
             if isinstance(ref, ItemRef):
                 while blockless and blockless[0] < ref.line:
-                    units.append((blockless[0], lines[blockless.pop(0)].raw))
+                    i = blockless.pop(0)
+                    units.append((i, lines[i].raw))
+                    units.extend((None, data) for _bid, data in after_call.pop(i, ()))
             if not isinstance(ref, ItemRef):
                 if block.bid in placed:
                     continue
@@ -569,14 +572,16 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
             _flush_texts(units, new_texts, m, lines)
             if ref.part is None:
                 units.append((ref.line, _item_bytes(block, state)))
-                if block.type == TOOL_USE:
-                    units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
+                units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
                 continue
             mine = parts_of.pop(ref.line, None)
             if mine is not None:  # the item's line is written once, at its first part
                 units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
+                units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
         _flush_texts(units, new_texts, m, lines)
-        units.extend((i, lines[i].raw) for i in blockless)
+        for i in blockless:
+            units.append((i, lines[i].raw))
+            units.extend((None, data) for _bid, data in after_call.pop(i, ()))
     return units
 
 
@@ -594,20 +599,27 @@ def _check_compactions_kept(messages: list[Message], state: CodexState) -> None:
 def _synthetic_after_calls(
     messages: list[Message], state: CodexState
 ) -> dict[int, list[tuple[int, bytes]]]:
-    """call line index -> the synthetic output lines (bid, bytes) to write right after it, for
-    each synthetic result whose call comes earlier in the session."""
-    last_call: dict[str, int] = {}
+    """line index -> the synthetic output lines (bid, bytes) to write right after it, for each
+    synthetic result whose call comes earlier in the session: right after the call when only
+    calls follow it in its turn, else after the turn's last item (a reasoning or message item
+    after the call stays in the call's turn when read back)."""
+    last_call: dict[str, tuple[int, int]] = {}  # call id -> (call line, line to write after)
     out: dict[int, list[tuple[int, bytes]]] = {}
     for m in messages:
+        items = [b for b in m.blocks if isinstance(b.origin, ItemRef)]
+        for k, b in enumerate(items):
+            if b.type == TOOL_USE and b.origin.part is None:
+                only_calls = all(x.type == TOOL_USE for x in items[k + 1 :])
+                anchor = b.origin.line if only_calls else items[-1].origin.line
+                last_call[b.tool_id or ""] = (b.origin.line, anchor)
         for b in m.blocks:
-            if b.type == TOOL_USE and isinstance(b.origin, ItemRef) and b.origin.part is None:
-                last_call[b.tool_id or ""] = b.origin.line
-            elif b.type == TOOL_RESULT and b.origin is None:
-                line = last_call.get(b.tool_id or "")
-                if line is not None:
-                    rec = state.lines[line].obj
+            if b.type == TOOL_RESULT and b.origin is None:
+                found = last_call.get(b.tool_id or "")
+                if found is not None:
+                    call_line, anchor = found
+                    rec = state.lines[call_line].obj
                     data = _synthetic_line(b, state, rec.get("timestamp"))
-                    out.setdefault(line, []).append((b.bid, data))
+                    out.setdefault(anchor, []).append((b.bid, data))
     return out
 
 
