@@ -33,7 +33,7 @@ from .anthropic_list import (
     unchanged,
     write_document,
 )
-from .base import Adapter, Probe
+from .base import Adapter, Probe, shown
 
 # Keys only a Converse request body has (an Anthropic body says `model`, not `modelId`).
 BODY_KEYS = frozenset(
@@ -137,7 +137,7 @@ def _problem(entry: Any) -> str | None:
     if role is None:
         return "no role"
     if role not in ROLES:
-        return f"role {role!r} is not user or assistant"
+        return f"role {shown(role)} is not user or assistant"
     content = entry.get("content")
     if not isinstance(content, list):
         return "no content" if "content" not in entry else f"content is {type_name(content)}"
@@ -275,7 +275,8 @@ def _item(b: Block) -> dict:
         }
     if b.type == TEXT:
         return {"text": data if isinstance(data, str) else (data or {}).get("text", "")}
-    if isinstance(data, dict) and data.get("type") in CONVERSE_KEYS and data["type"] in data:
+    kind = data.get("type") if isinstance(data, dict) else None
+    if isinstance(kind, str) and kind in CONVERSE_KEYS and kind in data:
         return {data["type"]: data[data["type"]]}
     raise ExportRefused(f"a new {b.type} block cannot be written as a Converse block")
 

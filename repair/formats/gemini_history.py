@@ -239,7 +239,7 @@ def record_turns(rec: Rec) -> list[Turn] | str:
     """The turns Gemini CLI builds from one record; a string says why it sends nothing."""
     obj = rec.obj
     rtype = obj.get("type")
-    if rtype in UNSENT_TYPES:
+    if isinstance(rtype, str) and rtype in UNSENT_TYPES:
         return f"Gemini CLI does not send {rtype} records"
     if rtype == "user":
         content = obj.get("content")
