@@ -122,10 +122,10 @@ def _dumps(obj) -> str:
     return json_safe(to_json(obj).decode())
 
 
-def _load(path: str, fmt: str | None, target: str | None) -> Session:
+def _load(path: str, fmt: str | None, target: str | None, written: bool = False) -> Session:
     from .formats import load_session
 
-    return load_session(path, format=fmt, target=target)
+    return load_session(path, format=fmt, target=target, written=written)
 
 
 def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
@@ -297,7 +297,8 @@ def _fix(args, out: Out, choices) -> int:
         result = wb.export(args.output, args.report, in_place=args.in_place, force=args.force)
         # Read back what was written, every thread, with check's own pass: the exit status
         # speaks for the files on disk.
-        checked = list(_thread_findings(_load(result.output, session.format, wb.session.target)))
+        again = _load(result.output, session.format, wb.session.target, written=True)
+        checked = list(_thread_findings(again))
     else:
         checked = [(wb.session, wb.analysis)]
         checked += [(t, analyze(t, wb.session.target)) for t in wb.session.threads]

@@ -587,12 +587,17 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
 
     # read back as the format written, with the verdict fix gave
     try:
-        again = load_session(str(out), format=session.format)
+        again = load_session(str(out), format=session.format, written=True)
     except InputError as exc:
         raise Broken(f"{session.format}: the fixed output does not load: {exc}") from None
     rc = cli("check", str(out), "--format", session.format)
     _one_line_refusal(rc, "check of the output")
     verdict = rc.code
+    if rc.code == 2 and "does not look like" in rc.err:
+        # too bare for detection even by name (e.g. one Claude Code record without
+        # parentUuid left): fix read it back as written; judge what it read
+        threads = (again, *again.threads)
+        verdict = int(any(analyze(t, again.target).errors for t in threads))
     if verdict != rf.code:
         codes = sorted(
             {
@@ -606,11 +611,13 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
             f"({', '.join(codes)})"
         )
     # As the user runs it next, format detected: a plain list stays ambiguous (an openai-chat
-    # or Roo file a fix left without tool calls or Roo keys reads as anthropic), but it loads.
+    # or Roo file a fix left without tool calls or Roo keys reads as anthropic); a file the
+    # fix left too bare to recognise is named with --format.
+    again_args: tuple[str, ...] = ()
     try:
         again = load_session(str(out))
-    except InputError as exc:
-        raise Broken(f"{session.format}: the fixed output is not recognised: {exc}") from None
+    except InputError:
+        again_args = ("--format", session.format)
 
     # a second fix changes nothing
     wb2 = Workbench(again)
@@ -618,7 +625,7 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
         fixes = ", ".join(f"{f.code}->{f.action}" for f in wb2.applied)
         raise Broken(f"a second fix applies {len(wb2.applied)} more: {fixes[:300]}")
     out2 = work / f"out2{suffix}"
-    r2 = cli("fix", str(out), "-o", str(out2))
+    r2 = cli("fix", str(out), "-o", str(out2), *again_args)
     _one_line_refusal(r2, "second fix -o")
     if r2.code == 2 or out2.read_bytes() != written:
         raise Broken(f"a second fix changes the bytes (exit {r2.code})")

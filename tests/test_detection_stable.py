@@ -130,3 +130,20 @@ def test_a_claude_code_file_left_with_one_metadata_line_reads_back(tmp_path):
     assert out.read_text() == lines[0] + "\n"
     code, stdout, err = run("check", str(out))
     assert (code, err) == (0, "") and "format claude-code" in stdout
+
+
+def test_fix_reads_its_output_back_as_written_even_when_too_bare_to_detect(tmp_path):
+    """The only record left has no parentUuid: detection would not call it Claude Code, but
+    fix knows what it wrote (it used to exit 2 after writing both files)."""
+    lines = (SAMPLES / "claude_code_parallel_interrupted.jsonl").read_text().splitlines()
+    first, second = json.loads(lines[1]), json.loads(lines[2])
+    first["parentUuid"] = {"odd": True}  # malformed: dropped by the fix
+    del second["parentUuid"]
+    second["parentUuid_"] = None
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    out = tmp_path / "fixed.jsonl"
+    code, stdout, err = run("fix", str(path), "-o", str(out), "--strategy", "malformed=drop")
+    assert err == "" and code in (0, 1), stdout
+    assert "wrote" in stdout and out.exists()
+    assert load_session(str(out), format="claude-code", written=True).format == "claude-code"

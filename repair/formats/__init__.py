@@ -239,13 +239,17 @@ def describe_shape(probe: Probe) -> str:
     return f"a JSON value that is {type_name(doc)}"
 
 
-def load_session(given: str, format: str | None = None, target: str | None = None) -> Session:
-    """Read, detect and load a session; raises InputError for anything unreadable."""
+def load_session(
+    given: str, format: str | None = None, target: str | None = None, *, written: bool = False
+) -> Session:
+    """Read, detect and load a session; raises InputError for anything unreadable.
+    `written`: a file histview wrote in `format` (read back as that format even where
+    detection would not pick it, e.g. a fix left one metadata record or a plain list)."""
     with gc_paused():
-        return _load_session(given, format, target)
+        return _load_session(given, format, target, written)
 
 
-def _load_session(given: str, format: str | None, target: str | None) -> Session:
+def _load_session(given: str, format: str | None, target: str | None, written: bool) -> Session:
     if target is not None and target not in TARGETS:
         raise InputError(given, f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     probe = probe_path(given)
@@ -256,7 +260,7 @@ def _load_session(given: str, format: str | None, target: str | None) -> Session
             raise InputError(
                 given, f"unknown format {format!r}; known: {', '.join(adapter_names())}"
             ) from None
-        if adapter.detect(probe) <= 0:
+        if not written and adapter.detect(probe) <= 0:
             raise InputError(given, f"does not look like {format}: {describe_shape(probe)}")
     else:
         adapter = detect(probe)
