@@ -11,9 +11,8 @@ Every line is sanitised.
 
 from __future__ import annotations
 
-import orjson
-
 from . import targets, wire
+from .jsonio import to_json
 from .model import Block, Message, Session, block_text
 from .sanitize import clean_line
 
@@ -23,10 +22,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def _json(value) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
+    """One line of JSON, numbers and text as read (jsonio); sanitised where it is shown."""
+    return to_json(value).decode("utf-8")
 
 
 def lines_of(blocks_or_message: Message | list[Block]) -> str:

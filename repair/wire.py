@@ -21,9 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from . import targets
+from .jsonio import to_json
 from .model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 
 # Roles sent as messages of their own in the Chat and Responses lists (histview shows them
@@ -236,14 +235,13 @@ def _text_of(value: Any) -> str:
         )
     if value is None:
         return ""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    return _json_text(value)
 
 
 def _json_text(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return "{}"
+    """A value as one line of JSON (a call's `arguments`, a result that is not text): its
+    numbers and text exactly as read (jsonio), a lone surrogate as its escape."""
+    return to_json(value).decode("utf-8")
 
 
 # Anthropic Messages API: `{role, content}`; string content stays a string.

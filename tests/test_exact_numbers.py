@@ -199,3 +199,51 @@ def test_claude_code_record_whose_uuid_holds_a_lone_surrogate_is_fixed(tmp_path)
     written.decode("utf-8")  # no raw surrogate in the file
     assert b'"a\\ud800b"' in written
     assert run("check", str(out))[0] == 0
+
+
+# ------------------------------------------------------------------ what the provider receives
+
+WIRE_FILE = {
+    "model": "claude",
+    "messages": [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "x", "input": {"n": "@N", "s": "@S"}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": {"n": "@B"}}],
+        },
+    ],
+}
+
+
+# where each wire shape carries the call's input (as JSON, or as JSON text in `arguments`)
+CALL_INPUT = {
+    "anthropic": lambda b: b["messages"][1]["content"][0]["input"],
+    "bedrock": lambda b: b["messages"][1]["content"][0]["toolUse"]["input"],
+    "gemini": lambda b: b["contents"][1]["parts"][0]["functionCall"]["args"],
+    "openai-chat": lambda b: loads(b["messages"][1]["tool_calls"][0]["function"]["arguments"]),
+    "openai-responses": lambda b: loads(b["input"][1]["arguments"]),
+}
+
+
+@pytest.mark.parametrize("target", list(CALL_INPUT))
+def test_messages_writes_every_wire_shape_with_numbers_and_surrogates_as_read(tmp_path, target):
+    """`histview messages` under each wire shape, a call's input and a result's content
+    holding 1e400, an int beyond 64 bits and a lone surrogate (the Chat, Responses, Gemini
+    and Bedrock renderers crashed: orjson cannot write them)."""
+    text = json.dumps(WIRE_FILE).replace('"@N"', "1e400").replace('"@B"', BIG)
+    path = tmp_path / "a.json"
+    path.write_text(text.replace('"@S"', '"a\\ud800"'))
+    code, out, err = run("messages", "--target", target, str(path))
+    assert (code, err) == (0, "")
+    assert '{"n":1e400,"s":"a\\ud800"}' in out
+    code, out, err = run("messages", "--json", "--target", target, str(path))
+    assert (code, err) == (0, "")
+    body = loads(out.splitlines()[0])
+    assert CALL_INPUT[target](body) == {"n": JsonNumber("1e400"), "s": "a\ud800"}
+    assert BIG in out  # the result's content, as JSON or as its text
