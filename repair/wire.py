@@ -263,7 +263,7 @@ def _converse_block(b: SentBlock) -> dict:
         if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
             content = [{"text": _text_of(content)}]
         else:
-            content = [{"text": p["text"]} if p.get("type") == TEXT else p for p in content]
+            content = [{"text": p.get("text")} if p.get("type") == TEXT else p for p in content]
         out = {"toolUseId": b.tool_id, "content": content}
         if d.get("is_error"):
             out["status"] = "error"
@@ -341,7 +341,9 @@ def _chat(role: str, blocks: list[SentBlock]) -> dict:
         return {"role": role, "content": blocks[0].data}
     if role == "assistant":
         texts = [_dict(b).get("text", "") for b in blocks if b.type == TEXT]
-        out: dict = {"role": role, "content": "".join(texts) if texts else None}
+        # a text that is not a string is sent as it is (the provider refuses it; malformed)
+        joined = "".join(texts) if all(isinstance(t, str) for t in texts) else texts
+        out: dict = {"role": role, "content": joined if texts else None}
         calls = [
             {
                 "id": b.tool_id,
@@ -387,7 +389,8 @@ def _responses_part(role: str, b: SentBlock) -> dict:
         return b.native
     d = _dict(b)
     if b.type == TEXT:
-        return {"type": "output_text" if role == "assistant" else "input_text", "text": d["text"]}
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": kind, "text": d.get("text", "")}
     return d
 
 

@@ -12,6 +12,8 @@ swapped). `check_case` then runs the public functions and the CLI on it and rais
 
 - no exception escapes: the input is read, or refused with an InputError (exit 2, one line);
 - `check` and `check --json` never say "internal error"; `--json` lines are JSON;
+- `messages` and `messages --json` (the file's target and one provider's wire shape) never
+  say "internal error"; `--json` writes no number the file does not hold as written;
 - `fix -o` writes output and report, or refuses in one line and writes nothing;
 - the written output is read back as the same format, with the exit status `fix` gave;
 - fixing the output again changes nothing (same bytes, no fix applied);
@@ -434,6 +436,9 @@ def _mutate_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
 # ---------------------------------------------------------------------------- checking
 
 
+# Each case also renders the request under one of these (chosen by the case's size).
+PROVIDERS = ("anthropic", "bedrock", "openai-chat", "openai-responses", "gemini")
+
 # A real Anthropic 400 text, so `explain` maps it onto the mutated file.
 EXPLAIN_TEXT = (
     "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"
@@ -510,6 +515,7 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
     from repair.analysis import analyze
     from repair.errors import InputError
     from repair.formats import load_bytes, load_session
+    from repair.listing import message_listing
     from repair.plan import Choices
     from repair.workbench import Workbench
 
@@ -531,6 +537,8 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
     if session is not None:
         for s in (session, *session.threads):
             show(s, analyze(s, session.target))
+        other = PROVIDERS[len(data) % len(PROVIDERS)]
+        message_listing(session, analyze(session, other))
         wb = Workbench(session)
         for fix in wb.plan.fixes[:20]:  # the TUI's preview of each fix
             wb.preview(fix)
@@ -553,6 +561,27 @@ def check_case(data: bytes, suffix: str, work: Path) -> str:
             raise Broken(f"check --json printed a line that is not JSON: {exc}") from None
     rd = cli("fix", str(path))
     _one_line_refusal(rd, "fix (dry run)")
+    # what the provider receives, under the file's target and under one provider's wire shape
+    # (a number it writes is in the file as written, maybe inside a string: Codex arguments)
+    other = PROVIDERS[len(data) % len(PROVIDERS)]
+    for target in ((), ("--target", other)):
+        rm = cli("messages", *target, str(path))
+        _one_line_refusal(rm, f"messages {' '.join(target)}")
+        rmj = cli("messages", "--json", *target, str(path))
+        _one_line_refusal(rmj, f"messages --json {' '.join(target)}")
+        if rmj.code == 0:
+            try:
+                sent = parse(rmj.out.splitlines()[0])
+            except (ValueError, IndexError) as exc:
+                raise Broken(f"messages --json printed a line that is not JSON: {exc}") from None
+            wrote: set[str] = set()
+            numbers_in(sent, wrote)
+            changed = sorted(n for n in wrote if n.encode() not in data)
+            if changed:
+                raise Broken(
+                    f"messages --json {' '.join(target)} wrote a number the file does not hold: "
+                    f"{changed[0][:40]}"
+                )
     re_ = cli("explain", EXPLAIN_TEXT, str(path))
     _one_line_refusal(re_, "explain")
     out = work / f"out{suffix}"

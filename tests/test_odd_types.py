@@ -292,3 +292,37 @@ def test_an_opencode_tool_state_time_that_is_not_an_object_is_malformed(tmp_path
     assert code == 1
     assert_found(lines, path, "messages[2]: error malformed")
     assert any("state.time that is a string" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "target", ["anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"]
+)
+def test_messages_renders_text_blocks_without_text_or_with_a_list_in_every_wire_shape(
+    tmp_path, target
+):
+    """`histview messages` under each wire shape: a text block without `text` (Responses:
+    KeyError) and one whose text is a list (Chat joins the texts: TypeError) are rendered
+    as they are, never an internal error (found by the fuzzer)."""
+    doc = [
+        {"role": "user", "content": [{"type": "text"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": ["x"]},
+                {"type": "tool_use", "id": "t1", "name": "n", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text"}]}
+            ],
+        },
+    ]
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(doc))
+    for opts in ((), ("--json",)):
+        code, out, err = run("messages", *opts, "--target", target, str(path))
+        assert (code, err) == (0, ""), err
+    assert json.loads(out)
+    assert '["x"]' in out
