@@ -547,3 +547,36 @@ def test_writing_twice_gives_the_same_bytes():
     s = load_session(str(DATA / "trailing_call.jsonl"))
     fixed, _ = apply_all(s)
     assert fixed.export_bytes() == fixed.export_bytes()
+
+
+@pytest.mark.parametrize("name", ["chat.jsonl", "chat.json"])
+def test_every_record_a_fix_deletes_or_rewrites_is_in_the_report_whole(tmp_path, name):
+    """A repaired turn's records lose the stored copies of its responses and the `name__`
+    prefix of its ids; a response left alone in its record drops the record (its id with
+    it): the report keeps each such record as read, numbers exactly (found by the fuzzer)."""
+    recs = [
+        header(),
+        user("u1", "ls"),
+        gemini("g1", calls=[call("ls__c1", "ls", "files", args={"n": "@N"})]),
+        responses("r1", response("ls__c1", "ls", "files"), response("ls__c1", "ls", "again")),
+        responses("r2", response("zz__c9", "zz", "nobody asked")),
+        gemini("g2", "done", s=4),
+    ]
+    if name.endswith(".jsonl"):
+        data = jsonl(*recs)
+    else:
+        data = json.dumps({**recs[0], "messages": recs[1:]}, indent=2).encode()
+    src = tmp_path / name
+    src.write_bytes(data.replace(b'"@N"', b"1e400"))
+    out = io.StringIO()
+    code = main(["fix", str(src), "-o", str(tmp_path / ("out" + src.suffix))], stdout=out)
+    assert code == 0, out.getvalue()
+    report_bytes = (tmp_path / "out.report.json").read_bytes()
+    report = json.loads(report_bytes)
+    kept = {d["record"]["id"]: d for d in report["dropped_records"]}
+    assert kept["r2"]["outcome"] == "deleted"
+    assert kept["g1"]["outcome"] == "rewritten"
+    assert kept["g1"]["record"]["toolCalls"][0]["result"][0]["functionResponse"]["id"] == "ls__c1"
+    assert b'"n": 1e400' in report_bytes
+    where = "line" if name.endswith(".jsonl") else "path"
+    assert all(where in d for d in report["dropped_records"])

@@ -70,9 +70,9 @@ class Probe:
 @dataclass
 class Export:
     """What writing a session gives: the bytes, and the source records the written file
-    leaves out or empties, each whole as read (`{"line", "outcome", "record"}`), for the
-    report. Formats whose records are the messages leave the list empty: a dropped message
-    is already in the report verbatim."""
+    leaves out, empties or rewrites, each whole as read (`{"line" or "path", "outcome",
+    "record"}`), for the report. Formats whose records are the messages leave the list
+    empty: a dropped message is already in the report verbatim."""
 
     data: bytes
     dropped_records: list[dict] = field(default_factory=list)

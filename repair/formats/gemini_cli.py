@@ -31,7 +31,7 @@ from ..gcpause import gc_paused
 from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
-from .base import Adapter, JsonlLine, Probe
+from .base import Adapter, Export, JsonlLine, Probe
 from .gemini_history import (
     MESSAGE_TYPES,
     PartRef,
@@ -217,12 +217,18 @@ class GeminiCliAdapter(Adapter):
 
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
+        return self.export(session).data
+
+    def export(self, session: Session) -> Export:
+        """The bytes, and every record (line, or item of the messages list) the written file
+        deletes or rewrites, whole as read: a rewritten record may lose a stored copy of a
+        response, a `name__` id prefix or a part histview does not show."""
         state: GeminiState = session.state
         msgs = session.messages
         if len(msgs) == len(state.loaded) and all(
             a is b for a, b in zip(msgs, state.loaded, strict=True)
         ):
-            return state.data
+            return Export(state.data)
         with gc_paused():
             plan = _render(msgs, state)
             if state.kind == "json":
@@ -874,7 +880,7 @@ def _model_part(b: Block, part: Any, state: GeminiState) -> Any:
 # -------------------------------------------------------------------- writing
 
 
-def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> bytes:
+def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> Export:
     line_new: dict[int, Any] = {}  # line index -> new object for the whole line, None = drop
     arrays: dict[int, dict[int, Any]] = {}  # line -> {array index -> new record or None}
     after_line: dict[int, list[dict]] = {}
@@ -900,16 +906,21 @@ def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> bytes:
     bad_lines = {idx for idx, _why in state.replay.bad} | {
         i for i, ln in enumerate(state.lines) if ln.error is not None
     }
+    dropped: list[dict] = []
     for idx, line in enumerate(state.lines):
         if idx in bad_lines and idx not in plan.bad_kept:
-            pass
+            pass  # a malformed message the user dropped: in the report as read already
         elif idx in line_new:
             if line_new[idx] is not None:
                 out.append(compact(line_new[idx]))
+            outcome = "deleted" if line_new[idx] is None else "rewritten"
+            dropped.append({"line": line.lineno, "outcome": outcome, "record": line.obj})
         elif idx in arrays or idx in item_lines:
             out.append(
                 compact(_with_array(line.obj, state.replay.array_key[idx], idx, arrays, after_item))
             )
+            if idx in arrays:
+                dropped.append({"line": line.lineno, "outcome": "rewritten", "record": line.obj})
         else:
             out.append(line.raw)
         out.extend(compact(o) for o in after_line.get(idx, ()))
@@ -917,7 +928,7 @@ def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> bytes:
     body = nl.join(out)
     if state.trailing_newline and out:
         body += nl
-    return (b"\xef\xbb\xbf" if state.bom else b"") + body
+    return Export((b"\xef\xbb\xbf" if state.bom else b"") + body, dropped)
 
 
 def _insert_at(after: int | None, state: GeminiState) -> tuple[int | None, int | None]:
@@ -982,7 +993,7 @@ def _with_array(
     return {**obj, path[0]: {**obj[path[0]], path[1]: new_items}}
 
 
-def _write_document(plan: Plan, state: GeminiState) -> bytes:
+def _write_document(plan: Plan, state: GeminiState) -> Export:
     arrays: dict[int | None, dict[int, Any]] = {}
     after_item: dict[tuple[int | None, int], list[dict]] = {}
     for key, obj in plan.rewrite.items():
@@ -995,7 +1006,16 @@ def _write_document(plan: Plan, state: GeminiState) -> bytes:
     for after, obj in plan.insert:
         after_item.setdefault(_insert_at(after, state), []).append(obj)
     doc = _with_array(state.doc, ("messages",), None, arrays, after_item)
-    return dumps(doc, state.style)
+    items = state.doc["messages"]
+    dropped = [
+        {
+            "path": f"/messages/{i}",
+            "outcome": "deleted" if new is None else "rewritten",
+            "record": items[i],
+        }
+        for i, new in sorted(arrays.get(None, {}).items())
+    ]
+    return Export(dumps(doc, state.style), dropped)
 
 
 register(GeminiCliAdapter())
