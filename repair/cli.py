@@ -295,9 +295,12 @@ def _fix(args, out: Out, choices) -> int:
     result = None
     if writing and (wb.changed or not args.in_place):
         result = wb.export(args.output, args.report, in_place=args.in_place, force=args.force)
-        # Read back what was written, every thread, with check's own pass: the exit status
-        # speaks for the files on disk.
-        again = _load(result.output, session.format, wb.session.target, written=True)
+        # What was written, every thread, with check's own pass: the exit status speaks for
+        # the files on disk (read back from their bytes before they were renamed into place;
+        # subagent files written beside the output are read from disk).
+        again = result.read_back
+        if again is None or result.threads:
+            again = _load(result.output, session.format, wb.session.target, written=True)
         checked = list(_thread_findings(again))
     else:
         checked = [(wb.session, wb.analysis)]

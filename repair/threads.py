@@ -77,6 +77,7 @@ class ThreadWrite:
     source: Source | None = None  # in place: the file as read (backup bytes, re-check)
     dropped_records: list[dict] = field(default_factory=list)
     extra: list[tuple[str, bytes]] = field(default_factory=list)  # meta files copied beside
+    format: str | None = None  # the format `data` is written in (None: copied as it was)
 
 
 @dataclass
@@ -120,6 +121,7 @@ def plan_thread_writes(
                     backup=backup_path(real),
                     source=thread.source,
                     dropped_records=written.dropped_records,
+                    format=thread.format,
                 )
             )
         return ThreadPlan(writes, [])
@@ -136,12 +138,15 @@ def plan_thread_writes(
     for k, thread, before in own:
         name = os.path.basename(thread.path)
         path, replace = new_target(os.path.join(folder, name), thread.path, overwrite=overwrite)
+        fmt = None
         if thread is before:
             data, dropped = _as_read(thread), []
         else:
             written = thread.export()
-            data, dropped = written.data, written.dropped_records
-        write = ThreadWrite(k, thread.label, path, data, replace, dropped_records=dropped)
+            data, dropped, fmt = written.data, written.dropped_records, thread.format
+        write = ThreadWrite(
+            k, thread.label, path, data, replace, dropped_records=dropped, format=fmt
+        )
         meta = os.path.splitext(thread.path)[0] + ".meta.json"
         if os.path.isfile(meta):
             target, _ = new_target(

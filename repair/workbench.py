@@ -43,6 +43,29 @@ class ExportResult:
     # subagent files written: (label, path, backup); those written to while being replaced
     threads: list[tuple[str, str, str | None]] = field(default_factory=list)
     thread_late: list[str] = field(default_factory=list)
+    # the output as read back from the bytes before they were renamed into place (its
+    # subagent threads are the files beside it when it was read: re-read them from disk
+    # after writing subagent files); None when the session's own file was not written
+    read_back: Session | None = None
+
+
+def read_back(data: bytes, format: str, path: str, target: str) -> Session:
+    """The bytes an export is about to write, read as the format they are written in (no
+    detection guard: a repair may leave a file too bare to recognise). ExportRefused when
+    they do not read, so that nothing is written: the one read-back of every write."""
+    from .errors import InputError
+    from .formats import load_bytes
+
+    try:
+        session = load_bytes(data, path=path, format=format, target=target)
+    except InputError as exc:
+        at = f"{exc.where}: " if exc.where else ""
+        raise ExportRefused(
+            f"the repaired file would not read back as {format} ({at}{exc.message})"
+        ) from None
+    for thread in session.threads:
+        thread.target = target
+    return session
 
 
 class Workbench:
@@ -285,6 +308,12 @@ class Workbench:
         if in_place and threads.writes and not self._file_changed():
             paths.backup = None  # only subagent files changed: the input stays as it is
         written = self.session.export()
+        again = None
+        if paths.backup or not in_place:
+            again = read_back(written.data, self.original.format, paths.output, self.session.target)
+        for w in threads.writes:
+            if w.format is not None:
+                read_back(w.data, w.format, w.path, self.session.target)
         doc = self.report(paths.output, paths.backup, written.dropped_records, threads)
         report_bytes = encode_report(doc)
         src_stat = source.stat if source is not None else None
@@ -364,6 +393,7 @@ class Workbench:
             late_error,
             threads=[(w.label, w.path, w.backup) for w in threads.writes],
             thread_late=thread_late,
+            read_back=again,
         )
 
 

@@ -252,6 +252,40 @@ def test_a_report_that_cannot_be_encoded_replaces_nothing(monkeypatch, capsys, w
         assert "the report cannot be encoded: a set is not a JSON value; nothing written" in err
 
 
+def test_an_output_that_would_not_read_back_replaces_nothing(capsys, work):
+    """A fix that drops the only record leaves bytes Codex's reader refuses (an empty file):
+    they are read back before anything is renamed into place, so nothing is written (the
+    read-back used to run on the written files: exit 2 after both were in place)."""
+    path = work / "one.jsonl"
+    rec = {"type": "message", "role": "user", "content": 5}
+    path.write_text(
+        json.dumps({"timestamp": "2025-01-01T00:00:00Z", "type": "response_item", "payload": rec})
+        + "\n"
+    )
+    drop = ["--strategy", "malformed=drop", "--target", "openai-responses"]
+    for argv in (["-o", work / "o.jsonl"], ["--in-place"]):
+        err = refused(capsys, work, path, *argv, *drop)
+        assert "the repaired file would not read back as codex (the file is empty)" in err
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_the_bytes_are_read_back_before_anything_is_placed(
+    monkeypatch, capsys, work, broken, in_place
+):
+    import repair.workbench as workbench
+
+    events = []
+    real_read_back, real_replace, real_link = workbench.read_back, os.replace, os.link
+    monkeypatch.setattr(
+        workbench, "read_back", lambda *a: (events.append("read back"), real_read_back(*a))[1]
+    )
+    monkeypatch.setattr(files.os, "replace", lambda a, b: (events.append(b), real_replace(a, b))[1])
+    monkeypatch.setattr(files.os, "link", lambda a, b: (events.append(b), real_link(a, b))[1])
+    argv = ["--in-place"] if in_place else ["-o", work / "o.json"]
+    assert run(capsys, "fix", broken, *argv)[0] == 0
+    assert events[0] == "read back" and events.count("read back") == 1
+
+
 @pytest.mark.parametrize("depth", [0, 300, 900])
 def test_lone_surrogates_and_deep_nesting_in_a_dropped_block_reach_the_report_exactly(
     capsys, work, depth
