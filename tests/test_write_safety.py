@@ -504,6 +504,24 @@ def test_a_dropped_claude_code_record_is_in_the_report_whole(capsys, tmp_path):
     assert entry["record"]["uuid"] not in {r.get("uuid") for r in _jsonl(out)}
 
 
+def test_a_claude_code_parent_link_to_a_missing_record_is_in_the_report(capsys, tmp_path):
+    """A record whose parentUuid names a record missing from the file is re-linked when its
+    turn is laid out again; the old link is in no other record: the report keeps the record
+    as read (found by the fuzzer)."""
+    lines = (SAMPLES / "claude_code_parallel_interrupted.jsonl").read_text().splitlines()
+    rec = json.loads(lines[5])
+    rec["parentUuid"] = "0badf00d-0000-4000-8000-000000000000"
+    lines[5] = json.dumps(rec, separators=(",", ":"))
+    src = tmp_path / "s.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    code, _, err = run(capsys, "fix", src, "-o", tmp_path / "o.jsonl")
+    assert code == 0, err
+    assert rec["parentUuid"] not in (tmp_path / "o.jsonl").read_text()
+    report = json.loads((tmp_path / "o.report.json").read_text())
+    [entry] = [e for e in report["dropped_records"] if e["outcome"] == "relinked"]
+    assert (entry["line"], entry["record"]) == (6, rec)
+
+
 REAL = CORPUS / "claude_code" / "ccl_modern_v2.1.114" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 
 

@@ -635,6 +635,7 @@ class _Writer:
     # --- the report
     def dropped_records(self) -> list[dict]:
         lines = self.f.lines
+        lost_parent = self._lost_parents()
         out = []
         for idx in range(len(lines)):
             if idx in self.deleted:
@@ -643,9 +644,34 @@ class _Writer:
                 if not _content_list(lines[idx].obj):
                     continue  # it had no blocks to lose
                 outcome = "emptied"
+            elif idx in lost_parent:
+                outcome = "relinked"
             else:
                 continue
             out.append({"line": lines[idx].lineno, "outcome": outcome, "record": lines[idx].obj})
+        return out
+
+    def _lost_parents(self) -> set[int]:
+        """Re-linked lines whose old parentUuid neither the written file nor a deleted record
+        (in the report) holds (it named a record missing from the file): the report keeps
+        them as read."""
+        if not self.relink:
+            return set()
+        lines = self.f.lines
+        held: set[Any] = set(self.relink.values())
+        held.update(e.obj.get("parentUuid") for e in self.new_records if e.obj is not None)
+        for i, ln in enumerate(lines):
+            obj = ln.obj
+            if type(obj) is not dict:
+                continue
+            for v in (obj.get("uuid"), None if i in self.relink else obj.get("parentUuid")):
+                if isinstance(v, str):
+                    held.add(v)
+        out = set()
+        for i in self.relink:
+            old = lines[i].obj.get("parentUuid")
+            if isinstance(old, str) and old not in held:
+                out.add(i)
         return out
 
     # --- bytes
