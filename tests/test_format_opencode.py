@@ -350,9 +350,13 @@ def test_a_closed_parts_other_state_keys_are_kept():
         assistant("msg_a1", [part], 1500),
         user("msg_u2", "go on", 9000),
     )
-    state = json.loads(fix(data))["messages"][1]["parts"][1]["state"]
+    out = fix(data)
+    state = json.loads(out)["messages"][1]["parts"][1]["state"]
     assert state["status"] == "error"
     assert state["raw"] == '{"command": "ls' and state["odd"] == {"k": 1}
+    # a part that recorded no time starts and ends at the message's last time, written as
+    # opencode writes times (an integer, not 1500.0)
+    assert b'"time":{"start":1500,"end":1500}' in b"".join(out.split())
 
 
 def test_end_time_is_the_last_time_the_message_recorded():

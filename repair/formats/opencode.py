@@ -764,7 +764,7 @@ def _error_state(st: dict, synth: Block, entry: dict) -> dict:
         new["metadata"] = st["metadata"]
     times = dict(t)  # what the part recorded stays, whatever its type
     if "start" not in times:
-        times["start"] = end if end is not None else 0
+        times["start"] = _as_int(end) if end is not None else 0
     if "end" not in times:
         times["end"] = _as_int(end) if end is not None else times["start"]
     new["time"] = times
