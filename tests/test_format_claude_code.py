@@ -15,6 +15,7 @@ from repair.errors import InputError
 from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
 from repair.formats.claude_write import _Writer
 from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message
+from repair.wire import request_body
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "claude_code"
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
@@ -1139,3 +1140,20 @@ def test_trailing_hook_records_do_not_hide_the_last_message_and_a_tip_result_win
     again = load_bytes(out, path="s.jsonl")
     assert shape(again)[-1] == ("user", (("tool_result", "toolu_1"),))
     assert jsonl([stop]).strip() in out  # the hook record is kept as it was
+
+
+def test_merged_user_records_whose_text_is_not_a_string_are_sent_as_they_are():
+    """Claude Code ends a user record's text with a newline when the next user record joins
+    it; a text that is an object is not joined (the emulation crashed: TypeError; found by
+    the fuzzer): it is blank to Claude Code, which leaves it out, and the file is checked."""
+    recs = [
+        user(1, None, [{"type": "text", "text": {}}], 1),
+        user(2, 1, [text("and then")], 2),
+        assistant(3, 2, "msg_01", text("ok"), 3),
+    ]
+    s = load(recs)
+    assert request_body(s)["messages"][0] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "and then"}],
+    }
+    assert [(f.code, f.severity) for f in analyze(s).findings] == [("empty-content", "warning")]

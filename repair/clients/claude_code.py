@@ -103,7 +103,9 @@ def _merged_users(first: list[SentBlock], then: list[SentBlock]) -> list[SentBlo
             sb.data = {"type": "text", "text": sb.data}
     if first and then and _type(first[-1]) == "text" and _type(then[0]) == "text":
         d = first[-1].data
-        first[-1].data = {**d, "text": d.get("text", "") + "\n"}
+        text = d.get("text", "") if isinstance(d, dict) else None
+        if isinstance(text, str):  # a text that is not a string is sent as it is (refused)
+            first[-1].data = {**d, "text": text + "\n"}
     both = first + then
     return [b for b in both if _is_result(b)] + [b for b in both if not _is_result(b)]
 
