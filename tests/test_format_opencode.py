@@ -673,3 +673,35 @@ def test_a_part_typed_like_a_normal_form_block_is_neither_a_call_nor_a_result(pt
     written = json.loads(fix(data))
     assert written["messages"][3]["parts"][2] == odd
     assert written["messages"][1]["parts"][-1] == failed
+
+
+def test_a_message_opencode_sends_nothing_of_is_shown_and_kept_when_another_is_fixed():
+    """An assistant message of empty text parts gives opencode nothing to send; it was in no
+    row, so any fix dropped it from the file (found by the fuzzer). It is a hidden row and
+    written back as it was."""
+    a2 = assistant("msg_a2", [text("msg_a2", 1, "")], 2500)
+    data = export(
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [running("msg_a1", 1, "c1")], 1500),
+        user("msg_u2", "go on", 2000),
+        a2,
+    )
+    s = load(data)
+    assert [(m.role, m.hidden) for m in s.messages][-1] == ("assistant", True)
+    assert "opencode" in s.messages[-1].meta["hidden_reason"]
+    out = fix(data)
+    assert json.loads(out)["messages"][3] == a2
+    assert fix(out) == out
+
+
+@pytest.mark.parametrize("ptype", ["text", "reasoning"])
+def test_a_text_or_reasoning_part_whose_text_is_not_a_string_is_malformed(ptype):
+    odd = {"id": "prt_x", "sessionID": SES, "messageID": "msg_a1", "type": ptype, "text": True}
+    data = export(
+        user("msg_u1", "build", 1000),
+        assistant("msg_a1", [odd], 1500),
+        user("msg_u2", "go on", 2000),
+    )
+    s = load(data)
+    [bad] = [m for m in s.messages if m.malformed]
+    assert bad.malformed == f"{ptype} part 1 has a text that is a boolean"

@@ -310,12 +310,17 @@ def _load_entry(
             continue
         out.extend(_step(i, entry, parts, step, path, ts, different, signed, view_parts))
         step = []
+    if not out:  # nothing in it opencode sends (empty texts): shown, and kept in the file
+        why = "nothing in it that opencode sends (it leaves the message out)"
+        return [_hidden(i, entry, path, order, ts, view_parts, why)]
     return out
 
 
 def _part_problem(k: int, part: Any) -> str | None:
     if not isinstance(part, dict) or not isinstance(part.get("type"), str):
         return f"part {k} has no type"
+    if part["type"] in ("text", "reasoning") and not isinstance(part.get("text", ""), str):
+        return f"{part['type']} part {k} has a text that is {type_name(part['text'])}"
     if part["type"] == "tool":
         state = part.get("state")
         if not isinstance(part.get("callID"), str) or not isinstance(state, dict):
@@ -469,6 +474,7 @@ def _hidden(
     order: list[int],
     ts: float | None,
     view_parts: set[tuple[int, int]],
+    why: str | None = None,
 ) -> Message:
     """A message opencode leaves out: shown with all its parts, not checked."""
     parts = entry["parts"]
@@ -497,6 +503,8 @@ def _hidden(
         blocks.append(b)
         view_parts.add((i, k))
     meta = {"timestamp": ts} if ts is not None else {}
+    if why:
+        meta["hidden_reason"] = why
     role = entry["info"]["role"]
     return Message(
         role=role,
