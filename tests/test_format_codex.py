@@ -654,3 +654,27 @@ def test_a_synthetic_output_follows_the_rest_of_its_calls_turn():
     assert written[6:8] == lines[5:7]
     assert errors(out) == []
     assert fix(out)[0] == out
+
+
+def test_every_line_a_fix_drops_or_rewrites_is_in_the_report_whole():
+    """A dropped output's line keeps its own timestamp in the report (only the block was
+    there: the timestamp was lost; found by the fuzzer); a line rewritten with a new call id
+    is there as read."""
+    orphan = output("2025-11-20T10:00:05.123Z", "nobody")
+    data = rollout(
+        meta(),
+        user("2025-11-20T10:00:01.000Z", "ls twice"),
+        call("2025-11-20T10:00:02.000Z", "c1"),
+        output("2025-11-20T10:00:03.000Z", "c1"),
+        call("2025-11-20T10:00:04.000Z", "c1"),
+        output("2025-11-20T10:00:04.500Z", "c1"),
+        orphan,
+        user("2025-11-20T10:00:09.000Z", "and?"),
+    )
+    s = load_bytes(data, path="rollout.jsonl")
+    fixed, applied = apply_all(s)
+    assert sorted(f.code for f in applied) == ["duplicate-tool-use-id", "orphan-tool-result"]
+    kept = {(d["line"], d["outcome"]): d["record"] for d in fixed.export().dropped_records}
+    assert kept[(7, "deleted")] == json.loads(orphan)
+    assert kept[(5, "rewritten")]["payload"]["call_id"] == "c1"
+    assert set(kept) == {(5, "rewritten"), (6, "rewritten"), (7, "deleted")}

@@ -414,9 +414,14 @@ def test_dropping_the_orphan_call_drops_its_part():
         user("msg_u2", "go on", 9000),
     )
     out = fix(data, Choices(by_code={"orphan-tool-use": "drop-tool-use"}))
-    # the message had nothing else opencode sends: it goes (the report keeps it)
+    # the message had nothing else opencode sends: it goes (the report keeps it whole, its
+    # part ids and times with it)
     assert [m["info"]["id"] for m in json.loads(out)["messages"]] == ["msg_u1", "msg_u2"]
     assert errors(out, "anthropic") == []
+    fixed, _ = apply_all(load(data), Choices(by_code={"orphan-tool-use": "drop-tool-use"}))
+    assert fixed.export().dropped_records == [
+        {"path": "/messages/1", "outcome": "deleted", "record": json.loads(data)["messages"][1]}
+    ]
 
 
 def test_duplicate_call_ids_are_renamed_on_the_later_part():

@@ -33,7 +33,7 @@ from ..errors import ExportRefused
 from ..jsonio import compact, loads, strip_bom
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
-from .base import Adapter, JsonlLine, Probe, shown, type_name
+from .base import Adapter, Export, JsonlLine, Probe, shown, type_name
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 RECORD_TYPES = frozenset(
@@ -297,18 +297,24 @@ class CodexAdapter(Adapter):
 
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
+        return self.export(session).data
+
+    def export(self, session: Session) -> Export:
+        """The bytes, and every line the written file leaves out or rewrites, whole as read
+        (its own timestamp, the parts and keys histview does not show), for the report."""
         state: CodexState = session.state
         msgs = session.messages
         if len(msgs) == len(state.loaded) and all(
             a is b for a, b in zip(msgs, state.loaded, strict=True)
         ):
-            return state.data
+            return Export(state.data)
         _check_compactions_kept(msgs, state)
         units = _units(msgs, state)
         out: list[bytes] = []
         lines = state.lines
         emitted_upto = 0  # lines before this index that are not items were written
         item_lines = state.message_lines
+        written: dict[int, bool] = {}  # item line -> written as read
         for anchor, data in units:
             if anchor is not None:
                 while emitted_upto < anchor:
@@ -316,6 +322,7 @@ class CodexAdapter(Adapter):
                         out.append(lines[emitted_upto].raw)
                     emitted_upto += 1
                 emitted_upto = max(emitted_upto, anchor + 1)
+                written[anchor] = written.get(anchor, True) and data == lines[anchor].raw
             out.append(data)
         while emitted_upto < len(lines):
             if emitted_upto not in item_lines:
@@ -325,7 +332,21 @@ class CodexAdapter(Adapter):
         body = nl.join(out)
         if state.trailing_newline and out:
             body += nl
-        return (b"\xef\xbb\xbf" if state.bom else b"") + body
+        dropped = []
+        for idx in sorted(item_lines):
+            if written.get(idx) is True:
+                continue
+            line = lines[idx]
+            dropped.append(
+                {
+                    "line": line.lineno,
+                    "outcome": "deleted" if idx not in written else "rewritten",
+                    "record": line.obj
+                    if line.error is None
+                    else line.raw.decode("utf-8", "replace"),
+                }
+            )
+        return Export((b"\xef\xbb\xbf" if state.bom else b"") + body, dropped)
 
 
 # -------------------------------------------------------------------- loading helpers

@@ -39,7 +39,7 @@ from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
-from .base import Adapter, Probe, shown, type_name
+from .base import Adapter, Export, Probe, shown, type_name
 
 OPEN_STATES = frozenset({"pending", "running"})
 ROLES = frozenset({"user", "assistant"})
@@ -175,13 +175,30 @@ class OpencodeAdapter(Adapter):
 
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
+        return self.export(session).data
+
+    def export(self, session: Session) -> Export:
+        """The bytes, and every message of the file the written one leaves out or rewrites,
+        whole as read (a dropped part's ids and times, a closed part's old state), for the
+        report."""
         state: OpencodeState = session.state
         msgs = session.messages
         if len(msgs) == len(state.loaded) and all(
             a is b for a, b in zip(msgs, state.loaded, strict=True)
         ):
-            return state.data
-        return dumps(_rebuild(msgs, state), state.style)
+            return Export(state.data)
+        written: dict[int, Any] = {}
+        doc = _rebuild(msgs, state, written)
+        dropped = [
+            {
+                "path": f"{state.base}/{i}",
+                "outcome": "deleted" if i not in written else "rewritten",
+                "record": entry,
+            }
+            for i, entry in enumerate(state.entries)
+            if written.get(i) is not entry
+        ]
+        return Export(dumps(doc, state.style), dropped)
 
 
 # -------------------------------------------------------------------- loading helpers
@@ -594,8 +611,9 @@ def _num(value: Any) -> float | None:
 # -------------------------------------------------------------------- export helpers
 
 
-def _rebuild(msgs: list[Message], state: OpencodeState) -> Any:
-    """The document with every block written back into the part it came from."""
+def _rebuild(msgs: list[Message], state: OpencodeState, written: dict[int, Any]) -> Any:
+    """The document with every block written back into the part it came from; `written`
+    gets each message of the file that stays (index -> the entry written for it)."""
     present: dict[tuple[int, int], Block] = {}
     referenced: set[int] = set()
     after: dict[tuple[int, int | None], list[Block]] = {}  # new text parts, by anchor
@@ -640,9 +658,10 @@ def _rebuild(msgs: list[Message], state: OpencodeState) -> Any:
         if i not in referenced:
             continue  # every block of it was dropped
         if not isinstance(entry, dict) or not isinstance(entry.get("parts"), list):
-            new_entries.append(entry)
-            continue
-        new_entries.append(_entry(i, entry, state, present, synthetic, after))
+            written[i] = entry
+        else:
+            written[i] = _entry(i, entry, state, present, synthetic, after)
+        new_entries.append(written[i])
     doc = state.doc
     return {**doc, "messages": new_entries} if isinstance(doc, dict) else new_entries
 
