@@ -2,7 +2,8 @@
 
 Shared by the hypothesis test (tests/test_fuzz.py, a short deterministic run for CI) and
 `bench/fuzz.py` (a long run started by hand). A case is one seed file (every sample in
-sample_sessions/ and every corpus file in ../shared/corpus, whatever formats exist) with one
+sample_sessions/, every corpus file in ../shared/corpus, whatever formats exist, and the
+broken session files of the client tests) with one
 to a few random mutations: of its structure (odd types where strings, lists or ids belong,
 dropped/duplicated/moved items), of its numbers (ints above 2^64, floats that overflow,
 literals a double cannot keep), of its strings (lone surrogates, invisible and control
@@ -258,9 +259,18 @@ class Seed:
 
 
 def seeds() -> list[Seed]:
-    """Every sample session and every corpus file (whatever formats exist now)."""
+    """Every sample session and every corpus file (whatever formats exist now), and the
+    session files the client tests resume (broken on purpose, one fault each; the Gemini CLI
+    chats, the single-object `.json` one included)."""
     found: list[Path] = []
     found += sorted((REPO / "sample_sessions").glob("*.json*"))
+    found += sorted(
+        p for p in (REPO / "tests" / "data").rglob("*.json*") if p.name != "requests.json"
+    )
+    clients = REPO / "tests" / "fixtures" / "clients"
+    found += sorted((clients / "claude" / "broken").glob("*.jsonl"))
+    found += sorted((clients / "codex").glob("*.jsonl"))
+    found += sorted(p for p in (clients / "opencode").glob("*.json") if ".sent." not in p.name)
     corpus = SHARED / "corpus"
     if corpus.is_dir():
         found += sorted(p for p in corpus.rglob("*.json*") if not p.name.endswith(".meta.json"))

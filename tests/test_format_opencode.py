@@ -710,3 +710,51 @@ def test_a_text_or_reasoning_part_whose_text_is_not_a_string_is_malformed(ptype)
     s = load(data)
     [bad] = [m for m in s.messages if m.malformed]
     assert bad.malformed == f"{ptype} part 1 has a text that is a boolean"
+
+
+def test_an_empty_step_of_unsigned_reasoning_is_dropped_with_its_part():
+    """A later step holding only unsigned reasoning is sent as an empty assistant message
+    (the Anthropic provider drops the reasoning): dropping that message drops the reasoning
+    part from the file, so a second fix finds nothing (the part stayed and the message came
+    back on every read; found by the fuzzer)."""
+    step = {"id": "prt_msg_a1_2", "sessionID": SES, "messageID": "msg_a1", "type": "step-start"}
+    a = assistant(
+        "msg_a1",
+        [done("msg_a1", 1, "c1"), step, reasoning("msg_a1", 3, "now what")],
+        1001,
+        **CLAUDE,
+    )
+    data = export(user("msg_u1", "go", 1000), a, user("msg_u2", "next", 2000))
+    s = load(data)
+    assert [(m.role, len(m.blocks)) for m in s.messages] == [
+        ("user", 1),
+        ("assistant", 1),
+        ("user", 1),
+        ("assistant", 0),
+        ("user", 1),
+    ]
+    assert problems(data) == [("empty-content", "error")]
+    out = fix(data)
+    assert [p["type"] for p in json.loads(out)["messages"][1]["parts"]] == [
+        "step-start",
+        "tool",
+        "step-start",
+    ]
+    assert problems(out) == [] and fix(out) == out
+
+
+def test_a_thinking_block_taken_out_takes_its_part_with_it():
+    signed = {"metadata": {"anthropic": {"signature": "sig"}}}
+    a = assistant(
+        "msg_a1",
+        [reasoning("msg_a1", 1, "mine", **signed), text("msg_a1", 2, "a")],
+        1001,
+        **CLAUDE,
+    )
+    data = export(user("msg_u1", "go", 1000), a, user("msg_u2", "and?", 2000))
+    s = load(data)
+    m = s.messages[1]
+    assert [b.type for b in m.blocks] == ["thinking", "text"]
+    edited = s.copy_with([x if x is not m else m.with_blocks(m.blocks[1:]) for x in s.messages])
+    parts = json.loads(edited.export_bytes())["messages"][1]["parts"]
+    assert [p["type"] for p in parts] == ["step-start", "text"]

@@ -23,7 +23,8 @@ file. The next resume is assumed to use the last Anthropic model the session nam
 Export edits the document in place of the loaded one: every block goes back to the part it
 came from, by its (message, part) place; a synthetic result for a pending/running part sets
 that part's state to `error` with histview's text and an end time (keeping `input`,
-`metadata`, `time.start`); a dropped block drops its part; an id change sets `callID`; a
+`metadata`, `time.start`); a dropped block drops its part (a dropped message drops the
+unsigned reasoning parts it was sent for, which have no block); an id change sets `callID`; a
 message whose blocks are all gone (and that no other message draws from) is dropped.
 Messages nobody touched are the same objects, and the document is written in its own JSON
 style.
@@ -69,6 +70,8 @@ class OpencodeState:
     loaded: list[Message]
     original: dict[int, Block]  # bid -> block as loaded
     view_parts: set[tuple[int, int]] = field(default_factory=set)  # parts that are blocks
+    # message uid -> parts it stands for without a block (see _Piece.ghosts)
+    ghosts: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def _messages_of(doc: Any) -> tuple[list[Any], str] | None:
@@ -137,7 +140,8 @@ class OpencodeAdapter(Adapter):
         pieces: list[Message | _Piece] = []
         for i in _send_order(entries):
             pieces.extend(_load_entry(i, entries[i], base, model, view_parts))
-        messages = _merge(pieces)
+        ghosts: dict[int, list[tuple[int, int]]] = {}
+        messages = _merge(pieces, ghosts)
         original = {b.bid: b for m in messages for b in m.blocks}
         state = OpencodeState(
             doc=probe.doc,
@@ -148,6 +152,7 @@ class OpencodeAdapter(Adapter):
             loaded=list(messages),
             original=original,
             view_parts=view_parts,
+            ghosts=ghosts,
         )
         return Session(
             path=probe.path,
@@ -214,6 +219,10 @@ class _Piece:
     raw: Any
     src: dict
     timestamp: float | None
+    # parts it stands for without a block: unsigned reasoning opencode sends and the
+    # Anthropic provider drops (a piece of only these is sent empty); they go from the file
+    # with the message
+    ghosts: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _label(probe: Probe) -> str:
@@ -391,6 +400,7 @@ def _step(
     blocks: list[Block] = []
     results: list[Block] = []
     ends: list[float] = []
+    ghosts: list[tuple[int, int]] = []
     sent = 0  # parts that survive opencode's own filter (empty text, blank reasoning)
     for k in ks:
         part = parts[k]
@@ -408,11 +418,11 @@ def _step(
             meta = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
             anth = meta.get("anthropic") if isinstance(meta.get("anthropic"), dict) else {}
             if different:
-                if text.strip():
-                    sent += 1
-                    blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
-                continue
-            if anth.get("signature") is not None:
+                if not text.strip():
+                    continue
+                sent += 1
+                blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
+            elif anth.get("signature") is not None:
                 sent += 1
                 data = {"type": "thinking", "thinking": text, "signature": anth["signature"]}
                 blocks.append(Block("thinking", data, src=src, origin=ref))
@@ -420,9 +430,11 @@ def _step(
                 sent += 1
                 data = {"type": "redacted_thinking", "data": anth["redactedData"]}
                 blocks.append(Block("redacted_thinking", data, src=src, origin=ref))
-            elif text.strip():
-                sent += 1  # kept by opencode, then dropped by the Anthropic provider
-            continue
+            else:
+                if text.strip():
+                    sent += 1  # kept by opencode, then dropped by the Anthropic provider
+                    ghosts.append((i, k))
+                continue
         elif ptype == "tool":
             sent += 1
             state = part["state"]
@@ -442,7 +454,7 @@ def _step(
         view_parts.add((i, k))
     out: list[_Piece] = []
     if sent:
-        out.append(_Piece("assistant", blocks, i, entry, {"path": path}, ts))
+        out.append(_Piece("assistant", blocks, i, entry, {"path": path}, ts, ghosts))
     if results:
         rts = max(ends) / 1000 if ends else ts
         raw = [parts[b.origin.part] for b in results]
@@ -534,11 +546,13 @@ def _hidden(
     )
 
 
-def _merge(pieces: list[Message | _Piece]) -> list[Message]:
+def _merge(
+    pieces: list[Message | _Piece], ghosts: dict[int, list[tuple[int, int]]]
+) -> list[Message]:
     """Consecutive pieces of one role become one message, as the Anthropic provider groups
     them, except that an assistant piece with tool calls is never continued: opencode always
     sends a user message (the results) after it. Tool calls go after an assistant message's
-    other blocks."""
+    other blocks. `ghosts` gets each message's ghost parts."""
     out: list[Message] = []
     groups: list[list[_Piece]] = []
     where: list[int] = []  # index in `out` of each group's message
@@ -576,6 +590,8 @@ def _merge(pieces: list[Message | _Piece]) -> list[Message]:
             src=first.src,
             origin=origin,
         )
+        if any(g.ghosts for g in group):
+            ghosts[out[at].uid] = [p for g in group for p in g.ghosts]
     return out
 
 
@@ -653,6 +669,8 @@ def _rebuild(msgs: list[Message], state: OpencodeState, written: dict[int, Any])
             after.setdefault((own[-1], None), []).extend(pending)
     _check_results_kept(msgs, state)
     synthetic = _synthetic_results(msgs)
+    kept = {m.uid for m in msgs}
+    gone = {p for uid, parts in state.ghosts.items() if uid not in kept for p in parts}
     new_entries: list[Any] = []
     for i, entry in enumerate(state.entries):
         if i not in referenced:
@@ -660,7 +678,7 @@ def _rebuild(msgs: list[Message], state: OpencodeState, written: dict[int, Any])
         if not isinstance(entry, dict) or not isinstance(entry.get("parts"), list):
             written[i] = entry
         else:
-            written[i] = _entry(i, entry, state, present, synthetic, after)
+            written[i] = _entry(i, entry, state, present, synthetic, after, gone)
         new_entries.append(written[i])
     doc = state.doc
     return {**doc, "messages": new_entries} if isinstance(doc, dict) else new_entries
@@ -682,6 +700,7 @@ def _entry(
     present: dict[tuple[int, int], Block],
     synthetic: dict[tuple[int, int], Block],
     after: dict[tuple[int, int | None], list[Block]],
+    gone: set[tuple[int, int]],
 ) -> dict:
     parts = entry["parts"]
     new_parts: list[Any] = []
@@ -690,6 +709,9 @@ def _entry(
         for b in after.get((i, _before(k)), ()):
             new_parts.append(_new_text_part(b, entry, new_parts))
             changed = True
+        if (i, k) in gone:
+            changed = True  # the message it made was dropped (unsigned reasoning)
+            continue
         if (i, k) in state.view_parts:
             b = present.get((i, k))
             if b is None:
