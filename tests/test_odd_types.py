@@ -326,3 +326,53 @@ def test_messages_renders_text_blocks_without_text_or_with_a_list_in_every_wire_
         assert (code, err) == (0, ""), err
     assert json.loads(out)
     assert '["x"]' in out
+
+
+def _codex_part(tmp_path, ptype):
+    lines = (SAMPLES / CODEX).read_text().splitlines()
+    rec = json.loads(lines[2])
+    rec["payload"]["content"][0]["type"] = ptype
+    lines[2] = json.dumps(rec, separators=(",", ":"))
+    path = tmp_path / CODEX
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _openai_part(tmp_path, ptype):
+    doc = json.loads((SAMPLES / OPENAI).read_text())
+    doc["messages"][1]["content"] = [{"type": ptype, "text": "hello"}]
+    path = tmp_path / OPENAI
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _gemini_part(tmp_path, ptype):
+    lines = (SAMPLES / "gemini_cli_doubled_after_resume.jsonl").read_text().splitlines()
+    at = max(i for i, ln in enumerate(lines) if ln.startswith('{"id"') and '"type":"user"' in ln)
+    rec = json.loads(lines[at])
+    rec["content"].append({ptype: {"id": "x"}})
+    lines[at] = json.dumps(rec, separators=(",", ":"))
+    path = tmp_path / "gemini.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("ptype", ["tool_use", "tool_result"])
+@pytest.mark.parametrize("make", [_codex_part, _openai_part, _gemini_part])
+def test_a_part_typed_like_a_call_or_result_in_a_format_without_such_parts_is_neither(
+    tmp_path, make, ptype
+):
+    """A Codex message part, an OpenAI content part or a Gemini part named `tool_use` or
+    `tool_result` is no call and no result (it passed for an id-less call in a user message;
+    its fix wrote an output for a call that does not exist, and a second fix dropped it:
+    found by the fuzzer). It is shown under its format's name and written back."""
+    path = make(tmp_path, ptype)
+    # an Anthropic block in an OpenAI list makes it a hybrid the anthropic adapter reads
+    fmt = ["--format", "openai-chat"] if make is _openai_part else []
+    session = load_session(str(path), format=fmt[1] if fmt else None)
+    kinds = {b.type for m in session.messages for b in m.blocks}
+    assert any(k.endswith(" " + ptype) for k in kinds), kinds
+    code, out, err = run("check", *fmt, str(path))
+    assert err == "" and "invalid-tool-id" not in out and "wrong-role-block" not in out
+    assert run("fix", *fmt, str(path), "-o", str(tmp_path / ("o" + path.suffix)))[0] in (0, 1)
+    assert ptype.encode() in (tmp_path / ("o" + path.suffix)).read_bytes()

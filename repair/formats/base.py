@@ -26,6 +26,12 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def own_type(kind: str, format: str) -> str:
+    """A block type read from a part of `format` that has no such part: named after the
+    format when it would pass for a call or a result (a part typed `tool_use` is neither)."""
+    return f"{format} {kind}" if kind in ("tool_use", "tool_result") else kind
+
+
 def shown(value: Any, limit: int = 60) -> str:
     """A value for an error message: a string quoted (and cut), anything else by its kind."""
     if isinstance(value, str):

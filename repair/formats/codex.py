@@ -33,7 +33,7 @@ from ..errors import ExportRefused
 from ..jsonio import compact, loads, strip_bom
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
-from .base import Adapter, Export, JsonlLine, Probe, shown, type_name
+from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 RECORD_TYPES = frozenset(
@@ -477,7 +477,7 @@ def _item_blocks(
                 data: Any = {"type": TEXT, "text": part["text"]}
                 btype = TEXT
             else:
-                data, btype = part, ptype
+                data, btype = part, own_type(ptype, "codex")
             blocks.append(Block(btype, data, src=src, origin=_ref(idx, at, k)))
         return role, blocks
     if itype in MODEL_ITEM_TYPES:

@@ -31,7 +31,7 @@ from ..gcpause import gc_paused
 from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register, split_lines
-from .base import Adapter, Export, JsonlLine, Probe
+from .base import Adapter, Export, JsonlLine, Probe, own_type
 from .gemini_history import (
     MESSAGE_TYPES,
     PartRef,
@@ -385,7 +385,7 @@ def _part_block(part: Any, ref: PartRef, src: dict, state: GeminiState, made_up:
     if isinstance(part.get("text"), str):
         return Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=ref)
     kind = next(iter(part), "unknown") if part else "unknown"
-    return Block(kind, part, src=src, origin=ref)
+    return Block(own_type(kind, "gemini"), part, src=src, origin=ref)
 
 
 def _response_text(response: Any) -> str:

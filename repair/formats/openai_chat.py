@@ -23,7 +23,7 @@ from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
-from .base import Adapter, JsonlLine, Probe, shown, type_name
+from .base import Adapter, JsonlLine, Probe, own_type, shown, type_name
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -393,7 +393,7 @@ def _content_blocks(
         if isinstance(part, dict) and part.get("type") == "text":
             out.append(Block(TEXT, part, src=src, origin=At(i)))
         elif isinstance(part, dict) and isinstance(part.get("type"), str):
-            out.append(Block(part["type"], part, src=src, origin=At(i)))
+            out.append(Block(own_type(part["type"], "openai"), part, src=src, origin=At(i)))
         else:
             return f"content[{k}] is not a content part with a type"
     return out

@@ -40,7 +40,7 @@ from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
-from .base import Adapter, Export, Probe, shown, type_name
+from .base import Adapter, Export, Probe, own_type, shown, type_name
 
 OPEN_STATES = frozenset({"pending", "running"})
 ROLES = frozenset({"user", "assistant"})
@@ -526,8 +526,7 @@ def _hidden(
             b = Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=PartRef(i, k))
         else:
             # a part type opencode does not have may not pass for a call or a result
-            ptype = part["type"]
-            btype = f"opencode {ptype}" if ptype in (TOOL_USE, TOOL_RESULT) else ptype
+            btype = own_type(part["type"], "opencode")
             b = Block(btype, part, src=src, origin=PartRef(i, k))
         blocks.append(b)
         view_parts.add((i, k))
