@@ -580,3 +580,23 @@ def test_every_record_a_fix_deletes_or_rewrites_is_in_the_report_whole(tmp_path,
     assert b'"n": 1e400' in report_bytes
     where = "line" if name.endswith(".jsonl") else "path"
     assert all(where in d for d in report["dropped_records"])
+
+
+def test_responses_sent_with_a_turn_gemini_cli_leaves_out_are_written_before_it():
+    """In empty_model_text.jsonl the second call turn is left out and its responses are sent
+    with the first turn's. With the first turn's responses record dropped (malformed), the
+    first response was written into the later responses record, after the left-out turn:
+    the two model turns became neighbours, both were left out, and a second fix dropped the
+    response (found by the fuzzer). It goes into a record of its own after its call."""
+    lines = (DATA / "empty_model_text.jsonl").read_bytes().splitlines()
+    rec = json.loads(lines[7])
+    assert rec["type"] == "user" and "functionResponse" in rec["content"][0]
+    del rec["type"]
+    lines[7] = json.dumps(rec, separators=(",", ":")).encode()
+    s = load(b"\n".join(lines) + b"\n")
+    out = fix(s, malformed="drop")
+    again = load(out)
+    calls = [b.tool_id for m in live(again) for b in m.blocks if b.type == "tool_use"]
+    assert calls == ["list_directory_1795434258819_0"]
+    assert [f[0] for f in found(again)] == []
+    assert fix(again) == out

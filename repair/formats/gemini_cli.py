@@ -656,7 +656,14 @@ def _assign_user(
         if isinstance(b.origin, PartRef) and b.origin.field == "content":
             keys.append(b.origin.rec)
     users = [k for k in dict.fromkeys(keys) if state.recs[k].obj.get("type") == "user"]
-    home = next((k for k in users if _responses_only(state.recs[k].obj)), None)
+    home = next(
+        (
+            k
+            for k in users
+            if _responses_only(state.recs[k].obj) and not _model_between(state, prev_keys, k)
+        ),
+        None,
+    )
     results = [b for b in m.blocks if b.type == TOOL_RESULT]
     if results and home is None:
         home = -(len(new_recs) + 1)
@@ -677,6 +684,15 @@ def _assign_user(
         else:
             raise ExportRefused(f"a new {b.type} block has no user record to go into")
         assigned.setdefault(dest, []).append(b)
+
+
+def _model_between(state: GeminiState, prev_keys: tuple[int, ...], key: int) -> bool:
+    """A model record between the message before and record `key` (a turn Gemini CLI leaves
+    out, whose responses were sent with this message): responses written into `key` would
+    follow that turn, and the two model turns next to each other would be left out together."""
+    start = max((state.pos.get(k, -1) for k in prev_keys), default=-1)
+    end = state.pos.get(key, -1)
+    return any(r.obj.get("type") == "gemini" for r in state.replay.live[start + 1 : end])
 
 
 def _responses_only(obj: dict) -> bool:
