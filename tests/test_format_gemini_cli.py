@@ -600,3 +600,24 @@ def test_responses_sent_with_a_turn_gemini_cli_leaves_out_are_written_before_it(
     assert calls == ["list_directory_1795434258819_0"]
     assert [f[0] for f in found(again)] == []
     assert fix(again) == out
+
+
+def test_responses_are_written_before_the_text_of_their_message():
+    """A user text record between a call turn and its responses record is sent merged with
+    them: [copy of the response, text, response]. The kept response was written into the
+    responses record after the text, so the written file sent [text, response] and a second
+    fix reordered it (found by the fuzzer): it goes into a record of its own before the text."""
+    data = jsonl(
+        header(),
+        user("u1", "ls"),
+        gemini("g1", calls=[call("ls__c1", "ls", "files")]),
+        user("u2", "and then?", s=3),
+        responses("r1", response("ls__c1", "ls", "files"), s=4),
+        gemini("g2", "done", s=5),
+    )
+    s = load(data)
+    assert [f[0] for f in found(s)] == ["duplicate-tool-result", "tool-result-not-first"]
+    out = fix(s)
+    again = load(out)
+    assert [b.type for b in live(again)[2].blocks] == ["tool_result", "text"]
+    assert found(again) == [] and fix(again) == out

@@ -656,11 +656,16 @@ def _assign_user(
         if isinstance(b.origin, PartRef) and b.origin.field == "content":
             keys.append(b.origin.rec)
     users = [k for k in dict.fromkeys(keys) if state.recs[k].obj.get("type") == "user"]
+    others = {
+        b.origin.rec
+        for b in m.blocks
+        if b.type != TOOL_RESULT and isinstance(b.origin, PartRef) and b.origin.field == "content"
+    }
     home = next(
         (
             k
             for k in users
-            if _responses_only(state.recs[k].obj) and not _model_between(state, prev_keys, k)
+            if _responses_only(state.recs[k].obj) and not _between(state, prev_keys, k, others)
         ),
         None,
     )
@@ -686,13 +691,17 @@ def _assign_user(
         assigned.setdefault(dest, []).append(b)
 
 
-def _model_between(state: GeminiState, prev_keys: tuple[int, ...], key: int) -> bool:
-    """A model record between the message before and record `key` (a turn Gemini CLI leaves
-    out, whose responses were sent with this message): responses written into `key` would
-    follow that turn, and the two model turns next to each other would be left out together."""
+def _between(state: GeminiState, prev_keys: tuple[int, ...], key: int, others: set[int]) -> bool:
+    """Whether responses written into record `key` would not open the message: a model
+    record lies between the message before and `key` (a turn Gemini CLI leaves out, whose
+    responses were sent with this message: the two model turns would become neighbours and
+    be left out together), or a record holding the message's other blocks (its text would
+    come before the results)."""
     start = max((state.pos.get(k, -1) for k in prev_keys), default=-1)
     end = state.pos.get(key, -1)
-    return any(r.obj.get("type") == "gemini" for r in state.replay.live[start + 1 : end])
+    return any(
+        r.obj.get("type") == "gemini" or r.key in others for r in state.replay.live[start + 1 : end]
+    )
 
 
 def _responses_only(obj: dict) -> bool:
