@@ -461,10 +461,17 @@ def test_malformed_lines_are_reported_kept_and_dropped_only_when_asked(tmp_path)
 @pytest.mark.parametrize(
     ("rec", "why"),
     [
-        ({"id": "x", "type": "user", "content": 5}, "content is a int"),
+        ({"id": "x", "type": "user", "content": 5}, "content is a number"),
         ({"id": "x", "type": "gemini", "content": "", "toolCalls": "ls"}, "toolCalls is a string"),
-        ({"id": "x", "type": "gemini", "content": "", "toolCalls": [1]}, "toolCalls[0] is a int"),
+        (
+            {"id": "x", "type": "gemini", "content": "", "toolCalls": [1]},
+            "toolCalls[0] is a number",
+        ),
         ({"id": "x", "content": "no type"}, "no type"),
+        (
+            {"id": "x", "type": "gemini", "content": "", "toolCalls": [{"id": "c", "result": 5}]},
+            "toolCalls[0].result is a number, not parts or a string",
+        ),
     ],
 )
 def test_records_of_the_wrong_shape_are_malformed_with_the_reason(rec, why):

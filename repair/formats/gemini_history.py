@@ -26,6 +26,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from .base import type_name
+
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 UNSENT_TYPES = frozenset({"info", "error", "warning"})
 IGNORED_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
@@ -127,13 +129,7 @@ def replay_lines(objs: list[tuple[int, Any]]) -> Replay:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    return f"a {type(value).__name__}"
+    return type_name(value)
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,6 +225,8 @@ def record_problem(obj: dict) -> str | None:
             res = tc.get("result")
             if isinstance(res, list) and any(not isinstance(p, (str, dict)) for p in res):
                 return f"toolCalls[{i}].result holds something that is not a part"
+            if res is not None and not isinstance(res, (str, list, dict)):
+                return f"toolCalls[{i}].result is {_kind(res)}, not parts or a string"
         thoughts = obj.get("thoughts")
         if thoughts is not None and not isinstance(thoughts, list):
             return f"thoughts is {_kind(thoughts)}, not a list"
