@@ -678,3 +678,39 @@ def test_every_line_a_fix_drops_or_rewrites_is_in_the_report_whole():
     assert kept[(7, "deleted")] == json.loads(orphan)
     assert kept[(5, "rewritten")]["payload"]["call_id"] == "c1"
     assert set(kept) == {(5, "rewritten"), (6, "rewritten"), (7, "deleted")}
+
+
+@pytest.mark.parametrize("after", [[], ["assistant"]])
+def test_an_empty_message_item_that_gets_a_result_is_written_as_its_output(after):
+    """The synthetic output for a call goes into the empty user message item after it;
+    written back, the empty item stayed after the output and a second fix dropped it (found
+    by the fuzzer). It is the output line alone; the report keeps the empty item as read."""
+    empty = line(
+        "2025-11-20T10:00:03.000Z",
+        "response_item",
+        {"type": "message", "role": "user", "content": []},
+    )
+    reply = line(
+        "2025-11-20T10:00:09.000Z",
+        "response_item",
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "hm"}],
+        },
+    )
+    data = rollout(
+        meta(),
+        user("2025-11-20T10:00:01.000Z", "go"),
+        call("2025-11-20T10:00:02.000Z", "c1"),
+        empty,
+        *([reply] if after else []),
+    )
+    fixed_session, applied = apply_all(load_bytes(data, path="r.jsonl"))
+    assert [f.code for f in applied] == ["orphan-tool-use"]
+    written = fixed_session.export()
+    assert empty.encode() not in written.data
+    assert written.dropped_records == [
+        {"line": 4, "outcome": "deleted", "record": json.loads(empty)}
+    ]
+    assert fix(written.data)[0] == written.data

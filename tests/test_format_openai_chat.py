@@ -340,3 +340,19 @@ def test_rewriting_every_message_reproduces_the_sample():
     s = load_session(str(path))
     rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
     assert rebuilt.export_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize("empty", [{"role": "user", "content": []}, {"role": "user"}])
+def test_an_empty_user_message_that_gets_a_result_is_written_as_its_tool_message(empty):
+    """The synthetic result for a call goes into the empty user message after it; written
+    back, that message stayed as an empty user message after the tool message and a second
+    fix dropped it (found by the fuzzer). It is the tool message alone; the report keeps the
+    empty message as read."""
+    data = compact([HEALTHY[0], u("weather?"), calls("call_1"), empty, a("no idea")])
+    s, applied = apply_all(load(data))
+    assert [f.code for f in applied] == ["orphan-tool-use"]
+    written = s.export()
+    msgs = json.loads(written.data)
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "assistant"]
+    assert written.dropped_records == [{"path": "/3", "outcome": "deleted", "record": empty}]
+    assert fixed(written.data) == written.data

@@ -562,10 +562,14 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
         for b in m.blocks:
             if isinstance(b.origin, ItemRef) and b.origin.part is not None:
                 parts_of.setdefault(b.origin.line, []).append(b)
-        # message items that hold no block at all (`content: []`): written where they were
+        # message items that hold no block at all (`content: []`): written where they were,
+        # unless the message was nothing else and got blocks (a result put into the empty
+        # message is its output line alone; the report keeps the empty item)
         blockless = [
             i for i in m.origin or () if i in state.line_blocks and not state.line_blocks[i]
         ]
+        if m.blocks and len(blockless) == len(m.origin or ()):
+            blockless = []
         new_texts: list[Block] = []
         for block in m.blocks:
             ref = block.origin

@@ -23,7 +23,7 @@ from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
 from . import register
-from .base import Adapter, JsonlLine, Probe, own_type, shown, type_name
+from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -237,17 +237,23 @@ class OpenAIChatAdapter(Adapter):
 
     # ---------------------------------------------------------------- dump
     def dump(self, session: Session) -> bytes:
+        return self.export(session).data
+
+    def export(self, session: Session) -> Export:
+        """The bytes, and the empty user messages the written file leaves out (one that got
+        a result is written as its tool message alone), whole as read, for the report."""
         state: ChatState = session.state
         file = state.file
+        dropped: list[dict] = []
         if file.kind == "jsonl":
-            return _dump_jsonl(session, file)
+            return Export(_dump_jsonl(session, file, dropped), dropped)
         conv = state.conv
         if _same(session.messages, conv.loaded):
-            return file.data
-        new_list = _write_conversation(session.messages, conv)
+            return Export(file.data)
+        new_list = _write_conversation(session.messages, conv, dropped)
         doc = file.doc
         doc = new_list if isinstance(doc, list) else {**doc, "messages": new_list}
-        return dumps(doc, file.style)
+        return Export(dumps(doc, file.style), dropped)
 
 
 # -------------------------------------------------------------------- loading
@@ -417,7 +423,9 @@ def _same(messages: list[Message], loaded: list[Message]) -> bool:
     )
 
 
-def _write_conversation(messages: list[Message], conv: Conversation) -> list[Any]:
+def _write_conversation(
+    messages: list[Message], conv: Conversation, dropped: list[dict]
+) -> list[Any]:
     out: list[Any] = []
     for m in messages:
         if isinstance(m.origin, BadLine):
@@ -427,7 +435,7 @@ def _write_conversation(messages: list[Message], conv: Conversation) -> list[Any
         elif m.role == "assistant":
             out.append(_assistant(m, conv))
         else:
-            _user(m, conv, out)
+            _user(m, conv, out, dropped)
     return out
 
 
@@ -469,8 +477,10 @@ def _call(b: Block, conv: Conversation) -> Any:
     return call
 
 
-def _user(m: Message, conv: Conversation, out: list[Any]) -> None:
-    """Tool messages for the results (in order), then one user message for the rest."""
+def _user(m: Message, conv: Conversation, out: list[Any], dropped: list[dict]) -> None:
+    """Tool messages for the results (in order), then one user message for the rest. A user
+    message that was empty and got results is its tool messages alone (written back empty,
+    it was a new finding; the report keeps it)."""
     rest: list[Block] = []
     for b in m.blocks:
         if b.type == TOOL_RESULT:
@@ -482,6 +492,11 @@ def _user(m: Message, conv: Conversation, out: list[Any]) -> None:
     i = m.origin.msg if isinstance(m.origin, At) else None
     if i is not None:
         loaded = [b for b in conv.blocks_of.get(i, ())]
+        if not rest and not loaded and len(m.blocks) > len(rest):
+            where = {"line": conv.lineno} if conv.lineno is not None else {}
+            path = f"{conv.base}/{i}"
+            dropped.append({**where, "path": path, "outcome": "deleted", "record": conv.entries[i]})
+            return
         if len(rest) == len(loaded) and all(a is b for a, b in zip(rest, loaded, strict=True)):
             out.append(conv.entries[i])
             return
@@ -524,7 +539,7 @@ def _content(blocks: list[Block]) -> Any:
     return parts
 
 
-def _dump_jsonl(session: Session, file: ChatFile) -> bytes:
+def _dump_jsonl(session: Session, file: ChatFile, dropped: list[dict]) -> bytes:
     sessions = [session, *session.threads]
     by_conv = {id(s.state.conv): s for s in sessions if isinstance(s.state, ChatState)}
     present = {id(m) for s in sessions for m in s.messages if isinstance(m.origin, BadLine)}
@@ -546,7 +561,7 @@ def _dump_jsonl(session: Session, file: ChatFile) -> bytes:
         if _same(mine, loaded):
             out.append(line.raw)
             continue
-        rec = {**line.obj, "messages": _write_conversation(mine, conv)}
+        rec = {**line.obj, "messages": _write_conversation(mine, conv, dropped)}
         style = detect_style(line.raw)
         out.append(
             compact(rec) if (style.item_sep, style.key_sep) == (",", ":") else dumps(rec, style)
