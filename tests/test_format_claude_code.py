@@ -13,7 +13,7 @@ import pytest
 from repair.analysis import analyze
 from repair.errors import InputError
 from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
-from repair.formats.claude_write import _Writer
+from repair.formats.claude_code.write import _Writer
 from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message
 from repair.wire import request_body
 
@@ -832,7 +832,7 @@ def test_inline_sidechain_edits_are_written_with_the_main_session():
 
 def test_a_write_that_would_not_resume_is_refused(monkeypatch):
     from repair.errors import ExportRefused
-    from repair.formats import claude_write
+    from repair.formats.claude_code import write as claude_write
 
     s = load(parallel_session())
     home = live(s)[2]

@@ -4,6 +4,7 @@ through the console script's entry point, and finds neither in sys.modules."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -73,3 +74,64 @@ def test_textual_really_is_installed(tmp_path):
         [sys.executable, "-c", "import textual, rich"], capture_output=True, check=False
     )
     assert proc.returncode == 0
+
+
+def _import_graph(package: Path) -> dict[str, set[str]]:
+    """Every `import` in the package's modules (function-level ones too), as module names."""
+    mods = {}
+    for p in package.rglob("*.py"):
+        parts = list(p.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = p
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                target = node.module or ""
+                if node.level:
+                    base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    full = f"{target}.{alias.name}"
+                    deps.add(full if full in mods else target)
+            elif isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+        graph[name] = {d for d in deps if d in mods and d != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(u: str) -> None:
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == 1:
+                found.append(stack[stack.index(v) :] + [v])
+            elif v not in state:
+                visit(v)
+        stack.pop()
+        state[u] = 2
+
+    for u in sorted(graph):
+        if u not in state:
+            visit(u)
+    return found
+
+
+def test_format_modules_import_without_cycles():
+    """The registry never imports an adapter by name and no adapter module imports one that
+    imports it back (a cycle made the loader and the writer import each other lazily)."""
+    graph = _import_graph(ROOT / "repair" / "formats")
+    assert "repair.formats.claude_code.write" in graph["repair.formats.claude_code.adapter"]
+    assert _cycles(graph) == []
+
+
+def test_a_cycle_would_be_found():
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b", "a"]]

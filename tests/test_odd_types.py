@@ -92,7 +92,7 @@ OPENCODE = "opencode_stuck_running.json"
         # openai_chat._score_list: a role that is a list, asked of every JSON document
         (ANTHROPIC, ["messages", 5, "role"], ["user"], "messages[5]", "role a list is not user"),
         (ROO, [3, "content", 1, "type"], {"t": 1}, "messages[3]", "content[1] has no type"),
-        # roo_meta.timestamp_seconds: ts beyond a float (OverflowError) is no timestamp
+        # roo.meta.timestamp_seconds: ts beyond a float (OverflowError) is no timestamp
         (ROO, [5, "role"], {"r": 1}, "messages[5]", "role an object is not user"),
         # openai_chat: a role or content part type of the wrong type
         (OPENAI, ["messages", 6, "role"], ["assistant"], "messages[6]", "role is a list"),
@@ -203,13 +203,13 @@ CODEX = "codex_missing_output.jsonl"
 @pytest.mark.parametrize(
     ("sample", "line", "keys", "value", "reason"),
     [
-        # claude_code.is_record / claude_chain.build_graph: a type that is a list
+        # claude_code.adapter.is_record / claude_code.chain.build_graph: a type that is a list
         (CC, 11, ["type"], ["assistant"], "type is a list"),
         (CC, 2, ["type"], {"t": "user"}, "type is an object"),
         # isSidechain and parentUuid of the wrong type: Claude Code would read them otherwise
         (CC, 10, ["isSidechain"], ["yes"], "isSidechain is a list"),
         (CC, 12, ["parentUuid"], {"uuid": "x"}, "parentUuid is an object"),
-        # claude_load: message.content a number
+        # claude_code.load: message.content a number
         (CC, 13, ["message", "content"], 5, "message.content is a number"),
         # codex detection: an envelope type that is a list
         (CODEX, 16, ["type"], ["response_item"], "type is a list"),

@@ -12,8 +12,8 @@ from pathlib import Path
 from repair.analysis import analyze
 from repair.cli import main
 from repair.formats import load_bytes, load_session
-from repair.formats.claude_chain import build_graph, candidates, newest, walk
-from repair.formats.claude_write import _iso
+from repair.formats.claude_code.chain import build_graph, candidates, newest, walk
+from repair.formats.claude_code.write import _iso
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import apply_all
 

@@ -7,7 +7,6 @@ keys, unknown message keys, untouched messages byte for byte.
 from __future__ import annotations
 
 from ..model import Session
-from . import register
 from .anthropic_list import (
     classify,
     encode_entry,
@@ -18,6 +17,7 @@ from .anthropic_list import (
     write_document,
 )
 from .base import Adapter, Probe
+from .registry import register
 
 
 class AnthropicAdapter(Adapter):

@@ -24,7 +24,6 @@ from typing import Any
 from ..errors import ExportRefused
 from ..jsonio import text_of
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from . import register
 from .anthropic_list import (
     CONVERSE_KEYS,
     converse_key,
@@ -34,6 +33,7 @@ from .anthropic_list import (
     write_document,
 )
 from .base import Adapter, Probe, shown
+from .registry import register
 
 # Keys only a Converse request body has (an Anthropic body says `model`, not `modelId`).
 BODY_KEYS = frozenset(

@@ -32,8 +32,9 @@ from typing import Any
 from ..errors import ExportRefused
 from ..jsonio import compact, loads, strip_bom
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from . import register, split_lines
 from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
+from .probe import split_lines
+from .registry import register
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 RECORD_TYPES = frozenset(

@@ -22,8 +22,8 @@ from typing import Any
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from . import register
 from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
+from .registry import register
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})

@@ -39,8 +39,8 @@ from typing import Any
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from . import register
 from .base import Adapter, Export, Probe, own_type, shown, type_name
+from .registry import register
 
 OPEN_STATES = frozenset({"pending", "running"})
 ROLES = frozenset({"user", "assistant"})

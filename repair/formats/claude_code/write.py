@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import ExportRefused
-from ..jsonio import compact
-from ..model import TOOL_RESULT, Block, Message, Session, content_text
-from .base import Export
-from .claude_chain import ts_ms
-from .claude_load import CCFile, CCState, View
+from ...errors import ExportRefused
+from ...jsonio import compact
+from ...model import TOOL_RESULT, Block, Message, Session, content_text
+from ..base import Export
+from ..probe import probe_bytes
+from .chain import ts_ms
+from .load import CCFile, CCState, View
 
 _ROOT = ("root",)
 
@@ -976,13 +977,10 @@ def _freeze(v: Any, depth: int = 0) -> Any:
 
 def verify_written(data: bytes, session: Session, views: list[tuple[View, list[Message]]]) -> None:
     """Load the written bytes with the loader and check it resumes the repaired conversation."""
-    from . import probe_bytes
-    from .claude_code import load_probe
-
     st: CCState = session.state
     try:
         probe = probe_bytes(data, path=st.file.path)
-        again = load_probe(session.adapter, probe, with_files=False)
+        again = session.adapter.load_file(probe)
     except Exception as exc:  # the written file must load; anything else is a writer bug
         raise ExportRefused(f"{st.file.path}: the written file does not load again: {exc}") from exc
     if st.inline_thread:

@@ -9,7 +9,7 @@ their `message.id` group, compaction boundaries respected. Sidechains (inline
 system records are not messages and are written back untouched; `system` local commands are
 not shown as messages either (they only become user text at send time).
 
-Writing (claude_write) maps the engine's edits back to records and re-runs this loader on
+Writing (write.py) maps the engine's edits back to records and re-runs this loader on
 the written bytes.
 """
 
@@ -19,12 +19,13 @@ import glob
 import json
 import os
 
-from ..errors import InputError
-from ..files import Source
-from ..model import Message, Session
-from . import register
-from .base import Adapter, Export, JsonlLine, Probe
-from .claude_chain import (
+from ...errors import InputError
+from ...files import Source
+from ...model import Message, Session
+from ..base import Adapter, Export, JsonlLine, Probe
+from ..probe import probe_path
+from ..registry import register
+from .chain import (
     MESSAGE_TYPES,
     NODE_TYPES,
     PROGRESS,
@@ -36,7 +37,8 @@ from .claude_chain import (
     ts_ms,
     walk,
 )
-from .claude_load import CCFile, CCState, build_view
+from .load import CCFile, CCState, build_view
+from .write import dump_session, export_session
 
 # Records that are not conversation nodes (no uuid): metadata, passed through untouched.
 META_TYPES = frozenset(
@@ -111,14 +113,14 @@ class ClaudeCodeAdapter(Adapter):
     def load(self, probe: Probe) -> Session:
         return load_probe(self, probe, with_files=True)
 
-    def dump(self, session: Session) -> bytes:
-        from .claude_write import dump_session
+    def load_file(self, probe: Probe) -> Session:
+        """The transcript alone, without its subagent files (a written file read back)."""
+        return load_probe(self, probe, with_files=False)
 
+    def dump(self, session: Session) -> bytes:
         return dump_session(session)
 
     def export(self, session: Session) -> Export:
-        from .claude_write import export_session
-
         return export_session(session)
 
     def claim_folder(self, folder: str) -> str | None:
@@ -278,8 +280,6 @@ def _session_id(f: CCFile, chain: list[str]) -> str | None:
 def _subagent_threads(adapter: Adapter, f: CCFile, chain: list[str]) -> list[Session]:
     """`<dir>/<session>/subagents/agent-*.jsonl` (2.1.x) and project-level `agent-*.jsonl`
     files whose records carry this session's id (2.0.x)."""
-    from . import probe_path
-
     base, ext = os.path.splitext(f.path)
     if ext != ".jsonl" or os.path.basename(base).startswith("agent-"):
         return []

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .base import JsonlLine, type_name
+from ..base import JsonlLine, type_name
 
 NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})

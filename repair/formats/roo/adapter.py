@@ -5,7 +5,7 @@ tags, Cline's `modelInfo`/`metrics`) and role-less legacy reasoning items (shown
 Three tool dialects share it: XML calls in text (no tool blocks, nothing to pair), native
 `tool_use` answered by a `[name for 'x'] Result:` text block (Cline; the text block gets the
 tool_use id so it counts as the answer), and native `tool_use`/`tool_result`. The newest
-Roo wraps AI-SDK messages in `{"version": 2, "messages": [...]}` (see roo_v2).
+Roo wraps AI-SDK messages in `{"version": 2, "messages": [...]}` (see v2.py).
 
 Roo writes compact JSON with no trailing newline; a message histview adds gets the `ts` of
 the message before it, so a repair does not move the timeline.
@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import os
 
-from ..model import Message, Session
-from . import register
-from .anthropic_list import (
+from ...model import Message, Session
+from ..anthropic_list import (
     classify,
     encode_entry,
     make_state,
@@ -26,9 +25,10 @@ from .anthropic_list import (
     unchanged,
     write_document,
 )
-from .base import Adapter, Probe
-from .roo_meta import apply_roo_meta, pair_text_results
-from .roo_v2 import dump_records, first_record, load_v2
+from ..base import Adapter, Probe
+from ..registry import register
+from .meta import apply_roo_meta, pair_text_results
+from .v2 import dump_records, first_record, load_v2
 
 HISTORY_FILE = "api_conversation_history.json"
 LEGACY_HISTORY_FILE = "claude_messages.json"  # read by old Roo when the main file is missing

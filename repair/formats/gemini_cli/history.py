@@ -26,7 +26,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from .base import type_name
+from ..base import type_name
 
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 UNSENT_TYPES = frozenset({"info", "error", "warning"})

@@ -1,7 +1,7 @@
 """Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (0.61: an event log of
 records, `$set` updates and `$rewindTo` lines) and the older single-object `session-*.json`.
 
-Normal form: the history Gemini CLI sends when it resumes the chat (see gemini_history): each
+Normal form: the history Gemini CLI sends when it resumes the chat (see history.py): each
 sent turn's parts become blocks (`functionCall` -> tool_use, `functionResponse` -> tool_result,
 ids as sent, without the `name__` prefix; thoughts -> thinking blocks, not sent), consecutive
 turns of one role form one message. Records Gemini CLI does not send (info/error records, its
@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..errors import ExportRefused
-from ..gcpause import gc_paused
-from ..jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from . import register, split_lines
-from .base import Adapter, Export, JsonlLine, Probe, own_type
-from .gemini_history import (
+from ...errors import ExportRefused
+from ...gcpause import gc_paused
+from ...jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
+from ...model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ..base import Adapter, Export, JsonlLine, Probe, own_type
+from ..probe import split_lines
+from ..registry import register
+from .history import (
     MESSAGE_TYPES,
     PartRef,
     Place,

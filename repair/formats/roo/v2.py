@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..jsonio import text_of
-from ..model import TOOL_RESULT, TOOL_USE, Block, Message
-from .anthropic_list import (
+from ...jsonio import text_of
+from ...model import TOOL_RESULT, TOOL_USE, Block, Message
+from ..anthropic_list import (
     block_from_dict,
     block_json,
     content_problem,
@@ -30,7 +30,7 @@ from .anthropic_list import (
     reasoning_message,
     type_name,
 )
-from .base import shown
+from ..base import shown
 
 _TAG_KEYS = ("condenseParent", "truncationParent")
 

@@ -1,6 +1,6 @@
 """Claude Code records -> API messages (one view = one conversation of a file).
 
-The resumed chain (claude_chain) is turned into API messages the way Claude Code sends
+The resumed chain (chain.py) is turned into API messages the way Claude Code sends
 them: consecutive assistant records sharing `message.id` form one assistant message;
 consecutive user records (the per-call results of one turn, an interrupt note, the next
 prompt) form one user message. `attachment`/`system` records on the chain are not
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
-from .base import JsonlLine, type_name
-from .claude_chain import MESSAGE_TYPES, Graph
+from ...model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
+from ..base import JsonlLine, type_name
+from .chain import MESSAGE_TYPES, Graph
 
 
 @dataclass

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..model import TOOL_RESULT, TOOL_USE, Message
+from ...model import TOOL_RESULT, TOOL_USE, Message
 
 # "[read_file for 'x'] Result:" / "[attempt_completion] Result:" at the start of a text block.
 _RESULT_HEAD = re.compile(r"\[([^\s\[\]]+)(?:\]| for )")

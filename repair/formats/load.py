@@ -1,0 +1,73 @@
+"""A session from a path or from bytes: probe, pick the adapter, load, set the target."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..files import Source
+from ..gcpause import gc_paused
+from ..model import Session
+from ..targets import TARGETS
+from ..targets import get as get_target
+from .base import Adapter
+from .probe import describe_shape, detect, probe_bytes, probe_path
+from .registry import adapter_names, get_adapter
+
+
+def load_session(
+    given: str, format: str | None = None, target: str | None = None, *, written: bool = False
+) -> Session:
+    """Read, detect and load a session; raises InputError for anything unreadable.
+    `written`: a file histview wrote in `format` (read back as that format even where
+    detection would not pick it, e.g. a fix left one metadata record or a plain list)."""
+    with gc_paused():
+        return _load_session(given, format, target, written)
+
+
+def _load_session(given: str, format: str | None, target: str | None, written: bool) -> Session:
+    if target is not None and target not in TARGETS:
+        raise InputError(given, f"unknown target {target!r}; known: {', '.join(TARGETS)}")
+    probe = probe_path(given)
+    if format:
+        try:
+            adapter = get_adapter(format)
+        except KeyError:
+            raise InputError(
+                given, f"unknown format {format!r}; known: {', '.join(adapter_names())}"
+            ) from None
+        if not written and adapter.detect(probe) <= 0:
+            raise InputError(given, f"does not look like {format}: {describe_shape(probe)}")
+    else:
+        adapter = detect(probe)
+    _check_client_target(given, adapter, target)
+    session = adapter.load(probe)
+    session.target = target or adapter.default_target
+    session.source = Source.of(probe.path, probe.data, probe.stat)
+    for thread in session.threads:  # a session's threads are judged by the same rules
+        thread.target = session.target
+    return session
+
+
+def _check_client_target(given: str, adapter: Adapter, target: str | None) -> None:
+    """A client target judges the files of its own format only (it is named like it)."""
+    if target is not None and get_target(target).is_client and target != adapter.name:
+        raise InputError(
+            given,
+            f"target {target} judges {target} files; this is {adapter.name} "
+            f"(its default target is {adapter.default_target})",
+        )
+
+
+def load_bytes(
+    data: bytes, path: str = "<memory>", format: str | None = None, target: str | None = None
+) -> Session:
+    with gc_paused():
+        return _load_bytes(data, path, format, target)
+
+
+def _load_bytes(data: bytes, path: str, format: str | None, target: str | None) -> Session:
+    probe = probe_bytes(data, path=path)
+    adapter = get_adapter(format) if format else detect(probe)
+    _check_client_target(path, adapter, target)
+    session = adapter.load(probe)
+    session.target = target or adapter.default_target
+    return session
