@@ -20,6 +20,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 # VS Code extension ids -> the tool's name in the list.
 EXTENSIONS = {
@@ -141,7 +142,7 @@ class Health:
     def modified_text(self) -> str:
         return datetime.fromtimestamp(self.mtime).strftime("%Y-%m-%d %H:%M")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "file": self.path,
             "tool": self.tool,

@@ -164,9 +164,9 @@ class Edit:
         raise NotImplementedError
 
 
-@dataclass
+@dataclass(kw_only=True)
 class InsertBlock(Edit):
-    block: Block | None = None
+    block: Block
     position: int | None = None  # None = append (unless before_bid)
     before_bid: int | None = None  # insert right before this block (appended if it is gone)
 
@@ -222,10 +222,10 @@ class SetId(Edit):
             patch.replace_block(self.message_uid, with_tool_id(block, self.new_id))
 
 
-@dataclass
+@dataclass(kw_only=True)
 class InsertMessage(Edit):
-    after_uid: int | None = None
-    message: Message | None = None
+    after_uid: int | None  # None: first
+    message: Message
 
     def apply(self, patch: Patch) -> None:
         patch.insert_after(self.after_uid, self.message)
@@ -301,7 +301,7 @@ def with_tool_id(block: Block, new_id: str) -> Block:
         if key in data or "type" not in data:
             data = {**data, key: new_id}
         else:  # a missing id goes right after "type", where writers put it
-            out: dict = {}
+            out: dict[str, Any] = {}
             for k, v in data.items():
                 out[k] = v
                 if k == "type":
@@ -319,5 +319,5 @@ def with_tool_id(block: Block, new_id: str) -> Block:
     )
 
 
-def _plain(msg: Message) -> dict:
+def _plain(msg: Message) -> dict[str, Any]:
     return {"role": msg.role, "content": [b.data for b in msg.blocks]}

@@ -583,10 +583,12 @@ def repr_short(text: str, limit: int = 70) -> str:
     return "“" + clean_line(text, limit) + "”"
 
 
-def describe_culprit(session: Session, m: Match, c: Culprit) -> list:
+def describe_culprit(session: Session, m: Match, c: Culprit) -> list[str | Finding]:
     """Lines about the culprit; Finding objects stand for finding lines the caller renders."""
     name = clean_line(session.path)
-    out: list = [f"In {name} ({session.format}, target {c.target}, {c.live_count} messages sent):"]
+    out: list[str | Finding] = [
+        f"In {name} ({session.format}, target {c.target}, {c.live_count} messages sent):"
+    ]
     if c.out_of_range:
         out.append(
             f"  messages.{m.n} does not exist: the file sends {c.live_count} messages "

@@ -135,7 +135,8 @@ class Watch:
 
     def check(self) -> None:
         src = self.source
-        if not src.same_state(os.fstat(self.fd)) or not _same_bytes(self.fd, src.data):
+        fd = self._held()
+        if not src.same_state(os.fstat(fd)) or not _same_bytes(fd, src.data):
             raise src.changed()
         try:  # last: the name still points at that inode, unchanged
             st = os.stat(self.real)
@@ -145,18 +146,24 @@ class Watch:
             raise src.changed()
 
     def moved(self) -> bool:
-        return not self.source.same_state(os.fstat(self.fd))
+        return not self.source.same_state(os.fstat(self._held()))
 
     def save_as(self, path: str) -> None:
+        fd = self._held()
         chunks = []
         off = 0
-        while chunk := os.pread(self.fd, 1 << 20, off):
+        while chunk := os.pread(fd, 1 << 20, off):
             chunks.append(chunk)
             off += len(chunk)
-        st = os.fstat(self.fd)
+        st = os.fstat(fd)
         staging = Staging()
         staging.add(path, b"".join(chunks), like=st, exact=True)
         staging.commit()
+
+    def _held(self) -> int:
+        if self.fd is None:
+            raise ValueError("the watch is closed")
+        return self.fd
 
     def close(self) -> None:
         if self.fd is not None:
@@ -344,6 +351,8 @@ class Staging:
         `before_replace` runs right before the first rename over an existing file."""
         try:
             for item in self.staged:
+                if item.tmp is None:
+                    raise ValueError(f"{item.path} was committed or discarded already")
                 if item.replace:
                     if before_replace is not None:
                         before_replace()
@@ -445,7 +454,6 @@ _CAUSES = {
 
 
 def write_failed(path: str, exc: OSError) -> WriteFailed:
-    cause, advice = _CAUSES.get(
-        exc.errno, (exc.strerror or str(exc), "check the path and try again")
-    )
+    known = _CAUSES.get(exc.errno) if exc.errno is not None else None
+    cause, advice = known or (exc.strerror or str(exc), "check the path and try again")
     return WriteFailed(f"cannot write {path}: {cause}; {advice}")

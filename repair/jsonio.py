@@ -13,6 +13,7 @@ import math
 import re
 import secrets
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,7 +195,7 @@ def dumps(obj: Any, style: JsonStyle) -> bytes:
     as `\\uXXXX` escapes, so what was read is what is written."""
     if style.indent is None:
         option = 0 if (style.item_sep, style.key_sep) == (",", ":") else None
-        kw: dict = {"separators": (style.item_sep, style.key_sep)}
+        kw: dict[str, Any] = {"separators": (style.item_sep, style.key_sep)}
     else:
         option = orjson.OPT_INDENT_2 if style.indent == 2 else None
         kw = {"indent": style.indent}
@@ -228,7 +229,7 @@ def text_of(value: Any, indent: bool = False) -> str:
     return _encode(value, None, False, {"indent": 2} if indent else {}).decode("utf-8")
 
 
-def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict) -> bytes:
+def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict[str, Any]) -> bytes:
     """orjson with `option` when given and it can write `obj`; else the stdlib with `kw`.
     Each `JsonNumber` is written as a placeholder string, replaced by its literal after."""
     literals: list[str] = []
@@ -264,7 +265,7 @@ def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict) -> bytes
     return out
 
 
-def _deep(fn):
+def _deep(fn: Callable[[], str]) -> str:
     """Run a stdlib encode with room for the deepest document the parsers accept."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 6000))

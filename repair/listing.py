@@ -11,17 +11,23 @@ Every line is sanitised.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from . import targets, wire
 from .jsonio import to_json
 from .model import Block, Message, Session, block_text
 from .sanitize import clean_line
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _json(value) -> str:
+def _json(value: Any) -> str:
     """One line of JSON, numbers and text as read (jsonio); sanitised where it is shown."""
     return to_json(value).decode("utf-8")
 
@@ -49,7 +55,7 @@ def lines_of(blocks_or_message: Message | list[Block]) -> str:
     return pointer_place(path) if isinstance(path, str) and path.startswith("/") else ""
 
 
-def block_line(k: int | None, b: Block | dict | str) -> str:
+def block_line(k: int | None, b: Block | dict[str, Any] | str) -> str:
     """One block: [k] type id name and its input or text, on one line."""
     if not isinstance(b, Block):
         from .model import block_from_anthropic
@@ -71,17 +77,19 @@ def block_line(k: int | None, b: Block | dict | str) -> str:
     return clean_line(" ".join(bits), 160)
 
 
-def _entry_role(item) -> str:
+def _entry_role(item: Any) -> str:
     """How a wire entry names itself: its role, or a Responses item's type."""
     if isinstance(item, dict):
         if isinstance(item.get("role"), str) and item.get("type") in (None, "message"):
-            return item["role"]
+            role: str = item["role"]
+            return role
         if isinstance(item.get("type"), str):
-            return item["type"]
+            kind: str = item["type"]
+            return kind
     return "?"
 
 
-def message_listing(session: Session, analysis) -> list[str]:
+def message_listing(session: Session, analysis: Analysis) -> list[str]:
     target = targets.get(analysis.target)
     shape = wire.wire_for(target.name)
     msgs = session.messages
@@ -104,7 +112,7 @@ def message_listing(session: Session, analysis) -> list[str]:
         head += f"; {_plural(not_sent, 'message')} of the file not sent"
     out = [head + ")"]
 
-    def findings(positions) -> None:
+    def findings(positions: Iterable[int]) -> None:
         for pos in positions:
             for f in by_pos.get(pos, ()):
                 block = f" content.{f.block_index}" if f.block_index is not None else ""
@@ -112,7 +120,7 @@ def message_listing(session: Session, analysis) -> list[str]:
                     block = f" ({f.place()})"
                 out.append(f"  ! {f.severity} {f.code}{block}: {clean_line(f.detail)}")
 
-    def gone(positions) -> None:
+    def gone(positions: Iterable[int]) -> None:
         for pos in positions:
             for b, why in left_out.get(pos, ()):
                 out.append(f"    - {block_line(None, b)}  (left out by {who}: {why})")
@@ -156,13 +164,13 @@ def message_listing(session: Session, analysis) -> list[str]:
         role = clean_line(_entry_role(e.item), 40)
         out.append(f"messages.{n} {role}" + (f"  ({where})" if where else ""))
         for j, i in enumerate(e.blocks):
-            b = sm.blocks[i]
-            if b.block is None:
-                out.append(f"  + {block_line(j, b.data)}  (added by {who})")
-            elif id(b.block) in changed:
-                out.append(f"  ~ {block_line(j, b.block)}  ({who}: {changed[id(b.block)]})")
+            sb = sm.blocks[i]
+            if sb.block is None:
+                out.append(f"  + {block_line(j, sb.data)}  (added by {who})")
+            elif id(sb.block) in changed:
+                out.append(f"  ~ {block_line(j, sb.block)}  ({who}: {changed[id(sb.block)]})")
             else:
-                out.append("    " + block_line(j, b.block))
+                out.append("    " + block_line(j, sb.block))
         if last_entry[e.msg] == n:
             fresh = [p for p in sm.positions if p not in shown]
             shown.update(fresh)

@@ -9,8 +9,9 @@ so fixes that interact (rename an id, then answer that call) settle in a few pas
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import codes
 from .analysis import Analysis, analyze, id_problem
@@ -47,6 +48,8 @@ from .placeholders import is_placeholder
 Built = tuple[list[Edit], frozenset[int], str]  # edits, message uids touched, detail
 Builder = Callable[["_Ctx", list[Finding]], Built]
 BUILDERS: dict[tuple[str, str], Builder] = {}
+# fixes of one plan: (code, action, group, the finding's key when it forms no group)
+GroupKey = tuple[str, str, tuple[Hashable, ...] | None, tuple[Hashable, ...] | None]
 
 
 def builds(code: str, action: str) -> Callable[[Builder], Builder]:
@@ -80,7 +83,7 @@ class Fix:
         return self.findings[0]
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[Hashable, ...]:
         return self.findings[0].key
 
     @property
@@ -116,9 +119,9 @@ class Plan:
 class Choices:
     """What the user chose: per finding key, per code (`--strategy`), skips, `--only`."""
 
-    by_key: dict[tuple, str] = field(default_factory=dict)
+    by_key: dict[tuple[Hashable, ...], str] = field(default_factory=dict)
     by_code: dict[str, str] = field(default_factory=dict)
-    skipped: set[tuple] = field(default_factory=set)
+    skipped: set[tuple[Hashable, ...]] = field(default_factory=set)
     only: set[str] | None = None
 
     def action(self, finding: Finding, actions: tuple[str, ...]) -> str:
@@ -134,8 +137,8 @@ def make_plan(
     analysis = analysis or analyze(session)
     choices = choices or Choices()
     ctx = _Ctx(session.messages, analysis.pairing, analysis.target, analysis.numbers)
-    groups: dict[tuple, list[Finding]] = {}
-    order: list[tuple] = []
+    groups: dict[GroupKey, list[Finding]] = {}
+    order: list[GroupKey] = []
     for f in analysis.findings:
         acts = actions_for(f.code, analysis.target)
         action = choices.action(f, acts)
@@ -230,12 +233,12 @@ class _Ctx:
         k = self.numbers[mi] if mi < len(self.numbers) else None
         return k if k is not None else f"(not sent, row {mi})"
 
-    def group_of(self, f: Finding) -> tuple | None:
+    def group_of(self, f: Finding) -> tuple[Hashable, ...] | None:
         """Findings with the same group key are answered by one fix (codes.Group)."""
         group = codes.get(f.code).group
         if group is Group.MESSAGE:
             return ("msg", f.position)
-        if group is None:
+        if group is None or f.position is None or f.block_index is None:
             return None
         res = self.result_at.get((f.position, f.block_index))
         if res is None or res.use is None:
@@ -269,7 +272,7 @@ class _Ctx:
 
     # orphan-tool-use / pending-tool-use
     def _uses(self, findings: list[Finding]) -> list[Use]:
-        return [self.use_at[(f.position, f.block_index)] for f in findings]
+        return [self.use_at[_spot(f)] for f in findings]
 
     @builds("orphan-tool-use", "insert-result")
     @builds("pending-tool-use", "insert-result")
@@ -336,7 +339,7 @@ class _Ctx:
 
     # orphan-tool-result
     def _results(self, findings: list[Finding]) -> list[Result]:
-        return [self.result_at[(f.position, f.block_index)] for f in findings]
+        return [self.result_at[_spot(f)] for f in findings]
 
     @builds("orphan-tool-result", "drop")
     def drop_orphan_result(self, findings: list[Finding]) -> Built:
@@ -379,18 +382,18 @@ class _Ctx:
     # mismatched-tool-result-id
     @builds("mismatched-tool-result-id", "remap")
     def remap_results(self, findings: list[Finding]) -> Built:
-        results = self._results(findings)
-        home = results[0].mi
-        a = results[0].partner.mi
+        results = [(r, _partner_of(r)) for r in self._results(findings)]
+        home = results[0][0].mi
+        a = results[0][1].mi
         edits: list[Edit] = [
             SetId(
                 "set_id",
                 self.uid(home),
-                f"tool_use_id {r.tool_id} -> {r.partner.tool_id}",
+                f"tool_use_id {r.tool_id} -> {u.tool_id}",
                 bid=r.block.bid,
-                new_id=r.partner.tool_id or "",
+                new_id=u.tool_id or "",
             )
-            for r in results
+            for r, u in results
         ]
         edits.append(
             ReorderBlocks(
@@ -400,7 +403,7 @@ class _Ctx:
                 use_order=self.use_order(a),
             )
         )
-        pairs = ", ".join(f"{r.tool_id} -> {r.partner.tool_id}" for r in results)
+        pairs = ", ".join(f"{r.tool_id} -> {u.tool_id}" for r, u in results)
         return (
             edits,
             frozenset({self.uid(home), self.uid(a)}),
@@ -427,7 +430,7 @@ class _Ctx:
     @builds("duplicate-tool-result", "keep-best")
     def keep_best_result(self, findings: list[Finding]) -> Built:
         res0 = self._results(findings)[0]
-        use = res0.use
+        use = _use_of(res0)
         keep = best_result(use)
         edits: list[Edit] = []
         touches = {self.uid(use.mi)} | {self.uid(r.mi) for r in use.results}
@@ -460,7 +463,7 @@ class _Ctx:
             ),
         )
 
-    def _bring_home(self, use: Use, results: list[Result]):
+    def _bring_home(self, use: Use, results: list[Result]) -> tuple[list[Edit], set[int], str]:
         """Edits that move `results` into the call's home message (created if missing)."""
         moving = [r for r in results if r.mi != use.home]
         if not moving:
@@ -520,7 +523,7 @@ class _Ctx:
     @builds("misplaced-tool-result", "move-home")
     def move_results_home(self, findings: list[Finding]) -> Built:
         results = self._results(findings)
-        use = results[0].use
+        use = _use_of(results[0])
         edits, touches, where = self._bring_home(use, results)
         ids = ", ".join(r.tool_id or "?" for r in results)
         return edits, frozenset(touches | {self.uid(use.mi)}), f"Move the result of {ids}{where}."
@@ -528,12 +531,12 @@ class _Ctx:
     # duplicate-tool-use-id
     @builds("duplicate-tool-use-id", "rename")
     def rename_calls(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         edits: list[Edit] = []
         touches = {self.uid(mi)}
         said: list[str] = []
         for f in findings:
-            use = self.use_at[(f.position, f.block_index)]
+            use = self.use_at[_spot(f)]
             new_id = self._fresh_id(use.tool_id or "toolu")
             edits.append(
                 SetId(
@@ -585,14 +588,15 @@ class _Ctx:
             return got
         ids = self.all_ids()
         partner = use.partner
+        partner_id = partner.tool_id if partner is not None else None
         if (
             partner is not None
-            and partner.has_id
-            and partner.tool_id not in self._claimed
+            and partner_id  # has_id: a non-empty string
+            and partner_id not in self._claimed
             and id_problem(partner.block, self.target) is None
         ):
-            new = partner.tool_id
-        elif use.has_id and (clean := _ID_OK.sub("_", use.tool_id)) not in ids:
+            new = partner_id
+        elif use.tool_id and (clean := _ID_OK.sub("_", use.tool_id)) not in ids:
             new = clean
             ids.add(new)
         else:
@@ -633,12 +637,12 @@ class _Ctx:
 
     @builds("invalid-tool-id", "assign-id")
     def assign_ids(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         edits: list[Edit] = []
         touches: set[int] = {self.uid(mi)}
         said: list[str] = []
         for f in findings:
-            at = (f.position, f.block_index)
+            at = _spot(f)
             use = self.use_at.get(at)
             if use is not None:
                 new = self.new_id_for(use)
@@ -685,11 +689,11 @@ class _Ctx:
 
     @builds("invalid-tool-id", "drop")
     def drop_invalid(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         m = self.uid(mi)
         edits: list[Edit] = []
         for f in findings:
-            b = self.msgs[mi].blocks[f.block_index]
+            b = self.msgs[mi].blocks[_spot(f)[1]]
             edits.append(
                 DropBlock("drop_block", m, f"drop {b.type} {_shown(b.tool_id)}", bid=b.bid)
             )
@@ -704,10 +708,11 @@ class _Ctx:
     # wrong-role-block
     @builds("wrong-role-block", "move")
     def move_to_role(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         msg = self.msgs[mi]
-        blocks = [msg.blocks[f.block_index] for f in findings]
+        blocks = [msg.blocks[_spot(f)[1]] for f in findings]
         edits: list[Edit] = []
+        anchor: int | None  # the message a new one goes after (None: first)
         if msg.role == "assistant":  # results: into the user message after this one
             nxt = self.p.next_live.get(mi)
             want, kind, anchor = "user", "tool_result", msg.uid
@@ -764,12 +769,13 @@ class _Ctx:
 
     @builds("wrong-role-block", "to-text")
     def wrong_role_to_text(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         # the blocks, and the results of a call turned into text: they answer nothing now
         todo: dict[tuple[int, int], Block] = {}
         for f in findings:
-            todo[(mi, f.block_index)] = self.msgs[mi].blocks[f.block_index]
-            use = self.use_at.get((mi, f.block_index))
+            bi = _spot(f)[1]
+            todo[(mi, bi)] = self.msgs[mi].blocks[bi]
+            use = self.use_at.get((mi, bi))
             for r in use.results if use is not None else ():
                 todo[(r.mi, r.bi)] = r.block
         edits: list[Edit] = []
@@ -806,7 +812,7 @@ class _Ctx:
     @builds("tool-result-not-first", "reorder")
     def results_first(self, findings: list[Finding]) -> Built:
         (f,) = findings
-        mi = f.position
+        mi = _pos(f)
         prev = self.p.prev_live.get(mi)
         order = self.use_order(prev) if prev is not None else {}
         touches = {self.uid(mi)} | ({self.uid(prev)} if prev is not None else set())
@@ -822,7 +828,7 @@ class _Ctx:
     # empty-content
     @builds("empty-content", "drop-empty")
     def drop_empty(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         msg = self.msgs[mi]
         empty_bids = {msg.blocks[f.block_index].bid for f in findings if f.block_index is not None}
         if msg.blocks and len(empty_bids) < len(msg.blocks):
@@ -865,7 +871,7 @@ class _Ctx:
 
     @builds("empty-content", "fill")
     def fill_empty(self, findings: list[Finding]) -> Built:
-        mi = findings[0].position
+        mi = _pos(findings[0])
         msg = self.msgs[mi]
         edits: list[Edit] = []
         for f in findings:
@@ -902,7 +908,7 @@ class _Ctx:
     @builds("consecutive-same-role", "merge")
     def merge_same_role(self, findings: list[Finding]) -> Built:
         (f,) = findings
-        mi = f.position
+        mi = _pos(f)
         prev = self.p.prev_live[mi]
         edits: list[Edit] = [
             MergeMessages(
@@ -930,12 +936,40 @@ class _Ctx:
     @builds("malformed", "drop")
     def drop_malformed(self, findings: list[Finding]) -> Built:
         (f,) = findings
-        m = self.uid(f.position)
+        m = self.uid(_pos(f))
         return (
             [DropMessage("drop_message", m, "drop the malformed record")],
             frozenset({m}),
             (f"Drop the malformed record at {f.place()} (kept in the report)."),
         )
+
+
+def _pos(f: Finding) -> int:
+    """The message a finding is at (every finding the analysis makes names one)."""
+    if f.position is None:
+        raise ValueError(f"a {f.code} finding names no message")
+    return f.position
+
+
+def _spot(f: Finding) -> tuple[int, int]:
+    """The block a finding is about: its message position and block index."""
+    if f.block_index is None:
+        raise ValueError(f"a {f.code} finding names no block")
+    return _pos(f), f.block_index
+
+
+def _use_of(res: Result) -> Use:
+    """The call a result answers (a duplicate or misplaced result has one)."""
+    if res.use is None:
+        raise ValueError(f"the result {res.tool_id} answers no call")
+    return res.use
+
+
+def _partner_of(res: Result) -> Use:
+    """The call a result with a wrong id most likely answers (a mismatched one has one)."""
+    if res.partner is None:
+        raise ValueError(f"the result {res.tool_id} has no positional partner")
+    return res.partner
 
 
 def _shown(tool_id: str | None) -> str:
@@ -997,6 +1031,6 @@ def best_result(use: Use) -> Result:
     return min(enumerate(use.results), key=rank)[1]
 
 
-def _meta_like(neighbour: Message) -> dict:
+def _meta_like(neighbour: Message) -> dict[str, Any]:
     t = neighbour.timestamp
     return {"timestamp": t, "synthetic": True} if t is not None else {"synthetic": True}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from .analysis import Analysis
 from .errors import WriteFailed
@@ -10,10 +11,10 @@ from .jsonio import to_json
 from .plan import Fix
 
 
-def edit_entries(fix: Fix) -> list[dict]:
-    out = []
+def edit_entries(fix: Fix) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for edit in fix.edits:
-        entry = {
+        entry: dict[str, Any] = {
             "fix": fix.action,
             "finding": fix.code,
             "message_index": fix.message_index,
@@ -37,8 +38,8 @@ def build_report(
     before: Analysis,
     after: Analysis,
     backup: str | None = None,
-    dropped_records: list[dict] | None = None,
-) -> dict:
+    dropped_records: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     edits = [e for fix in fixes for e in edit_entries(fix)]
     return {
         "file": file,
@@ -65,7 +66,7 @@ def build_report(
     }
 
 
-def encode_report(doc: dict) -> bytes:
+def encode_report(doc: dict[str, Any]) -> bytes:
     """The report as indented UTF-8 JSON, numbers and text exactly as the session held them
     (jsonio: literals orjson would change, lone surrogates as their `\\uXXXX` escapes, nesting
     deeper than orjson writes). WriteFailed when a value is not JSON at all (then nothing is

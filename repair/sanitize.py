@@ -46,8 +46,8 @@ def _emoji_glue(text: str, at: int, code: int) -> bool:
     return False
 
 
-def _stand_in(match: re.Match) -> str:
-    ch = match.group()
+def _stand_in(match: re.Match[str]) -> str:
+    ch: str = match.group()
     code = ord(ch)
     if code in _NAMES:
         return _NAMES[code]
@@ -87,7 +87,7 @@ def json_safe(text: str) -> str:
     return _JSON_UNSAFE.sub(_json_escape, text)
 
 
-def _json_escape(match: re.Match) -> str:
+def _json_escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells characters beyond the BMP
         code -= 0x10000

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import ExportRefused
 from .files import Source, backup_path, in_place_target, new_target
@@ -55,7 +56,7 @@ def own_file(session: Session, thread: Session) -> bool:
     return os.path.abspath(thread.path) != os.path.abspath(session.path)
 
 
-def thread_key(session: Session, k: int) -> tuple:
+def thread_key(session: Session, k: int) -> tuple[str, str | int]:
     """Names the k-th thread across a write and a read-back: an inline sidechain by its
     rank among the inline ones, a subagent by its file name."""
     thread = session.threads[k]
@@ -75,7 +76,7 @@ class ThreadWrite:
     replace: bool = False
     backup: str | None = None
     source: Source | None = None  # in place: the file as read (backup bytes, re-check)
-    dropped_records: list[dict] = field(default_factory=list)
+    dropped_records: list[dict[str, Any]] = field(default_factory=list)
     extra: list[tuple[str, bytes]] = field(default_factory=list)  # meta files copied beside
     format: str | None = None  # the format `data` is written in (None: copied as it was)
 

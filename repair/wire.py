@@ -46,7 +46,7 @@ class SentBlock:
     tool_id: str | None = None  # tool_use.id / tool_result.tool_use_id
     name: str | None = None  # the tool's name, where known
     native: Any = None
-    item: dict | None = None
+    item: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.type:
@@ -219,7 +219,7 @@ def _whole(sm: SentMessage) -> list[list[int]]:
     return [list(range(len(sm.blocks)))]
 
 
-def _dict(b: SentBlock) -> dict:
+def _dict(b: SentBlock) -> dict[str, Any]:
     return {"type": TEXT, "text": b.data} if isinstance(b.data, str) else b.data
 
 
@@ -245,14 +245,14 @@ def _json_text(value: Any) -> str:
 
 
 # Anthropic Messages API: `{role, content}`; string content stays a string.
-def _anthropic(role: str, blocks: list[SentBlock]) -> dict:
+def _anthropic(role: str, blocks: list[SentBlock]) -> dict[str, Any]:
     if len(blocks) == 1 and isinstance(blocks[0].data, str):
         return {"role": role, "content": blocks[0].data}
     return {"role": role, "content": [_dict(b) for b in blocks]}
 
 
 # Bedrock Converse: `{role, content: [{text} | {toolUse} | {toolResult} | ...]}`.
-def _converse_block(b: SentBlock) -> dict:
+def _converse_block(b: SentBlock) -> dict[str, Any]:
     d = _dict(b)
     if b.type == TEXT:
         return {"text": d.get("text", "")}
@@ -264,7 +264,7 @@ def _converse_block(b: SentBlock) -> dict:
             content = [{"text": _text_of(content)}]
         else:
             content = [{"text": p.get("text")} if p.get("type") == TEXT else p for p in content]
-        out = {"toolUseId": b.tool_id, "content": content}
+        out: dict[str, Any] = {"toolUseId": b.tool_id, "content": content}
         if d.get("is_error"):
             out["status"] = "error"
         return {"toolResult": out}
@@ -278,12 +278,13 @@ def _converse_block(b: SentBlock) -> dict:
     return d  # a Converse block histview keeps as it is (image, document, ...)
 
 
-def _converse(role: str, blocks: list[SentBlock]) -> dict:
+def _converse(role: str, blocks: list[SentBlock]) -> dict[str, Any]:
     return {"role": role, "content": [_converse_block(b) for b in blocks]}
 
 
 # Gemini: `{role: user|model, parts: [{text} | {functionCall} | {functionResponse} | ...]}`.
-def _gemini_part(b: SentBlock) -> dict:
+def _gemini_part(b: SentBlock) -> Any:
+    """A Gemini part: the client's own (`native`, any JSON as read) or one built here."""
     if b.native is not None:
         return b.native
     d = _dict(b)
@@ -301,7 +302,7 @@ def _gemini_part(b: SentBlock) -> dict:
     return d  # a Gemini part histview keeps as it is (inlineData, fileData, ...)
 
 
-def _gemini(role: str, blocks: list[SentBlock]) -> dict:
+def _gemini(role: str, blocks: list[SentBlock]) -> dict[str, Any]:
     return {
         "role": "model" if role == "assistant" else "user",
         "parts": [_gemini_part(b) for b in blocks],
@@ -318,18 +319,20 @@ def _chat_split(sm: SentMessage) -> list[list[int]]:
     return results + [rest] if rest or not results else results
 
 
-def _chat_part(b: SentBlock) -> dict:
+def _chat_part(b: SentBlock) -> dict[str, Any]:
     d = _dict(b)
     if b.type == TEXT:
         return {"type": "text", "text": d.get("text", "")}
     if b.type == "image":
-        src = d.get("source") if isinstance(d.get("source"), dict) else {}
+        src = d.get("source")
+        if not isinstance(src, dict):
+            src = {}
         url = src.get("url") or f"data:{src.get('media_type')};base64,{src.get('data')}"
         return {"type": "image_url", "image_url": {"url": url}}
     return d
 
 
-def _chat(role: str, blocks: list[SentBlock]) -> dict:
+def _chat(role: str, blocks: list[SentBlock]) -> dict[str, Any]:
     if len(blocks) == 1 and blocks[0].type == TOOL_RESULT and role == "user":
         b = blocks[0]
         return {
@@ -343,7 +346,7 @@ def _chat(role: str, blocks: list[SentBlock]) -> dict:
         texts = [_dict(b).get("text", "") for b in blocks if b.type == TEXT]
         # a text that is not a string is sent as it is (the provider refuses it; malformed)
         joined = "".join(texts) if all(isinstance(t, str) for t in texts) else texts
-        out: dict = {"role": role, "content": joined if texts else None}
+        out: dict[str, Any] = {"role": role, "content": joined if texts else None}
         calls = [
             {
                 "id": b.tool_id,
@@ -384,7 +387,7 @@ def _responses_split(sm: SentMessage) -> list[list[int]]:
     return out or [[]]
 
 
-def _responses_part(role: str, b: SentBlock) -> dict:
+def _responses_part(role: str, b: SentBlock) -> Any:  # `native`: any JSON as read
     if b.native is not None:
         return b.native
     d = _dict(b)
@@ -394,7 +397,7 @@ def _responses_part(role: str, b: SentBlock) -> dict:
     return d
 
 
-def _responses(role: str, blocks: list[SentBlock]) -> dict:
+def _responses(role: str, blocks: list[SentBlock]) -> Any:  # `native`: any JSON as read
     first = blocks[0] if blocks else None
     if first is not None and first.type not in _CONTENT:
         if first.native is not None:
@@ -501,7 +504,7 @@ def numbers(session: Session, target: str | None = None) -> list[int | None]:
     return request(session, target).numbers(len(session.messages), wire_for(target))
 
 
-def request_body(session: Session, target: str | None = None) -> dict:
+def request_body(session: Session, target: str | None = None) -> dict[str, Any]:
     """`{key: [...]}`: the part of the request body that carries the conversation."""
     target = target or session.target
     wire = wire_for(target)

@@ -87,8 +87,8 @@ def _user_joined(m: Message) -> list[SentBlock]:
         return out
     order = {r: k for k, r in enumerate(recs)}
     by_rec: dict[object, list[SentBlock]] = {}
-    for sb in out:
-        by_rec.setdefault(sb.block.origin, []).append(sb)
+    for b, sb in zip(m.blocks, out, strict=True):
+        by_rec.setdefault(b.origin, []).append(sb)
     acc: list[SentBlock] = []
     for r in sorted(by_rec, key=order.__getitem__):
         acc = _merged_users(acc, by_rec[r])
@@ -222,7 +222,7 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         if nxt is not None and nxt.role == "user":
             content = list(nxt.blocks)
             if stray or dup:
-                kept: list[SentBlock] = []
+                kept = []
                 taken: set[str | None] = set()
                 for b in content:
                     if _is_result(b):

@@ -16,6 +16,8 @@ part of this.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..formats.codex import (
     CALL_TYPES,
     OUTPUT_TYPES,
@@ -38,7 +40,9 @@ def send(session: Session) -> Request:
     state: CodexState = session.state
     req = Request(CLIENT, [], client=True)
     flat: list[tuple[SentBlock, str, int | None]] = []  # (block, role, position)
-    items: dict[tuple, dict] = {}  # one object per message item: its parts render together
+    items: dict[
+        tuple[type, int, int | None], dict[str, Any]
+    ] = {}  # one object per message item: its parts render together
     for pos, m in enumerate(session.messages):
         if m.malformed is not None:
             req.dropped[pos] = "Codex skips a line it cannot read"
@@ -47,9 +51,9 @@ def send(session: Session) -> Request:
             continue  # not in the history Codex holds (a system item: not sent either)
         flat.extend((sb, m.role or "user", pos) for sb in _blocks(m, state, items))
     flat = _normalize(flat, req)
-    for sb, role, pos in flat:
+    for sb, role, at in flat:
         last = req.messages[-1] if req.messages else None
-        positions = [pos] if pos is not None else []
+        positions = [at] if at is not None else []
         if last is not None and last.role == role and last.positions == positions:
             last.blocks.append(sb)
         else:
@@ -57,7 +61,9 @@ def send(session: Session) -> Request:
     return req
 
 
-def _blocks(m: Message, state: CodexState, items: dict[tuple, dict]) -> list[SentBlock]:
+def _blocks(
+    m: Message, state: CodexState, items: dict[tuple[type, int, int | None], dict[str, Any]]
+) -> list[SentBlock]:
     """A message's blocks as Codex sends them: the file's own items and parts where the
     block is as loaded, rendered from the block where histview changed it."""
     out = []
@@ -107,7 +113,7 @@ def _normalize(
 ) -> list[tuple[SentBlock, str, int | None]]:
     """`normalize_history`: an "aborted" output right after each call that has none anywhere,
     then every output whose call is missing left out."""
-    outputs = {t: set() for t in OUTPUT_TYPES}
+    outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}  # call_id as read
     for sb, _role, _pos in flat:
         kind = _kind(sb)
         if kind in OUTPUT_TYPES:
@@ -118,12 +124,12 @@ def _normalize(
         sb = entry[0]
         out_type = CALL_TYPES.get(_kind(sb) or "")
         call_id = sb.native.get("call_id") if out_type is not None else None
-        if isinstance(call_id, str) and call_id not in outputs[out_type]:
+        if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
             native = {"type": out_type, "call_id": call_id, "output": ABORTED}
             data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": ABORTED}
             answered.append((SentBlock(data, native=native, name=sb.name), "user", None))
             req.answered.add(call_id)
-    calls = {t: set() for t in OUTPUT_TYPES}
+    calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     for sb, _role, _pos in answered:
         out_type = CALL_TYPES.get(_kind(sb) or "")
         if out_type is not None:

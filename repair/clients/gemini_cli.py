@@ -43,14 +43,15 @@ def send(session: Session) -> Request:
     history = [
         (pos, m) for pos, m in enumerate(session.messages) if m.live or m.meta.get("curated_out")
     ]
-    pos, end = history[-1] if history else (None, None)
+    end_pos, end = history[-1] if history else (None, None)
     if (
-        end is not None
+        end_pos is not None
+        and end is not None
         and end.live
         and end.role == "user"
         and any(b.type == TOOL_RESULT for b in end.blocks)
     ):
         closing = SentBlock({"type": "text", "text": INTERRUPTED})
         req.messages.append(SentMessage("assistant", [closing], []))
-        req.added_after[pos] = "a closing model turn after unanswered responses"
+        req.added_after[end_pos] = "a closing model turn after unanswered responses"
     return req
