@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from functools import cache
 
 from . import clients, codes, targets, wire
-from .codes import SEVERITIES, Severity
+from .codes import Severity
 from .gcpause import gc_paused
 from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from .pairing import Pairing, Result, Use, pair
@@ -33,7 +33,7 @@ class Analysis:
 
     def counts(self) -> dict[str, int]:
         c = Counter(f.severity for f in self.findings)
-        return {str(s): c.get(s, 0) for s in SEVERITIES}
+        return {str(s): c.get(s, 0) for s in Severity}
 
     @property
     def errors(self) -> list[Finding]:
@@ -287,7 +287,7 @@ def _pending_end(target: str) -> str:
     code = codes.get("pending-tool-use")
     if code.repair_by_client(target):
         return "result."
-    if code.severity_for(target) == "error":
+    if code.severity_for(target) is Severity.ERROR:
         return "result; the next request sends the call without it."
     return "result; the agent must answer it before it sends anything else."
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from . import targets
-from .codes import CODES
+from .codes import CODES, Severity
 from .errors import ExportRefused, InputError, WriteFailed
 from .gcpause import gc_paused
 from .jsonio import to_json
@@ -115,7 +115,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def counts_text(counts: dict[str, int]) -> str:
-    return ", ".join(_plural(counts.get(s, 0), s) for s in ("error", "warning", "info"))
+    return ", ".join(_plural(counts.get(s, 0), s) for s in Severity)
 
 
 def _dumps(obj) -> str:

@@ -27,8 +27,7 @@ class Severity(StrEnum):
         return _RANK[self]
 
 
-_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-SEVERITIES: tuple[Severity, ...] = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+_RANK = {s: i for i, s in enumerate(Severity)}  # declared worst first
 
 NONE = "none"  # the action that changes nothing
 ANY = "*"  # the severity under every target not named
@@ -59,6 +58,8 @@ class Code:
     # client target -> what that client sends instead when it meets this fault, one sentence
     # (the finding is then a warning under that target: the request is not refused).
     client_repair: Mapping[str, str] = field(default_factory=dict)
+    blocks_export: bool = False  # no file is written while a finding of this code remains
+    about_time: bool = False  # evidence read from timestamps (the TUI marks the row's time)
 
     def severity_for(
         self, target: str, *, lenient: bool = False, repaired: bool | None = None
@@ -351,12 +352,14 @@ _DECLARED: tuple[Code, ...] = (
         summary="a message is stamped earlier than the message before it",
         severity={ANY: _I},
         none_reason="evidence only; the API does not read timestamps.",
+        about_time=True,
     ),
     Code(
         name="result-before-use",
         summary="a tool_result's message is stamped earlier than its tool_use's message",
         severity={ANY: _W},
         none_reason="evidence only; the API does not read timestamps.",
+        about_time=True,
     ),
     Code(
         name="consecutive-same-role",
@@ -397,6 +400,7 @@ _DECLARED: tuple[Code, ...] = (
         },
         actions=(NONE, "drop"),
         none_reason="export refuses while malformed records remain; choose 'drop' to remove it.",
+        blocks_export=True,
         client_repair={
             "codex": "Codex skips this line when it resumes, so the model never sees it.",
         },

@@ -10,6 +10,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 
+from . import codes
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
 from .files import Staging, Watch, backup_path, plan_paths
@@ -281,7 +282,7 @@ class Workbench:
         in place when the input is read-only (unless `force`) or changed since it was read
         (checked again right before the rename). WriteFailed when the file system refuses or
         the report cannot be encoded; nothing is replaced then either."""
-        malformed = [f for f in self.analysis.findings if f.code == "malformed"]
+        malformed = [f for f in self.analysis.findings if codes.get(f.code).blocks_export]
         if malformed:
             raise ExportRefused(
                 f"{len(malformed)} malformed record(s) remain (first: "

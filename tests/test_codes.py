@@ -36,7 +36,7 @@ def test_actions_under_a_target_are_the_same_actions_reordered():
 
 
 def test_severity_sorts_worst_first_and_compares_as_text():
-    assert sorted(codes.SEVERITIES, key=lambda s: s.rank) == [
+    assert sorted(codes.Severity, key=lambda s: s.rank) == [
         Severity.ERROR,
         Severity.WARNING,
         Severity.INFO,

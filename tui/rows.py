@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from repair import codes
 from repair.analysis import Analysis
 from repair.codes import Severity
 from repair.jsonio import to_json
@@ -22,10 +23,9 @@ MSG = "msg"
 USE = "use"
 RESULT = "result"
 
-SEVERITIES = ("error", "warning", "info")
 SEV_MARK = {"error": "●", "warning": "▲", "info": "○"}
-# Findings about time: the row's time cell is drawn in the travel style with this glyph.
-TIME_TRAVEL_CODES = frozenset({"out-of-order-timestamp", "result-before-use"})
+# Findings about time (codes.Code.about_time): the row's time cell is drawn in the travel
+# style with this glyph.
 TRAVEL_GLYPH = "↶"
 
 
@@ -41,12 +41,12 @@ class Row:
     def severities(self) -> tuple[str, ...]:
         """Every severity of the row's findings, worst first."""
         present = {f.severity for f in self.findings}
-        return tuple(s for s in SEVERITIES if s in present)
+        return tuple(s for s in Severity if s in present)
 
     @property
     def travel(self) -> bool:
         """Stamped before its call, or earlier than the message before it."""
-        return any(f.code in TIME_TRAVEL_CODES for f in self.findings)
+        return any(codes.get(f.code).about_time for f in self.findings)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from repair.codes import Severity
 from repair.model import Session
 from repair.pairing import Pairing
 
@@ -36,7 +37,6 @@ from .lanes import (
 from .rows import (
     MSG,
     SEV_MARK,
-    SEVERITIES,
     TRAVEL_GLYPH,
     USE,
     Row,
@@ -395,7 +395,7 @@ class Timeline(ScrollView, can_focus=True):
     # the help legend, drawn with the styles the rows use
     def legend(self) -> list[tuple[str, str, Style]]:
         """(glyphs, meaning, style) for every mark the timeline draws."""
-        out = [(SEV_MARK[s], s, self._style(f"timeline--{s}")) for s in SEVERITIES]
+        out = [(SEV_MARK[s], s, self._style(f"timeline--{s}")) for s in Severity]
         out.append(
             (
                 f"12:00:00{TRAVEL_GLYPH}",
