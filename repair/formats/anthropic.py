@@ -12,58 +12,42 @@ from .anthropic_list import (
     encode_entry,
     make_state,
     messages_from_entries,
-    release,
-    unchanged,
     write_document,
 )
-from .base import Adapter, Probe
+from .base import Adapter, Export, Probe
 from .registry import register
 
 
 class AnthropicAdapter(Adapter):
     name = "anthropic"
     default_target = "anthropic"
-    description = "Anthropic Messages API: a list of {role, content} or a request body"
 
     def detect(self, probe: Probe) -> int:
         if probe.kind != "json":
             return 0
-        shape = classify(probe.doc)
+        shape = classify(probe)
         if shape.container not in ("list", "body") or not shape.entries or not shape.plausible:
             return 0
-        if shape.openai_strong and not shape.anthropic_blocks:
-            return 0  # an OpenAI Chat document: the openai-chat adapter reads it
-        if shape.converse_blocks and not shape.anthropic_blocks:
-            return 0  # Bedrock Converse blocks: the bedrock adapter reads it
-        if shape.openai_weak and not shape.anthropic_blocks:
-            # system/developer messages in the list and nothing only Anthropic has: OpenAI
-            # Chat (Anthropic keeps `system` beside the messages), even in a request body
+        if (shape.foreign_tools or shape.keyed_blocks) and not shape.anthropic_blocks:
+            return 0  # tool turns or blocks written in a way Anthropic never writes them
+        if shape.system_roles and not shape.anthropic_blocks:
+            # system/developer messages in the list (Anthropic keeps `system` beside the
+            # messages) and nothing only Anthropic has: barely this format
             return 10
         if shape.anthropic_blocks or shape.request_keys:
             return 60
-        if shape.openai_weak:
+        if shape.system_roles:
             return 15
         return 40
 
     def load(self, probe: Probe) -> Session:
-        shape = classify(probe.doc)
-        release()
+        shape = classify(probe)
         prefix = "" if shape.container == "list" else "/messages"
         messages = messages_from_entries(shape.entries, prefix)
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=make_state(probe, shape.container, messages),
-        )
+        return self.session(probe.path, messages, make_state(probe, shape.container, messages))
 
-    def dump(self, session: Session) -> bytes:
-        state = session.state
-        if unchanged(session):
-            return state.data
-        return write_document(state, [encode_entry(m) for m in session.messages])
+    def write(self, session: Session) -> Export:
+        return Export(write_document(session.state, [encode_entry(m) for m in session.messages]))
 
 
 register(AnthropicAdapter())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonio import JsonStyle, detect_style, dumps
-from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
+from ..model import TOOL_RESULT, TOOL_USE, Block, Message, block_from_anthropic
 from .base import Probe, shown, type_name
 
 ROLES = ("user", "assistant")
@@ -66,37 +66,30 @@ _TEXT_MARKER_SCAN = 20
 
 @dataclass(slots=True)
 class Shape:
-    """What a JSON document looks like, as far as the list-based adapters care."""
+    """What a JSON document holds, as far as the Anthropic-shaped list adapters care: their
+    own evidence, and what their format has no place for."""
 
     container: str  # "list" | "body" (request body) | "v2" (Roo envelope) | "" (not ours)
     entries: list | None = None
     plausible: bool = False  # mostly message-like entries
     anthropic_blocks: bool = False  # tool_use/tool_result/thinking... seen
-    openai_strong: bool = False  # tool_calls / role tool / function_call seen
-    openai_weak: bool = False  # system/developer role entries (Anthropic keeps system apart)
+    # a tool role, tool_calls or function_call: tool turns Anthropic writes as blocks instead
+    foreign_tools: bool = False
+    system_roles: bool = False  # system/developer role entries (Anthropic keeps system apart)
     roo_markers: bool = False
     request_keys: bool = False  # model/max_tokens/system/tools at the top of a body
-    converse_blocks: bool = False  # Bedrock Converse blocks ({"text"}, {"toolUse"}...) seen
+    # content items of one key and no `type` ({"text": ...}, {"toolUse": ...}): not how an
+    # Anthropic block is written
+    keyed_blocks: bool = False
 
 
-_cache: tuple[Any, Shape] | None = None
+def classify(probe: Probe) -> Shape:
+    """One linear pass over the document, once per probe: every list adapter asks."""
+    return probe.derived(_shape)
 
 
-def classify(doc: Any) -> Shape:
-    """One linear pass over the document; cached for the last document seen, since every
-    list adapter asks about the same probe."""
-    global _cache
-    if _cache is not None and _cache[0] is doc:
-        return _cache[1]
-    shape = _classify(doc)
-    _cache = (doc, shape)
-    return shape
-
-
-def release() -> None:
-    """Forget the cached document (called once a document is loaded)."""
-    global _cache
-    _cache = None
+def _shape(probe: Probe) -> Shape:
+    return _classify(probe.doc)
 
 
 def _classify(doc: Any) -> Shape:
@@ -106,8 +99,6 @@ def _classify(doc: Any) -> Shape:
         entries = doc["messages"]
         if doc.get("version") == 2 and "model" not in doc:
             shape = Shape("v2", entries)
-        elif "info" in doc or _looks_opencode(entries):
-            return Shape("")
         else:
             shape = Shape("body", entries)
             shape.request_keys = any(
@@ -130,9 +121,9 @@ def _classify(doc: Any) -> Shape:
             continue
         good += 1
         if role in ("tool", "function") or "tool_calls" in entry or "function_call" in entry:
-            shape.openai_strong = True
+            shape.foreign_tools = True
         elif role in ("system", "developer"):
-            shape.openai_weak = True
+            shape.system_roles = True
         if not shape.roo_markers and not ROO_ENTRY_KEYS.isdisjoint(entry):
             shape.roo_markers = True
         content = entry.get("content")
@@ -143,7 +134,7 @@ def _classify(doc: Any) -> Shape:
                     if isinstance(t, str) and t in ANTHROPIC_BLOCK_TYPES:
                         shape.anthropic_blocks = True
                     elif t is None and converse_key(item) is not None:
-                        shape.converse_blocks = True
+                        shape.keyed_blocks = True
                     elif (
                         not shape.roo_markers
                         and i < _TEXT_MARKER_SCAN
@@ -168,11 +159,6 @@ def converse_key(item: Any) -> str | None:
 
 def _roo_text(text: Any) -> bool:
     return isinstance(text, str) and text.lstrip().startswith(ROO_TEXT_PREFIXES)
-
-
-def _looks_opencode(entries: list) -> bool:
-    first = entries[0] if entries else None
-    return isinstance(first, dict) and "info" in first and "parts" in first
 
 
 # --------------------------------------------------------------------------------------
@@ -285,13 +271,6 @@ def make_state(probe: Probe, container: str, messages: list[Message]) -> DocStat
         style=detect_style(probe.data),
         loaded=tuple(messages),
     )
-
-
-def unchanged(session: Session) -> bool:
-    """True when the session still holds exactly the messages that were loaded."""
-    loaded = session.state.loaded
-    msgs = session.messages
-    return len(msgs) == len(loaded) and all(a is b for a, b in zip(msgs, loaded, strict=True))
 
 
 def untouched(msg: Message) -> bool:

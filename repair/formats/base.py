@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from ..jsonio import JsonNumber
-from ..model import Session
+from ..model import Message, Session
+
+T = TypeVar("T")
 
 
 def type_name(value: Any) -> str:
@@ -67,6 +71,17 @@ class Probe:
     trailing_newline: bool = True
     bom: bool = False
     stat: Any = None  # os.stat_result of the file when the bytes were read (None: not a file)
+    # what detectors derived from the input, computed once (see `derived`)
+    _derived: dict[Callable[[Probe], Any], Any] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def derived(self, fn: Callable[[Probe], T]) -> T:
+        """`fn(self)`, computed on the first call only: every adapter that asks about the
+        input (its detector, then the loader) shares one pass over it."""
+        if fn not in self._derived:
+            self._derived[fn] = fn(self)
+        return self._derived[fn]
 
     def records(self) -> list[Any]:
         """The parsed JSONL values (non-JSON and blank lines left out)."""
@@ -84,32 +99,57 @@ class Export:
     dropped_records: list[dict] = field(default_factory=list)
 
 
-class Adapter:
+class Adapter(ABC):
     """One on-disk format: detection, load into the normal form, export back.
 
-    `detect` returns a score (0 = not this format); the highest score wins. `load` builds a
-    `Session` whose messages keep their original identity; `dump` writes the session's
-    current messages in the format, byte-identical where nothing changed.
+    `detect` returns a score for how much the input looks like this format, from what the
+    format itself holds (0 = not this format); the highest score wins. `load` builds a
+    `Session` (with `session`) whose messages keep their original identity; `write` writes
+    the session's current messages in the format. A session that still holds the messages
+    it was loaded with is written as the bytes that were read (`export`).
     """
 
-    name: str = ""
-    default_target: str = "anthropic"
-    description: str = ""
+    name: ClassVar[str]
+    default_target: ClassVar[str] = "anthropic"
     # Call ids are unique per call and never rewritten (Codex): a result under an unknown id
     # is an orphan, never "the same call under a wrong id".
-    unique_call_ids: bool = False
+    unique_call_ids: ClassVar[bool] = False
 
-    def detect(self, probe: Probe) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def detect(self, probe: Probe) -> int: ...
 
-    def load(self, probe: Probe) -> Session:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def load(self, probe: Probe) -> Session: ...
 
-    def dump(self, session: Session) -> bytes:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def write(self, session: Session) -> Export:
+        """The session written in the format (called when it no longer holds the messages
+        it was loaded with)."""
+
+    def session(self, path: str, messages: list[Message], state: Any, label: str = "") -> Session:
+        """A session of this format, judged by its default target until the caller says."""
+        return Session(
+            path=path,
+            format=self.name,
+            target=self.default_target,
+            messages=messages,
+            adapter=self,
+            state=state,
+            label=label,
+        )
 
     def export(self, session: Session) -> Export:
-        return Export(self.dump(session))
+        original = self.original_bytes(session)
+        return Export(original) if original is not None else self.write(session)
+
+    def dump(self, session: Session) -> bytes:
+        return self.export(session).data
+
+    def original_bytes(self, session: Session) -> bytes | None:
+        """The bytes that were read, when the session still holds exactly the messages it
+        was loaded with (its state's `loaded` and `data`); None when it must be written."""
+        state = session.state
+        return state.data if same_messages(session.messages, state.loaded) else None
 
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""
@@ -119,3 +159,10 @@ class Adapter:
         """When the block itself was written (epoch seconds), for formats that stamp blocks
         apart from their message (a record or item per block); None otherwise."""
         return None
+
+
+def same_messages(messages: Sequence[Message], loaded: Sequence[Message]) -> bool:
+    """The same message objects in the same order (an edit replaces the messages it touches)."""
+    return len(messages) == len(loaded) and all(
+        a is b for a, b in zip(messages, loaded, strict=True)
+    )

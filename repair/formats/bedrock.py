@@ -29,10 +29,9 @@ from .anthropic_list import (
     converse_key,
     make_state,
     type_name,
-    unchanged,
     write_document,
 )
-from .base import Adapter, Probe, shown
+from .base import Adapter, Export, Probe, shown
 from .registry import register
 
 # Keys only a Converse request body has (an Anthropic body says `model`, not `modelId`).
@@ -71,7 +70,6 @@ def _entries(doc: Any) -> tuple[list, str, str] | None:
 class BedrockAdapter(Adapter):
     name = "bedrock"
     default_target = "bedrock"
-    description = "Bedrock Converse messages (a list, or a request body {modelId, messages, ...})"
 
     def detect(self, probe: Probe) -> int:
         if probe.kind != "json":
@@ -111,20 +109,10 @@ class BedrockAdapter(Adapter):
         entries, container, prefix = found
         messages = [_message(i, e, f"{prefix}/{i}") for i, e in enumerate(entries)]
         state = make_state(probe, container, messages)
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=state,
-        )
+        return self.session(probe.path, messages, state)
 
-    def dump(self, session: Session) -> bytes:
-        state = session.state
-        if unchanged(session):
-            return state.data
-        return write_document(state, [_entry(m) for m in session.messages])
+    def write(self, session: Session) -> Export:
+        return Export(write_document(session.state, [_entry(m) for m in session.messages]))
 
 
 # -------------------------------------------------------------------- loading

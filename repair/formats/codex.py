@@ -106,7 +106,6 @@ class CodexAdapter(Adapter):
     name = "codex"
     default_target = "codex"
     unique_call_ids = True
-    description = "Codex CLI rollout JSONL (~/.codex/sessions/**/rollout-*.jsonl)"
 
     # ---------------------------------------------------------------- detection
     def detect(self, probe: Probe) -> int:
@@ -276,15 +275,7 @@ class CodexAdapter(Adapter):
             compacted=compacted,
             compacted_items=compacted_items,
         )
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=state,
-            label=label,
-        )
+        return self.session(probe.path, messages, state, label)
 
     def block_time(self, session: Session, block: Block) -> float | None:
         """The `timestamp` of the line holding the item (one line per call and output)."""
@@ -296,19 +287,12 @@ class CodexAdapter(Adapter):
             return None
         return parse_time(state.lines[ref.line].obj.get("timestamp"))
 
-    # ---------------------------------------------------------------- dump
-    def dump(self, session: Session) -> bytes:
-        return self.export(session).data
-
-    def export(self, session: Session) -> Export:
+    # ---------------------------------------------------------------- write
+    def write(self, session: Session) -> Export:
         """The bytes, and every line the written file leaves out or rewrites, whole as read
         (its own timestamp, the parts and keys histview does not show), for the report."""
         state: CodexState = session.state
         msgs = session.messages
-        if len(msgs) == len(state.loaded) and all(
-            a is b for a, b in zip(msgs, state.loaded, strict=True)
-        ):
-            return Export(state.data)
         _check_compactions_kept(msgs, state)
         units = _units(msgs, state)
         out: list[bytes] = []

@@ -22,11 +22,23 @@ from typing import Any
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
-from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
+from .base import (
+    Adapter,
+    Export,
+    JsonlLine,
+    Probe,
+    own_type,
+    same_messages,
+    shown,
+    type_name,
+)
 from .registry import register
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+# Tool calls and results written as content parts: OpenAI Chat has none (its calls are an
+# assistant's `tool_calls`, its results `tool` messages).
+TOOL_PARTS = frozenset({"tool-call", "tool-result"})
 STRONG = 70  # tool_calls / tool messages with tool_call_id, no Anthropic blocks
 HYBRID = 30  # both dialects in one list (LiteLLM-style): Anthropic's adapter scores higher
 WEAK = 20  # system/developer entries only (Anthropic keeps `system` outside the list)
@@ -106,15 +118,15 @@ def _score_list(entries: Any) -> int:
         role = e.get("role")
         if role == "assistant" and (isinstance(e.get("tool_calls"), list) or "function_call" in e):
             strong = True
-        elif role == "tool" and not _ai_sdk_parts(e.get("content")) or role == "function":
+        elif role in ("tool", "function"):
             strong = True
         elif isinstance(role, str) and role in HIDDEN_ROLES:
             weak = True
         content = e.get("content")
-        if isinstance(content, list) and any(
-            isinstance(p, dict) and isinstance(p.get("type"), str) and p["type"] in ANTHROPIC_BLOCKS
-            for p in content
-        ):
+        types = _part_types(content)
+        if not TOOL_PARTS.isdisjoint(types):
+            return 0  # calls or results as content parts: not how OpenAI Chat writes them
+        if not ANTHROPIC_BLOCKS.isdisjoint(types):
             anthropic = True
     if strong:
         return HYBRID if anthropic else STRONG
@@ -124,21 +136,16 @@ def _score_list(entries: Any) -> int:
     return WEAK if weak else PLAIN
 
 
-def _ai_sdk_parts(content: Any) -> bool:
-    """AI-SDK tool messages (Roo v2) hold `tool-result` parts instead of a tool_call_id."""
-    return isinstance(content, list) and any(
-        isinstance(p, dict) and p.get("type") == "tool-result" for p in content
-    )
+def _part_types(content: Any) -> set[str]:
+    if not isinstance(content, list):
+        return set()
+    return {p["type"] for p in content if isinstance(p, dict) and isinstance(p.get("type"), str)}
 
 
 def _conversation_list(doc: Any) -> tuple[list[Any], str] | None:
     if isinstance(doc, list):
         return doc, ""
     if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
-        if doc.get("version") == 2 and "model" not in doc:
-            return None  # Roo's v2 envelope
-        if "info" in doc:
-            return None  # opencode export
         return doc["messages"], "/messages"
     return None
 
@@ -146,7 +153,6 @@ def _conversation_list(doc: Any) -> tuple[list[Any], str] | None:
 class OpenAIChatAdapter(Adapter):
     name = "openai-chat"
     default_target = "openai-chat"
-    description = "OpenAI Chat Completions messages (list, {messages} body, JSONL of {messages})"
 
     def detect(self, probe: Probe) -> int:
         if probe.kind == "json":
@@ -226,20 +232,17 @@ class OpenAIChatAdapter(Adapter):
         messages = _load_conversation(conv)
         conv.loaded = list(messages)
         file.convs.append(conv)
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=ChatState(file, conv),
-        )
+        return self.session(probe.path, messages, ChatState(file, conv))
 
-    # ---------------------------------------------------------------- dump
-    def dump(self, session: Session) -> bytes:
-        return self.export(session).data
+    # ---------------------------------------------------------------- write
+    def original_bytes(self, session: Session) -> bytes | None:
+        """A JSONL file's conversations are written together (each unchanged line as read)."""
+        state: ChatState = session.state
+        if state.file.kind == "jsonl" or not same_messages(session.messages, state.conv.loaded):
+            return None
+        return state.file.data
 
-    def export(self, session: Session) -> Export:
+    def write(self, session: Session) -> Export:
         """The bytes, and the empty user messages the written file leaves out (one that got
         a result is written as its tool message alone), whole as read, for the report."""
         state: ChatState = session.state
@@ -248,8 +251,6 @@ class OpenAIChatAdapter(Adapter):
         if file.kind == "jsonl":
             return Export(_dump_jsonl(session, file, dropped), dropped)
         conv = state.conv
-        if _same(session.messages, conv.loaded):
-            return Export(file.data)
         new_list = _write_conversation(session.messages, conv, dropped)
         doc = file.doc
         doc = new_list if isinstance(doc, list) else {**doc, "messages": new_list}
@@ -417,12 +418,6 @@ def _arguments(args: Any) -> Any:
 # -------------------------------------------------------------------- writing
 
 
-def _same(messages: list[Message], loaded: list[Message]) -> bool:
-    return len(messages) == len(loaded) and all(
-        a is b for a, b in zip(messages, loaded, strict=True)
-    )
-
-
 def _write_conversation(
     messages: list[Message], conv: Conversation, dropped: list[dict]
 ) -> list[Any]:
@@ -558,7 +553,7 @@ def _dump_jsonl(session: Session, file: ChatFile, dropped: list[dict]) -> bytes:
         conv = s.state.conv
         mine = [m for m in s.messages if not isinstance(m.origin, BadLine)]
         loaded = [m for m in conv.loaded if not isinstance(m.origin, BadLine)]
-        if _same(mine, loaded):
+        if same_messages(mine, loaded):
             out.append(line.raw)
             continue
         rec = {**line.obj, "messages": _write_conversation(mine, conv, dropped)}

@@ -109,9 +109,6 @@ def _looks_like_entries(items: list[Any]) -> bool:
 class OpencodeAdapter(Adapter):
     name = "opencode"
     default_target = "opencode"
-    description = (
-        "opencode export JSON {info, messages:[{info, parts}]} (or session.json + messages.json)"
-    )
 
     def detect(self, probe: Probe) -> int:
         if probe.kind != "json":
@@ -154,15 +151,7 @@ class OpencodeAdapter(Adapter):
             view_parts=view_parts,
             ghosts=ghosts,
         )
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=state,
-            label=_label(probe),
-        )
+        return self.session(probe.path, messages, state, _label(probe))
 
     def block_time(self, session: Session, block: Block) -> float | None:
         """A tool part's `state.time`: `start` for the call, `end` for its result (ms)."""
@@ -178,20 +167,13 @@ class OpencodeAdapter(Adapter):
         n = _num(t)
         return None if n is None else n / 1000
 
-    # ---------------------------------------------------------------- dump
-    def dump(self, session: Session) -> bytes:
-        return self.export(session).data
-
-    def export(self, session: Session) -> Export:
+    # ---------------------------------------------------------------- write
+    def write(self, session: Session) -> Export:
         """The bytes, and every message of the file the written one leaves out or rewrites,
         whole as read (a dropped part's ids and times, a closed part's old state), for the
         report."""
         state: OpencodeState = session.state
         msgs = session.messages
-        if len(msgs) == len(state.loaded) and all(
-            a is b for a, b in zip(msgs, state.loaded, strict=True)
-        ):
-            return Export(state.data)
         written: dict[int, Any] = {}
         doc = _rebuild(msgs, state, written)
         dropped = [

@@ -22,7 +22,7 @@ import os
 from ...errors import InputError
 from ...files import Source
 from ...model import Message, Session
-from ..base import Adapter, Export, JsonlLine, Probe
+from ..base import Adapter, Export, JsonlLine, Probe, same_messages
 from ..probe import probe_path
 from ..registry import register
 from .chain import (
@@ -38,7 +38,7 @@ from .chain import (
     walk,
 )
 from .load import CCFile, CCState, build_view
-from .write import dump_session, export_session
+from .write import views_of, write_session
 
 # Records that are not conversation nodes (no uuid): metadata, passed through untouched.
 META_TYPES = frozenset(
@@ -80,7 +80,6 @@ def _is_str_in(value, names: frozenset[str]) -> bool:
 class ClaudeCodeAdapter(Adapter):
     name = "claude-code"
     default_target = "claude-code"  # the client as released judges what it sends
-    description = "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl)"
 
     def detect(self, probe: Probe) -> int:
         if probe.kind == "json":  # a transcript of one line
@@ -117,11 +116,18 @@ class ClaudeCodeAdapter(Adapter):
         """The transcript alone, without its subagent files (a written file read back)."""
         return load_probe(self, probe, with_files=False)
 
-    def dump(self, session: Session) -> bytes:
-        return dump_session(session)
+    def original_bytes(self, session: Session) -> bytes | None:
+        """Unchanged when every conversation written into the file is (inline sidechains
+        are written with their main session)."""
+        if not isinstance(session.state, CCState):
+            return None  # a subagent file that could not be read: `write` refuses
+        views = views_of(session)
+        if all(same_messages(msgs, view.messages) for view, msgs in views):
+            return session.state.file.data
+        return None
 
-    def export(self, session: Session) -> Export:
-        return export_session(session)
+    def write(self, session: Session) -> Export:
+        return write_session(session)
 
     def claim_folder(self, folder: str) -> str | None:
         folder = os.path.normpath(folder)
@@ -230,27 +236,21 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
         hidden.append((n.idx, reason))
     hidden.sort()
     view = build_view(f, chain, hidden, sidechain=main_side)
-    session = Session(
-        path=f.path,
-        format=adapter.name,
-        target=adapter.default_target,
-        messages=view.messages,
-        adapter=adapter,
-        state=CCState(f, view, stop=stop, recovered=recovered),
-        label="main conversation" if not main_side else "sidechain",
+    session = adapter.session(
+        f.path,
+        view.messages,
+        CCState(f, view, stop=stop, recovered=recovered),
+        "main conversation" if not main_side else "sidechain",
     )
     for tchain, thidden in thread_specs:
         tview = build_view(f, tchain, thidden, sidechain=True)
         first = tview.messages[0].src["line"] if tview.messages else 0
         session.threads.append(
-            Session(
-                path=f.path,
-                format=adapter.name,
-                target=adapter.default_target,
-                messages=tview.messages,
-                adapter=adapter,
-                state=CCState(f, tview, inline_thread=True),
-                label=f"sidechain at line {first}",
+            adapter.session(
+                f.path,
+                tview.messages,
+                CCState(f, tview, inline_thread=True),
+                f"sidechain at line {first}",
             )
         )
     if with_files:
@@ -303,20 +303,13 @@ def _subagent_threads(adapter: Adapter, f: CCFile, chain: list[str]) -> list[Ses
             t = load_probe(adapter, probe, with_files=False)
             t.source = Source.of(probe.path, probe.data, probe.stat)
         except InputError as exc:
-            t = Session(
-                path=p,
-                format=adapter.name,
-                target=adapter.default_target,
-                adapter=adapter,
-                messages=[
-                    Message(
-                        role=None,
-                        blocks=(),
-                        malformed=f"cannot read the subagent file: {exc}",
-                        src={"line": 1},
-                    )
-                ],
+            unreadable = Message(
+                role=None,
+                blocks=(),
+                malformed=f"cannot read the subagent file: {exc}",
+                src={"line": 1},
             )
+            t = adapter.session(p, [unreadable], None)
         t.label = _agent_label(p)
         out.append(t)
     return out

@@ -88,37 +88,31 @@ _RECORD_SPECIFIC = frozenset(
 )
 
 
-def dump_session(session: Session) -> bytes:
-    return export_session(session).data
-
-
-def export_session(session: Session) -> Export:
-    """The bytes, and every record the bytes leave out (deleted: all its blocks went, or a
-    duplicate of such a record) or keep emptied, whole as read, for the report."""
+def views_of(session: Session) -> list[tuple[View, list[Message]]]:
+    """Every conversation written into the session's file, with its current messages: the
+    session's own, and the sidechains stored inline in a main session's file."""
     st = session.state
     if not isinstance(st, CCState):  # a subagent file that could not be read
         raise ExportRefused(f"{session.path}: the file could not be read; nothing to write")
-    f = st.file
     views: list[tuple[View, list[Message]]] = [(st.view, session.messages)]
     if not st.inline_thread:
         for t in session.threads:
             ts = t.state
-            if isinstance(ts, CCState) and ts.file is f and ts.inline_thread:
+            if isinstance(ts, CCState) and ts.file is st.file and ts.inline_thread:
                 views.append((ts.view, t.messages))
-    if all(_unchanged(v, msgs) for v, msgs in views):
-        return Export(f.data)
-    w = _Writer(f)
+    return views
+
+
+def write_session(session: Session) -> Export:
+    """The bytes, and every record the bytes leave out (deleted: all its blocks went, or a
+    duplicate of such a record) or keep emptied, whole as read, for the report."""
+    views = views_of(session)
+    w = _Writer(session.state.file)
     for v, msgs in views:
         w.plan_view(v, msgs)
     out = w.render()
     verify_written(out, session, views)
     return Export(out, w.dropped_records())
-
-
-def _unchanged(view: View, messages: list[Message]) -> bool:
-    return len(messages) == len(view.messages) and all(
-        a is b for a, b in zip(messages, view.messages, strict=True)
-    )
 
 
 # --------------------------------------------------------------------------- planning

@@ -138,7 +138,6 @@ def _is_document(doc: Any) -> bool:
 class GeminiCliAdapter(Adapter):
     name = "gemini-cli"
     default_target = "gemini-cli"  # the client as released judges what it sends
-    description = "Gemini CLI chat (~/.gemini/tmp/<project>/chats/session-*.jsonl or .json)"
 
     def detect(self, probe: Probe) -> int:
         if probe.kind == "json":
@@ -206,30 +205,15 @@ class GeminiCliAdapter(Adapter):
         for m in messages:
             for b in m.blocks:
                 state.original[b.bid] = b
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=state,
-            label=state.session_id,
-        )
+        return self.session(probe.path, messages, state, state.session_id)
 
-    # ---------------------------------------------------------------- dump
-    def dump(self, session: Session) -> bytes:
-        return self.export(session).data
-
-    def export(self, session: Session) -> Export:
+    # ---------------------------------------------------------------- write
+    def write(self, session: Session) -> Export:
         """The bytes, and every record (line, or item of the messages list) the written file
         deletes or rewrites, whole as read: a rewritten record may lose a stored copy of a
         response, a `name__` id prefix or a part histview does not show."""
         state: GeminiState = session.state
         msgs = session.messages
-        if len(msgs) == len(state.loaded) and all(
-            a is b for a, b in zip(msgs, state.loaded, strict=True)
-        ):
-            return Export(state.data)
         with gc_paused():
             plan = _render(msgs, state)
             if state.kind == "json":

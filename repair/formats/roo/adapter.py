@@ -21,11 +21,9 @@ from ..anthropic_list import (
     encode_entry,
     make_state,
     messages_from_entries,
-    release,
-    unchanged,
     write_document,
 )
-from ..base import Adapter, Probe
+from ..base import Adapter, Export, Probe
 from ..registry import register
 from .meta import apply_roo_meta, pair_text_results
 from .v2 import dump_records, first_record, load_v2
@@ -37,25 +35,22 @@ LEGACY_HISTORY_FILE = "claude_messages.json"  # read by old Roo when the main fi
 class RooAdapter(Adapter):
     name = "roo"
     default_target = "anthropic"
-    description = "Roo Code / Kilo / Cline api_conversation_history.json (array or v2 envelope)"
 
     def detect(self, probe: Probe) -> int:
         if probe.kind != "json":
             return 0
-        shape = classify(probe.doc)
+        shape = classify(probe)
         if shape.container == "v2":
             return 90
         if probe.doc == [] and os.path.basename(probe.path) in (HISTORY_FILE, LEGACY_HISTORY_FILE):
             return 90  # a task with no messages yet: Roo writes `[]`
         if shape.container != "list" or not shape.entries or not shape.plausible:
             return 0
-        if shape.openai_strong and not shape.anthropic_blocks:
-            return 0
-        if shape.converse_blocks and not shape.anthropic_blocks:
-            return 0  # Bedrock Converse blocks: the bedrock adapter reads it
+        if (shape.foreign_tools or shape.keyed_blocks) and not shape.anthropic_blocks:
+            return 0  # tool turns or blocks written in a way Roo's Anthropic list never has
         if shape.roo_markers:
             return 80
-        # A plain Anthropic list: the anthropic adapter takes it; --format roo still works.
+        # a plain list without Roo's markers: barely this format (--format roo reads it)
         return 5
 
     def claim_folder(self, folder: str) -> str | None:
@@ -66,8 +61,7 @@ class RooAdapter(Adapter):
         return None
 
     def load(self, probe: Probe) -> Session:
-        shape = classify(probe.doc)
-        release()
+        shape = classify(probe)
         if shape.container == "v2":
             messages = load_v2(shape.entries)
             apply_roo_meta(messages, first_record)
@@ -76,21 +70,12 @@ class RooAdapter(Adapter):
             messages = messages_from_entries(shape.entries, prefix)
             apply_roo_meta(messages, _raw)
         pair_text_results(messages)
-        return Session(
-            path=probe.path,
-            format=self.name,
-            target=self.default_target,
-            messages=messages,
-            adapter=self,
-            state=make_state(probe, shape.container, messages),
-        )
+        return self.session(probe.path, messages, make_state(probe, shape.container, messages))
 
-    def dump(self, session: Session) -> bytes:
+    def write(self, session: Session) -> Export:
         state = session.state
-        if unchanged(session):
-            return state.data
         if state.container == "v2":
-            return write_document(state, dump_records(session.messages))
+            return Export(write_document(state, dump_records(session.messages)))
         entries = []
         last_ts = None
         for m in session.messages:
@@ -99,7 +84,7 @@ class RooAdapter(Adapter):
             entries.append(entry)
             if isinstance(entry, dict) and _is_time(entry.get("ts")):
                 last_ts = entry["ts"]
-        return write_document(state, entries)
+        return Export(write_document(state, entries))
 
 
 def _raw(m: Message):
