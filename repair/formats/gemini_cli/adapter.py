@@ -67,13 +67,13 @@ class BadLine:
 class GeminiState:
     data: bytes
     kind: str  # "jsonl" | "json"
+    replay: Replay
     lines: list[JsonlLine] = field(default_factory=list)
     newline: str = "\n"
     trailing_newline: bool = True
     bom: bool = False
     doc: Any = None
-    style: JsonStyle | None = None
-    replay: Replay | None = None
+    style: JsonStyle | None = None  # a .json chat's
     recs: dict[int, Rec] = field(default_factory=dict)  # key -> record (live and removed)
     pos: dict[int, int] = field(default_factory=dict)  # key -> position in the conversation
     loaded: list[Message] = field(default_factory=list)
@@ -177,11 +177,11 @@ class GeminiCliAdapter(Adapter):
             state = GeminiState(
                 data=probe.data,
                 kind="json",
+                replay=replay_lines([(None, probe.doc)]),
                 doc=probe.doc,
                 style=detect_style(probe.data),
                 bom=probe.bom,
             )
-            replay = replay_lines([(None, probe.doc)])
         else:
             if probe.kind == "jsonl":
                 lines, newline, trailing = probe.lines, probe.newline, probe.trailing_newline
@@ -190,15 +190,15 @@ class GeminiCliAdapter(Adapter):
             state = GeminiState(
                 data=probe.data,
                 kind="jsonl",
+                replay=replay_lines(
+                    [(i, ln.obj) for i, ln in enumerate(lines) if not ln.blank and ln.error is None]
+                ),
                 lines=lines,
                 newline=newline,
                 trailing_newline=trailing,
                 bom=probe.bom,
             )
-            replay = replay_lines(
-                [(i, ln.obj) for i, ln in enumerate(lines) if not ln.blank and ln.error is None]
-            )
-        state.replay = replay
+        replay = state.replay
         state.session_id = str(replay.meta.get("sessionId") or "")
         messages = _build(state, replay)
         state.loaded = list(messages)
@@ -224,10 +224,10 @@ class GeminiCliAdapter(Adapter):
 # -------------------------------------------------------------------- building messages
 
 
-def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict:
+def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict[str, Any]:
     home = rec.places[-1]
     if state.kind == "jsonl" and home.index is None:
-        return {"line": home.line + 1}
+        return {"line": home.at_line + 1}
     path = "/" + "/".join(state.replay.array_key[home.line]) + f"/{home.index}"
     if ref is not None:
         if ref.field == "content":
@@ -239,7 +239,7 @@ def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict:
         else:
             path += f"/toolCalls/{ref.k}/result" + (f"/{ref.j}" if ref.j is not None else "")
     if state.kind == "jsonl":  # a record inside a messages array: the line, then the place in it
-        return {"line": home.line + 1, "path": path}
+        return {"line": home.at_line + 1, "path": path}
     return {"path": path}
 
 
@@ -304,7 +304,9 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     return _with_removed(state, messages, replay)
 
 
-def _turn_blocks(state: GeminiState, t: Turn, ti: int, ids: dict) -> list[Block]:
+def _turn_blocks(
+    state: GeminiState, t: Turn, ti: int, ids: dict[tuple[int, int], str]
+) -> list[Block]:
     rec = t.rec
     out: list[Block] = []
     bids = state.rec_bids.setdefault(rec.key, [])
@@ -314,7 +316,7 @@ def _turn_blocks(state: GeminiState, t: Turn, ti: int, ids: dict) -> list[Block]
             if ref.field == "content" and ref.k is not None:
                 state.skipped.setdefault(rec.key, set()).add(ref.k)
             continue
-        src = {"line": rec.places[-1].line + 1} if line_src else _src(state, rec, ref)
+        src = {"line": rec.places[-1].at_line + 1} if line_src else _src(state, rec, ref)
         block = _part_block(part, ref, src, state, ids.get((ti, pi), ""))
         state.part_of[block.bid] = part
         bids.append(block.bid)
@@ -322,7 +324,7 @@ def _turn_blocks(state: GeminiState, t: Turn, ti: int, ids: dict) -> list[Block]
     return out
 
 
-def _tool_id(block: Block, inner: dict, state: GeminiState, made_up: str) -> str:
+def _tool_id(block: Block, inner: dict[str, Any], state: GeminiState, made_up: str) -> str:
     """The id as Gemini CLI sends it (or the one it would make up), noted for the writer."""
     raw = inner.get("id")
     if isinstance(raw, str) and raw:
@@ -336,7 +338,9 @@ def _tool_id(block: Block, inner: dict, state: GeminiState, made_up: str) -> str
     return tid
 
 
-def _part_block(part: Any, ref: PartRef, src: dict, state: GeminiState, made_up: str) -> Block:
+def _part_block(
+    part: Any, ref: PartRef, src: dict[str, Any], state: GeminiState, made_up: str
+) -> Block:
     if not isinstance(part, dict):
         return Block("unknown", part, src=src, origin=ref)
     if is_thought(part):
@@ -376,8 +380,9 @@ def _part_block(part: Any, ref: PartRef, src: dict, state: GeminiState, made_up:
 def _response_text(response: Any) -> str:
     if isinstance(response, dict):
         for key in ("output", "error", "content"):
-            if isinstance(response.get(key), str):
-                return response[key]
+            text = response.get(key)
+            if isinstance(text, str):
+                return text
     if isinstance(response, str):
         return response
     try:
@@ -386,7 +391,7 @@ def _response_text(response: Any) -> str:
         return str(response)
 
 
-def _meta(rec: Rec) -> dict:
+def _meta(rec: Rec) -> dict[str, Any]:
     t = parse_time(rec.obj.get("timestamp"))
     return {"timestamp": t} if t is not None else {}
 
@@ -525,8 +530,8 @@ class Plan:
     """What to write: records rewritten (key -> new object) or deleted (None), new records
     (after record key, object), bad lines kept."""
 
-    rewrite: dict[int, dict | None] = field(default_factory=dict)
-    insert: list[tuple[int | None, dict]] = field(default_factory=list)
+    rewrite: dict[int, dict[str, Any] | None] = field(default_factory=dict)
+    insert: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
     bad_kept: set[int] = field(default_factory=set)
 
 
@@ -551,11 +556,11 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
     # call turn whose calls have no id in the file (their ids are then written on both sides)
     pair: dict[int, int] = {}
     live_msgs = [m for m in msgs if m.live]
-    for a, b in zip(live_msgs, live_msgs[1:], strict=False):
-        if a.role == "assistant" and any(
-            x.type == TOOL_USE and x.bid not in state.had_id for x in a.blocks
+    for call_msg, next_msg in zip(live_msgs, live_msgs[1:], strict=False):
+        if call_msg.role == "assistant" and any(
+            x.type == TOOL_USE and x.bid not in state.had_id for x in call_msg.blocks
         ):
-            pair[a.uid], pair[b.uid] = b.uid, a.uid
+            pair[call_msg.uid], pair[next_msg.uid] = next_msg.uid, call_msg.uid
     dirty_recs: set[int] = set()
     todo = list(dirty)
     while todo:
@@ -564,14 +569,14 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
             dirty.add(pair[uid])
             todo.append(pair[uid])
         keys: set[int] = set()
-        m = by_uid.get(uid) or loaded.get(uid)
-        if m is not None and isinstance(m.origin, Recs):
-            keys.update(m.origin.keys)
+        now = by_uid.get(uid) or loaded.get(uid)
+        if now is not None and isinstance(now.origin, Recs):
+            keys.update(now.origin.keys)
         old = loaded.get(uid)
         if old is not None and isinstance(old.origin, Recs):
             keys.update(old.origin.keys)
-        if m is not None:
-            keys.update(b.origin.rec for b in m.blocks if isinstance(b.origin, PartRef))
+        if now is not None:
+            keys.update(b.origin.rec for b in now.blocks if isinstance(b.origin, PartRef))
         for k in keys - dirty_recs:
             dirty_recs.add(k)
             for other in state.rec_msgs.get(k, set()) | cur_rec_msgs.get(k, set()):
@@ -583,7 +588,7 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
     plan.bad_kept = {m.origin.line for m in msgs if isinstance(m.origin, BadLine)}
     names = {b.tool_id: b.name for m in msgs for b in m.blocks if b.type == TOOL_USE and b.name}
     assigned: dict[int, list[Block]] = {}  # user record key -> its blocks, in message order
-    new_recs: dict[int, dict] = {}  # temporary negative keys -> new record
+    new_recs: dict[int, dict[str, Any]] = {}  # temporary negative keys -> new record
     new_after: dict[int, int | None] = {}
     extra_model: dict[int, list[Block]] = {}  # gemini record key -> new blocks for its content
 
@@ -594,8 +599,8 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
         elif m.uid in dirty and m.live and m.role == "assistant":
             new = [b for b in m.blocks if not isinstance(b.origin, PartRef)]
             if new:
-                keys = m.origin.keys if isinstance(m.origin, Recs) else ()
-                gem = [k for k in keys if state.recs[k].obj.get("type") == "gemini"]
+                rec_keys = m.origin.keys if isinstance(m.origin, Recs) else ()
+                gem = [k for k in rec_keys if state.recs[k].obj.get("type") == "gemini"]
                 if not gem:
                     raise ExportRefused("a new model message cannot be written in a Gemini chat")
                 extra_model.setdefault(gem[0], []).extend(new)
@@ -628,7 +633,7 @@ def _assign_user(
     m: Message,
     state: GeminiState,
     assigned: dict[int, list[Block]],
-    new_recs: dict[int, dict],
+    new_recs: dict[int, dict[str, Any]],
     new_after: dict[int, int | None],
     prev_keys: tuple[int, ...],
 ) -> None:
@@ -663,7 +668,7 @@ def _assign_user(
         new_after[home] = after
     for b in m.blocks:
         ref = b.origin
-        if b.type == TOOL_RESULT:
+        if b.type == TOOL_RESULT and home is not None:  # a message with results has a home
             dest = home
         elif isinstance(ref, PartRef) and ref.field == "content" and ref.rec in users:
             dest = ref.rec
@@ -689,7 +694,7 @@ def _between(state: GeminiState, prev_keys: tuple[int, ...], key: int, others: s
     )
 
 
-def _responses_only(obj: dict) -> bool:
+def _responses_only(obj: dict[str, Any]) -> bool:
     content = obj.get("content")
     return (
         isinstance(content, list)
@@ -700,7 +705,7 @@ def _responses_only(obj: dict) -> bool:
     )
 
 
-def _new_record(state: GeminiState, after: Rec | None, m: Message) -> dict:
+def _new_record(state: GeminiState, after: Rec | None, m: Message) -> dict[str, Any]:
     seed = f"histview:{state.session_id}:{after.id if after else ''}:responses"
     rid = str(uuid.uuid5(uuid.NAMESPACE_URL, seed))
     n = 2
@@ -709,7 +714,7 @@ def _new_record(state: GeminiState, after: Rec | None, m: Message) -> dict:
         n += 1
     state.ids.add(rid)
     ts = after.obj.get("timestamp") if after is not None else None
-    obj: dict = {"id": rid}
+    obj: dict[str, Any] = {"id": rid}
     if ts is not None:
         obj["timestamp"] = ts
     obj["type"] = "user"
@@ -721,7 +726,7 @@ def _changed_id(b: Block, state: GeminiState) -> bool:
     return b.tool_id != state.load_id.get(b.bid)
 
 
-def _user_part(b: Block, state: GeminiState, names: dict) -> Any:
+def _user_part(b: Block, state: GeminiState, names: dict[str | None, str]) -> Any:
     part = state.part_of.get(b.bid)
     if b.type == TOOL_RESULT:
         if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
@@ -763,7 +768,9 @@ def _block_text(b: Block) -> str:
     return "" if content is None else str(content)
 
 
-def _render_user(rec: Rec, state: GeminiState, blocks: list[Block], names: dict) -> dict | None:
+def _render_user(
+    rec: Rec, state: GeminiState, blocks: list[Block], names: dict[str | None, str]
+) -> dict[str, Any] | None:
     if not blocks:
         return None
     obj = rec.obj
@@ -790,13 +797,13 @@ def _render_user(rec: Rec, state: GeminiState, blocks: list[Block], names: dict)
 
 def _render_gemini(
     rec: Rec, state: GeminiState, present: dict[int, tuple[Message, Block]], extra: list[Block]
-) -> dict | None:
+) -> dict[str, Any] | None:
     obj = rec.obj
     mine = [present[bid][1] for bid in state.rec_bids.get(rec.key, ()) if bid in present]
     if not mine and not extra and state.rec_bids.get(rec.key):
         return None
     renamed = {
-        state.raw_id[b.bid]: b.tool_id
+        state.raw_id[b.bid]: b.tool_id or ""
         for b in mine
         if b.type == TOOL_USE and b.bid in state.raw_id and _changed_id(b, state)
     }
@@ -831,7 +838,7 @@ def _render_gemini(
             b = call_blocks.get(k)
             raw = tc.get("id")
             if b is not None and (_changed_id(b, state) or b.bid not in state.had_id):
-                entry["id"] = _raw_for(raw, tc.get("name"), b.tool_id)
+                entry["id"] = _raw_for(raw, tc.get("name"), b.tool_id or "")
             elif isinstance(raw, str) and raw in renamed:
                 entry["id"] = _raw_for(raw, tc.get("name"), renamed[raw])
             out.append(entry)
@@ -876,7 +883,7 @@ def _model_part(b: Block, part: Any, state: GeminiState) -> Any:
         fc = part["functionCall"]
         return {
             **part,
-            "functionCall": {**fc, "id": _raw_for(fc.get("id"), fc.get("name"), b.tool_id)},
+            "functionCall": {**fc, "id": _raw_for(fc.get("id"), fc.get("name"), b.tool_id or "")},
         }
     if b.type == TEXT:
         if isinstance(part, dict):
@@ -892,9 +899,9 @@ def _model_part(b: Block, part: Any, state: GeminiState) -> Any:
 
 def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> Export:
     line_new: dict[int, Any] = {}  # line index -> new object for the whole line, None = drop
-    arrays: dict[int, dict[int, Any]] = {}  # line -> {array index -> new record or None}
-    after_line: dict[int, list[dict]] = {}
-    after_item: dict[tuple[int, int], list[dict]] = {}
+    arrays: dict[int | None, dict[int | None, Any]] = {}  # line -> {index -> new record/None}
+    after_line: dict[int | None, list[dict[str, Any]]] = {}
+    after_item: dict[tuple[int | None, int | None], list[dict[str, Any]]] = {}
     for key, obj in plan.rewrite.items():
         rec = state.recs[key]
         if obj is not None and (obj is rec.obj or obj == rec.obj):
@@ -902,21 +909,21 @@ def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> Export:
         targets = rec.places if obj is None else [rec.places[-1]]
         for place in targets:
             if place.index is None:
-                line_new[place.line] = obj
+                line_new[place.at_line] = obj
             else:
                 arrays.setdefault(place.line, {})[place.index] = obj
     for after, obj in plan.insert:
-        line, index = _insert_at(after, state)
+        at, index = _insert_at(after, state)
         if index is None:
-            after_line.setdefault(line, []).append(obj)
+            after_line.setdefault(at, []).append(obj)
         else:
-            after_item.setdefault((line, index), []).append(obj)
-    item_lines = {line for line, _i in after_item}
+            after_item.setdefault((at, index), []).append(obj)
+    item_lines = {at for at, _i in after_item}
     out: list[bytes] = [compact(o) for o in after_line.get(-1, ())]
     bad_lines = {idx for idx, _why in state.replay.bad} | {
         i for i, ln in enumerate(state.lines) if ln.error is not None
     }
-    dropped: list[dict] = []
+    dropped: list[dict[str, Any]] = []
     for idx, line in enumerate(state.lines):
         if idx in bad_lines and idx not in plan.bad_kept:
             pass  # a malformed message the user dropped: in the report as read already
@@ -955,7 +962,7 @@ def _insert_at(after: int | None, state: GeminiState) -> tuple[int | None, int |
         return (-1, None) if state.kind == "jsonl" else (None, -1)
     anchor = live[0].anchor
     if anchor.index is None:
-        return anchor.line - 1, None
+        return anchor.at_line - 1, None
     return anchor.line, anchor.index - 1
 
 
@@ -963,11 +970,11 @@ def _last_line_of(rec: Rec, state: GeminiState) -> int:
     """The last line holding `rec` such that no other record enters the conversation (and
     no rewind or reset happens) between its first line and that one: a record written
     there takes the same place in the conversation as right after the first line."""
-    best = rec.anchor.line
+    best = rec.anchor.at_line
     for place in rec.places[1:]:
         if place.index is not None:
             break
-        for i in range(best + 1, place.line):
+        for i in range(best + 1, place.at_line):
             obj = state.lines[i].obj
             if isinstance(obj, dict) and (
                 (isinstance(obj.get("id"), str) and obj["id"] != rec.id)
@@ -975,17 +982,17 @@ def _last_line_of(rec: Rec, state: GeminiState) -> int:
                 or i in state.replay.array_key
             ):
                 return best
-        best = place.line
+        best = place.at_line
     return best
 
 
 def _with_array(
-    obj: dict,
+    obj: dict[str, Any],
     path: tuple[str, ...],
     line: int | None,
-    arrays: dict[int | None, dict[int, Any]],
-    after_item: dict[tuple[int | None, int], list[dict]],
-) -> dict:
+    arrays: dict[int | None, dict[int | None, Any]],
+    after_item: dict[tuple[int | None, int | None], list[dict[str, Any]]],
+) -> dict[str, Any]:
     items = obj
     for key in path:
         items = items[key]
@@ -1004,8 +1011,8 @@ def _with_array(
 
 
 def _write_document(plan: Plan, state: GeminiState) -> Export:
-    arrays: dict[int | None, dict[int, Any]] = {}
-    after_item: dict[tuple[int | None, int], list[dict]] = {}
+    arrays: dict[int | None, dict[int | None, Any]] = {}
+    after_item: dict[tuple[int | None, int | None], list[dict[str, Any]]] = {}
     for key, obj in plan.rewrite.items():
         rec = state.recs[key]
         if obj is not None and (obj is rec.obj or obj == rec.obj):
@@ -1025,6 +1032,8 @@ def _write_document(plan: Plan, state: GeminiState) -> Export:
         }
         for i, new in sorted(arrays.get(None, {}).items())
     ]
+    if state.style is None:
+        raise ValueError("only a .json chat is written as a document")
     return Export(dumps(doc, state.style), dropped)
 
 

@@ -42,6 +42,13 @@ class Place:
     line: int | None
     index: int | None = None
 
+    @property
+    def at_line(self) -> int:
+        """`line`, for a record of a JSONL chat (a `.json` document has no lines)."""
+        if self.line is None:
+            raise ValueError("a record of a .json chat has no line")
+        return self.line
+
 
 @dataclass(slots=True, eq=False)
 class Rec:
@@ -49,7 +56,7 @@ class Rec:
 
     key: int
     id: str
-    obj: dict  # the final version (the last place)
+    obj: dict[str, Any]  # the final version (the last place)
     anchor: Place  # where it entered the conversation: its position
     places: list[Place]  # the anchor and every later version, in file order
     removed: str | None = None  # why it is no longer in the conversation
@@ -59,21 +66,21 @@ class Rec:
 class Replay:
     live: list[Rec]  # in conversation order
     removed: list[Rec]  # rewound, or dropped by a `$set.messages`, in file order
-    meta: dict
+    meta: dict[str, Any]
     bad: list[tuple[int, str]]  # (line index, why) for lines that are not objects
     array_key: dict[int | None, tuple[str, ...]]  # line -> key path of its messages array
 
 
-def replay_lines(objs: list[tuple[int, Any]]) -> Replay:
+def replay_lines(objs: list[tuple[int | None, Any]]) -> Replay:
     """Replay parsed lines `(line index, value)` in order (non-JSON lines are left out)."""
     order: dict[str, Rec] = {}
     removed: list[Rec] = []
-    meta: dict = {}
+    meta: dict[str, Any] = {}
     bad: list[tuple[int, str]] = []
     array_key: dict[int | None, tuple[str, ...]] = {}
     serial = 0
 
-    def put(obj: dict, place: Place) -> None:
+    def put(obj: dict[str, Any], place: Place) -> None:
         nonlocal serial
         rid = obj["id"]
         rec = order.get(rid)
@@ -92,6 +99,8 @@ def replay_lines(objs: list[tuple[int, Any]]) -> Replay:
 
     for idx, obj in objs:
         if not isinstance(obj, dict):
+            if idx is None:  # a .json chat: its loader took the document for an object
+                raise ValueError("the chat document is not an object")
             bad.append((idx, f"the record is {_kind(obj)}, not an object"))
             continue
         where = f"line {idx + 1}" if idx is not None else "the document"
@@ -189,7 +198,7 @@ def _field(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, dict) else None
 
 
-def ensure_parts(content: Any, rec: int, fld: str, k: int | None = None) -> list:
+def ensure_parts(content: Any, rec: int, fld: str, k: int | None = None) -> list[Any]:
     """`ensurePartArray`: a list of parts (strings become text parts), with their refs."""
     if isinstance(content, list):
         out = []
@@ -203,7 +212,7 @@ def ensure_parts(content: Any, rec: int, fld: str, k: int | None = None) -> list
     return [(content, ref)]
 
 
-def record_problem(obj: dict) -> str | None:
+def record_problem(obj: dict[str, Any]) -> str | None:
     """Why a message record cannot be read (Gemini CLI would misread or crash on it)."""
     rtype = obj.get("type")
     if not isinstance(rtype, str):
@@ -251,7 +260,7 @@ def record_turns(rec: Rec) -> list[Turn] | str:
         return f"Gemini CLI does not send {rtype!r} records"
     content = obj.get("content")
     parts = ensure_parts(content, rec.key, "content") if content else []
-    model: list = []
+    model: list[Any] = []
     if any(_truthy(_field(p, "functionCall")) or _truthy(_field(p, "thought")) for p, _ in parts):
         model = parts
     else:
@@ -267,7 +276,7 @@ def record_turns(rec: Rec) -> list[Turn] | str:
     if not model:
         return "Gemini CLI sends nothing for a gemini record without content or calls"
     turns = [Turn("model", rec, model)]
-    responses: list = []
+    responses: list[Any] = []
     for k, tc in enumerate(obj.get("toolCalls") or ()):
         result = tc.get("result")
         if not _truthy(result):
@@ -373,7 +382,7 @@ def stable_ids(turns: list[Turn]) -> dict[tuple[int, int], str]:
     return out
 
 
-def _has_id(obj: dict) -> bool:
+def _has_id(obj: dict[str, Any]) -> bool:
     v = obj.get("id")
     return isinstance(v, str) and v != ""
 
