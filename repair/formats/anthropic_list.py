@@ -70,7 +70,7 @@ class Shape:
     own evidence, and what their format has no place for."""
 
     container: str  # "list" | "body" (request body) | "v2" (Roo envelope) | "" (not ours)
-    entries: list | None = None
+    entries: list[Any] | None = None
     plausible: bool = False  # mostly message-like entries
     anthropic_blocks: bool = False  # tool_use/tool_result/thinking... seen
     # a tool role, tool_calls or function_call: tool turns Anthropic writes as blocks instead
@@ -165,7 +165,7 @@ def _roo_text(text: Any) -> bool:
 # Loading
 
 
-def block_from_dict(item: dict, path: str, origin: Any = None) -> Block:
+def block_from_dict(item: dict[str, Any], path: str, origin: Any = None) -> Block:
     """A Block for an Anthropic-shaped content item located at JSON pointer `path`."""
     return block_from_anthropic(item, {"path": path}, origin)
 
@@ -184,7 +184,7 @@ def content_problem(content: Any) -> str | None:
     return None
 
 
-def blocks_from_content(content: str | list, path: str) -> tuple[Block, ...]:
+def blocks_from_content(content: str | list[Any], path: str) -> tuple[Block, ...]:
     if isinstance(content, str):
         return (Block(type="text", data=content, src={"path": f"{path}/content"}),)
     return tuple(block_from_dict(item, f"{path}/content/{k}") for k, item in enumerate(content))
@@ -209,7 +209,7 @@ def is_reasoning_item(entry: Any) -> bool:
     return isinstance(entry, dict) and "role" not in entry and entry.get("type") == "reasoning"
 
 
-def reasoning_message(entry: dict, path: str) -> Message:
+def reasoning_message(entry: dict[str, Any], path: str) -> Message:
     """A role-less reasoning item: shown, never sent as a message of its own."""
     block = Block(type="reasoning", data=entry, src={"path": path})
     blocks = (block,)
@@ -244,7 +244,7 @@ def message_from_entry(entry: Any, path: str) -> Message:
     return Message(role=entry["role"], blocks=blocks, raw=entry, src={"path": path}, origin=blocks)
 
 
-def messages_from_entries(entries: list, prefix: str) -> list[Message]:
+def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
     return [message_from_entry(entry, f"{prefix}/{n}") for n, entry in enumerate(entries)]
 
 
@@ -285,14 +285,14 @@ def block_json(block: Block) -> Any:
     return block.data
 
 
-def encode_content(msg: Message) -> str | list:
+def encode_content(msg: Message) -> str | list[Any]:
     blocks = msg.blocks
     if len(blocks) == 1 and isinstance(blocks[0].data, str):
         return blocks[0].data
     return [block_json(b) for b in blocks]
 
 
-def encode_entry(msg: Message, new_extra: dict | None = None) -> Any:
+def encode_entry(msg: Message, new_extra: dict[str, Any] | None = None) -> Any:
     """The list entry for a message: the raw entry when untouched (and for hidden or
     malformed records), a copy with `content` replaced when edited, a fresh
     `{role, content}` (plus `new_extra`) for a message histview created."""
@@ -312,7 +312,7 @@ def encode_entry(msg: Message, new_extra: dict | None = None) -> Any:
     return entry
 
 
-def write_document(state: DocState, entries: list) -> bytes:
+def write_document(state: DocState, entries: list[Any]) -> bytes:
     if state.container == "list":
         doc: Any = entries
     else:

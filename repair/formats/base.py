@@ -96,7 +96,7 @@ class Export:
     empty: a dropped message is already in the report verbatim."""
 
     data: bytes
-    dropped_records: list[dict] = field(default_factory=list)
+    dropped_records: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Adapter(ABC):

@@ -58,7 +58,7 @@ class At:
     item: int
 
 
-def _entries(doc: Any) -> tuple[list, str, str] | None:
+def _entries(doc: Any) -> tuple[list[Any], str, str] | None:
     """(messages, container, JSON pointer prefix) of a Converse document."""
     if isinstance(doc, list):
         return doc, "list", ""
@@ -162,7 +162,7 @@ def _message(i: int, entry: Any, path: str) -> Message:
     return Message(role=entry["role"], blocks=blocks, raw=entry, src={"path": path}, origin=blocks)
 
 
-def _block(item: dict, src: dict, at: At) -> Block:
+def _block(item: dict[str, Any], src: dict[str, Any], at: At) -> Block:
     key = converse_key(item)
     value = item[key]
     if key == "text":
@@ -240,7 +240,7 @@ def _entry(m: Message) -> Any:
     return {**m.raw, "content": content}
 
 
-def _item(b: Block) -> dict:
+def _item(b: Block) -> dict[str, Any]:
     origin = b.origin
     if isinstance(origin, tuple) and len(origin) == 2 and isinstance(origin[0], At):
         item = origin[1]
@@ -269,7 +269,7 @@ def _item(b: Block) -> dict:
     raise ExportRefused(f"a new {b.type} block cannot be written as a Converse block")
 
 
-def _converse_items(content: Any) -> list:
+def _converse_items(content: Any) -> list[Any]:
     out = []
     for c in content if isinstance(content, list) else ():
         if isinstance(c, dict) and c.get("type") == TEXT:

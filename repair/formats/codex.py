@@ -90,7 +90,8 @@ class CodexState:
     loaded: list[Message]  # the messages as loaded (an unedited session writes `data` back)
     data: bytes
     compacted: dict[int, Block] = field(default_factory=dict)  # bid -> block of a compaction
-    compacted_items: dict[int, list[dict]] = field(default_factory=dict)  # line -> its items
+    # line -> its items
+    compacted_items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def parse_time(value: Any) -> float | None:
@@ -157,7 +158,7 @@ class CodexAdapter(Adapter):
         line_blocks: dict[int, list[Block]] = {}
         call_kind: dict[str, str] = {}
         dropped, legacy = _replay(lines)
-        compacted_items: dict[int, list[dict]] = {}
+        compacted_items: dict[int, list[dict[str, Any]]] = {}
         label = ""
 
         # Consecutive items of one kind form a message: model items; outputs; input messages.
@@ -174,7 +175,7 @@ class CodexAdapter(Adapter):
                 messages.append(_message(role, group_blocks, group_lines, lines))
             group_kind, group_blocks, group_lines = None, [], []
 
-        def add(idx: int, item: dict, itype: str, role: str, blocks: list[Block]) -> None:
+        def add(idx: int, item: dict[str, Any], itype: str, role: str, blocks: list[Block]) -> None:
             nonlocal group_kind
             if itype in CALL_TYPES:
                 call_kind.setdefault(blocks[0].tool_id or "", itype)
@@ -397,7 +398,9 @@ def _is_user_turn(rec: Any) -> bool:
     return isinstance(text, str) and not text.lstrip().startswith(CONTEXT_PREFIXES)
 
 
-def _compacted_items(rec: dict, legacy: list[int] | None, lines: list[JsonlLine]) -> list[dict]:
+def _compacted_items(
+    rec: dict[str, Any], legacy: list[int] | None, lines: list[JsonlLine]
+) -> list[dict[str, Any]]:
     """The items a compacted line stands for when Codex resumes."""
     payload = rec.get("payload")
     if not isinstance(payload, dict):
@@ -413,7 +416,7 @@ def _compacted_items(rec: dict, legacy: list[int] | None, lines: list[JsonlLine]
 
 
 def _item_blocks(
-    idx: int, line: JsonlLine, item: dict, itype: Any, at: int | None = None
+    idx: int, line: JsonlLine, item: dict[str, Any], itype: Any, at: int | None = None
 ) -> tuple[str, list[Block]] | str | None:
     """(role, blocks) for one response item; a string says why it is malformed; None = not
     part of the conversation. `at`: the item's place in what a compacted line stands for."""
@@ -493,7 +496,7 @@ def _message(
 ) -> Message:
     first = lines[line_idx[0]]
     rec = first.obj
-    meta: dict = {"hidden_reason": why} if why else {}
+    meta: dict[str, Any] = {"hidden_reason": why} if why else {}
     t = parse_time(rec.get("timestamp"))
     if t is not None:
         meta["timestamp"] = t
@@ -519,7 +522,7 @@ def _malformed(idx: int, line: JsonlLine, reason: str) -> Message:
     )
 
 
-def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict:
+def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict[str, Any]:
     """The Responses item a block was read from: its rollout line's payload, or the item of
     the history a compacted line stands for."""
     if isinstance(ref, CompactRef):
@@ -694,7 +697,7 @@ def _message_item_bytes(idx: int, blocks: list[Block], state: CodexState) -> byt
     return compact(rec)
 
 
-def text_part(block: Block, role: str | None) -> dict:
+def text_part(block: Block, role: str | None) -> dict[str, Any]:
     text = block.data if isinstance(block.data, str) else (block.data or {}).get("text", "")
     return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
 

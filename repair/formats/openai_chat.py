@@ -247,7 +247,7 @@ class OpenAIChatAdapter(Adapter):
         a result is written as its tool message alone), whole as read, for the report."""
         state: ChatState = session.state
         file = state.file
-        dropped: list[dict] = []
+        dropped: list[dict[str, Any]] = []
         if file.kind == "jsonl":
             return Export(_dump_jsonl(session, file, dropped), dropped)
         conv = state.conv
@@ -295,7 +295,7 @@ def _load_conversation(conv: Conversation) -> list[Message]:
     return out
 
 
-def _src(conv: Conversation, i: int, tail: str = "") -> dict:
+def _src(conv: Conversation, i: int, tail: str = "") -> dict[str, Any]:
     path = f"{conv.base}/{i}{tail}"
     if conv.lineno is not None:
         return {"line": conv.lineno, "path": path}
@@ -419,7 +419,7 @@ def _arguments(args: Any) -> Any:
 
 
 def _write_conversation(
-    messages: list[Message], conv: Conversation, dropped: list[dict]
+    messages: list[Message], conv: Conversation, dropped: list[dict[str, Any]]
 ) -> list[Any]:
     out: list[Any] = []
     for m in messages:
@@ -472,7 +472,7 @@ def _call(b: Block, conv: Conversation) -> Any:
     return call
 
 
-def _user(m: Message, conv: Conversation, out: list[Any], dropped: list[dict]) -> None:
+def _user(m: Message, conv: Conversation, out: list[Any], dropped: list[dict[str, Any]]) -> None:
     """Tool messages for the results (in order), then one user message for the rest. A user
     message that was empty and got results is its tool messages alone (written back empty,
     it was a new finding; the report keeps it)."""
@@ -534,7 +534,7 @@ def _content(blocks: list[Block]) -> Any:
     return parts
 
 
-def _dump_jsonl(session: Session, file: ChatFile, dropped: list[dict]) -> bytes:
+def _dump_jsonl(session: Session, file: ChatFile, dropped: list[dict[str, Any]]) -> bytes:
     sessions = [session, *session.threads]
     by_conv = {id(s.state.conv): s for s in sessions if isinstance(s.state, ChatState)}
     present = {id(m) for s in sessions for m in s.messages if isinstance(m.origin, BadLine)}

@@ -87,7 +87,7 @@ def _messages_of(doc: Any) -> tuple[list[Any], str] | None:
     return None
 
 
-def _id_with(info: dict, prefix: str) -> bool:
+def _id_with(info: dict[str, Any], prefix: str) -> bool:
     ident = info.get("id")
     return isinstance(ident, str) and ident.startswith(prefix)
 
@@ -199,7 +199,7 @@ class _Piece:
     blocks: list[Block]
     entry: int
     raw: Any
-    src: dict
+    src: dict[str, Any]
     timestamp: float | None
     # parts it stands for without a block: unsigned reasoning opencode sends and the
     # Anthropic provider drops (a piece of only these is sent empty); they go from the file
@@ -224,7 +224,7 @@ def _label(probe: Probe) -> str:
     return ""
 
 
-def _info(entry: Any) -> dict:
+def _info(entry: Any) -> dict[str, Any]:
     info = entry.get("info") if isinstance(entry, dict) else None
     return info if isinstance(info, dict) else {}
 
@@ -253,7 +253,7 @@ def _part_order(parts: list[Any]) -> list[int]:
     return list(range(len(parts)))
 
 
-def _model_of(info: dict) -> str | None:
+def _model_of(info: dict[str, Any]) -> str | None:
     if info.get("role") == "user":
         m = info.get("model")
         if isinstance(m, dict):
@@ -343,7 +343,7 @@ def _part_problem(k: int, part: Any) -> str | None:
     return None
 
 
-def _user_block(i: int, k: int, part: dict, path: str) -> Block | None:
+def _user_block(i: int, k: int, part: dict[str, Any], path: str) -> Block | None:
     ptype = part["type"]
     src = {"path": f"{path}/parts/{k}"}
     ref = PartRef(i, k)
@@ -361,7 +361,7 @@ def _user_block(i: int, k: int, part: dict, path: str) -> Block | None:
     return None
 
 
-def _signature(part: dict) -> Any:
+def _signature(part: dict[str, Any]) -> Any:
     meta = part.get("metadata")
     anth = meta.get("anthropic") if isinstance(meta, dict) else None
     return anth.get("signature") if isinstance(anth, dict) else None
@@ -369,8 +369,8 @@ def _signature(part: dict) -> Any:
 
 def _step(
     i: int,
-    entry: dict,
-    parts: list,
+    entry: dict[str, Any],
+    parts: list[Any],
     ks: list[int],
     path: str,
     ts: float | None,
@@ -444,7 +444,7 @@ def _step(
     return out
 
 
-def _result(i: int, k: int, part: dict, path: str) -> Block | None:
+def _result(i: int, k: int, part: dict[str, Any], path: str) -> Block | None:
     """The tool_result opencode sends for a completed or errored part (None when open)."""
     state = part["state"]
     call_id = part["callID"]
@@ -465,7 +465,7 @@ def _result(i: int, k: int, part: dict, path: str) -> Block | None:
         content = state.get("error") if is_error else output
     else:
         return None
-    data: dict = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
+    data: dict[str, Any] = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
     if is_error:
         data["is_error"] = True
     return Block(
@@ -480,7 +480,7 @@ def _result(i: int, k: int, part: dict, path: str) -> Block | None:
 
 def _hidden(
     i: int,
-    entry: dict,
+    entry: dict[str, Any],
     path: str,
     order: list[int],
     ts: float | None,
@@ -576,7 +576,7 @@ def _merge(
     return out
 
 
-def _skipped_by_opencode(info: dict, parts: list) -> bool:
+def _skipped_by_opencode(info: dict[str, Any], parts: list[Any]) -> bool:
     """opencode leaves these out of the model messages (`toModelMessages`)."""
     if not parts:
         return True
@@ -676,13 +676,13 @@ def _before(part: int) -> int | None:
 
 def _entry(
     i: int,
-    entry: dict,
+    entry: dict[str, Any],
     state: OpencodeState,
     present: dict[tuple[int, int], Block],
     synthetic: dict[tuple[int, int], Block],
     after: dict[tuple[int, int | None], list[Block]],
     gone: set[tuple[int, int]],
-) -> dict:
+) -> dict[str, Any]:
     parts = entry["parts"]
     new_parts: list[Any] = []
     changed = False
@@ -758,7 +758,9 @@ def _check_results_kept(msgs: list[Message], state: OpencodeState) -> None:
             )
 
 
-def _part(b: Block, part: dict, state: OpencodeState, synth: Block | None) -> dict:
+def _part(
+    b: Block, part: dict[str, Any], state: OpencodeState, synth: Block | None
+) -> dict[str, Any]:
     if b.type == TOOL_USE:
         new = part
         if b.tool_id != part.get("callID"):
@@ -778,7 +780,7 @@ def _part(b: Block, part: dict, state: OpencodeState, synth: Block | None) -> di
     return part
 
 
-def _error_state(st: dict, synth: Block, entry: dict) -> dict:
+def _error_state(st: dict[str, Any], synth: Block, entry: dict[str, Any]) -> dict[str, Any]:
     """The part's state once histview records that no result came: status error, the synthetic
     text as `error`, `time.end` = the last time the message recorded (deterministic)."""
     text = synth.data.get("content") if isinstance(synth.data, dict) else None
@@ -789,7 +791,7 @@ def _error_state(st: dict, synth: Block, entry: dict) -> dict:
     end = _last_time(entry)
     if start is not None and (end is None or end < start):
         end = start
-    new: dict = {"status": "error", "input": st.get("input", {}), "error": text}
+    new: dict[str, Any] = {"status": "error", "input": st.get("input", {}), "error": text}
     if "metadata" in st:
         new["metadata"] = st["metadata"]
     times = dict(t)  # what the part recorded stays, whatever its type
@@ -806,7 +808,7 @@ def _error_state(st: dict, synth: Block, entry: dict) -> dict:
     return new
 
 
-def _last_time(entry: dict) -> float | None:
+def _last_time(entry: dict[str, Any]) -> float | None:
     best: float | None = None
 
     def see(v: Any) -> None:
@@ -833,10 +835,10 @@ def _as_int(v: float) -> int | float:
     return int(v) if float(v).is_integer() else v
 
 
-def _new_text_part(b: Block, entry: dict, siblings: list[Any]) -> dict:
+def _new_text_part(b: Block, entry: dict[str, Any], siblings: list[Any]) -> dict[str, Any]:
     info = entry.get("info") or {}
     text = b.data if isinstance(b.data, str) else (b.data or {}).get("text", "")
-    part: dict = {}
+    part: dict[str, Any] = {}
     prev = next((p for p in reversed(siblings) if isinstance(p, dict) and "id" in p), None)
     if prev is not None:
         part["id"] = f"{prev['id']}_histview"

@@ -56,7 +56,7 @@ def apply_roo_meta(messages: Sequence[Message], record_of: Callable[[Message], A
         _apply_tag(m, rec, "truncationParent", markers, "hidden by sliding-window truncation")
 
 
-def _apply_tag(m: Message, rec: dict, key: str, targets: set[str], reason: str) -> None:
+def _apply_tag(m: Message, rec: dict[str, Any], key: str, targets: set[str], reason: str) -> None:
     tag = rec.get(key)
     if tag is None:
         return

@@ -80,7 +80,7 @@ def output_to_content(output: Any) -> tuple[Any, bool]:
     return text_of(output), False
 
 
-def _content_item(item: Any) -> dict:
+def _content_item(item: Any) -> dict[str, Any]:
     if isinstance(item, dict):
         if item.get("type") == "text" and isinstance(item.get("text"), str):
             return {"type": "text", "text": item["text"]}
@@ -98,7 +98,7 @@ def _content_item(item: Any) -> dict:
     return {"type": "text", "text": text_of(item)}
 
 
-def block_from_part(part: dict, path: str, record: int) -> Block:
+def block_from_part(part: dict[str, Any], path: str, record: int) -> Block:
     ptype = part["type"]
     if ptype == "tool-call":
         data = {
@@ -136,7 +136,7 @@ def _record_problem(rec: Any) -> str | None:
     return problem
 
 
-def _blocks(rec: dict, index: int) -> list[Block]:
+def _blocks(rec: dict[str, Any], index: int) -> list[Block]:
     path = f"/messages/{index}"
     content = rec["content"]
     if isinstance(content, str):
@@ -154,7 +154,7 @@ def _joins(rec: Any, role: str, tags: tuple) -> bool:
     )
 
 
-def _group_end(records: list, i: int) -> int:
+def _group_end(records: list[Any], i: int) -> int:
     """End of the group starting with the tool record at `i`: the tool records after it,
     then the user records after those (Roo writes one turn's results as `tool` + `user`;
     the AI SDK sends such a run as one user message)."""
@@ -167,7 +167,7 @@ def _group_end(records: list, i: int) -> int:
     return j
 
 
-def load_v2(records: list) -> list[Message]:
+def load_v2(records: list[Any]) -> list[Message]:
     out: list[Message] = []
     i, n = 0, len(records)
     while i < n:
@@ -252,7 +252,7 @@ def plain_part(b: Block) -> Any:
     return block_json(b)
 
 
-def tool_result_part(b: Block, names: dict[str, str]) -> dict:
+def tool_result_part(b: Block, names: dict[str, str]) -> dict[str, Any]:
     """A tool_result block as an AI-SDK `tool-result` part."""
     origin = b.origin
     if (
@@ -275,7 +275,7 @@ def tool_result_part(b: Block, names: dict[str, str]) -> dict:
     }
 
 
-def _output_from(content: Any, is_error: bool) -> dict:
+def _output_from(content: Any, is_error: bool) -> dict[str, Any]:
     if content is None or isinstance(content, str):
         return {"type": "error-text" if is_error else "text", "value": content or ""}
     items = content if isinstance(content, list) else [content]
@@ -316,26 +316,28 @@ def assistant_part(b: Block) -> Any:
     return block_json(b)
 
 
-def _with_ts(rec: dict, ts: Any) -> dict:
+def _with_ts(rec: dict[str, Any], ts: Any) -> dict[str, Any]:
     if ts is not None:
         rec["ts"] = ts
     return rec
 
 
-def _content(parts: list, blocks: list[Block]) -> Any:
+def _content(parts: list[Any], blocks: list[Block]) -> Any:
     if len(blocks) == 1 and isinstance(blocks[0].data, str):
         return blocks[0].data
     return parts
 
 
-def _user_records(m: Message, base: dict | None, ts: Any, names: dict[str, str]) -> list:
+def _user_records(
+    m: Message, base: dict[str, Any] | None, ts: Any, names: dict[str, str]
+) -> list[Any]:
     """A user message held in a user record (or new): results that are not legacy
     Anthropic blocks of that record go to a `tool` record before it (AI-SDK parts cannot
     sit in a user message), unless legacy results remain there, which must stay in the
     same message as their fellows."""
     results = [b for b in m.blocks if b.type == TOOL_RESULT]
     hoist = [b for b in results if not _is_legacy_result(b)]
-    out: list = []
+    out: list[Any] = []
     rest = list(m.blocks)
     if hoist and len(hoist) == len(results):
         out.append(
@@ -353,7 +355,7 @@ def _user_records(m: Message, base: dict | None, ts: Any, names: dict[str, str])
     return out
 
 
-def _tool_group_records(m: Message, o: RecordsOrigin, ts: Any, names: dict[str, str]) -> list:
+def _tool_group_records(m: Message, o: RecordsOrigin, ts: Any, names: dict[str, str]) -> list[Any]:
     """Split an edited group (tool records, then user records) back into its records.
     Blocks go back to the record they came from; a tool_result that has none goes to the
     current tool record (never an earlier one, so records keep their order), other new
@@ -376,7 +378,7 @@ def _tool_group_records(m: Message, o: RecordsOrigin, ts: Any, names: dict[str, 
             buckets[last_user].append((b, plain_part(b)))
         else:
             extra.append((b, plain_part(b)))
-    out: list = []
+    out: list[Any] = []
     for rec, bucket in zip(o.records, buckets, strict=True):
         if not bucket:
             continue
@@ -398,7 +400,7 @@ def _tool_group_records(m: Message, o: RecordsOrigin, ts: Any, names: dict[str, 
     return out
 
 
-def records_for(m: Message, ts: Any, names: dict[str, str]) -> list:
+def records_for(m: Message, ts: Any, names: dict[str, str]) -> list[Any]:
     """The v2 records to write for one message. `ts` is the time a new record gets."""
     o = m.origin
     if m.malformed is not None and isinstance(o, RecordsOrigin):
@@ -419,13 +421,13 @@ def records_for(m: Message, ts: Any, names: dict[str, str]) -> list:
     return [rec]
 
 
-def dump_records(messages: list[Message]) -> list:
+def dump_records(messages: list[Message]) -> list[Any]:
     names: dict[str, str] = {}
     for m in messages:
         for b in m.blocks:
             if b.type == TOOL_USE and b.tool_id and b.name:
                 names.setdefault(b.tool_id, b.name)
-    out: list = []
+    out: list[Any] = []
     last_ts = None
     for m in messages:
         for rec in records_for(m, last_ts, names):
