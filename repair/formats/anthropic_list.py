@@ -10,7 +10,7 @@ blocks' data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsonio import JsonStyle, detect_style, dumps
@@ -70,7 +70,7 @@ class Shape:
     own evidence, and what their format has no place for."""
 
     container: str  # "list" | "body" (request body) | "v2" (Roo envelope) | "" (not ours)
-    entries: list[Any] | None = None
+    entries: list[Any] = field(default_factory=list)  # the message list (empty: not ours)
     plausible: bool = False  # mostly message-like entries
     anthropic_blocks: bool = False  # tool_use/tool_result/thinking... seen
     # a tool role, tool_calls or function_call: tool turns Anthropic writes as blocks instead
@@ -151,7 +151,7 @@ def _classify(doc: Any) -> Shape:
 def converse_key(item: Any) -> str | None:
     """The block type of a Bedrock Converse content block, None when `item` is not one."""
     if isinstance(item, dict) and len(item) == 1 and "type" not in item:
-        key = next(iter(item))
+        key: str = next(iter(item))
         if key in CONVERSE_KEYS:
             return key
     return None

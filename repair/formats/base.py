@@ -81,7 +81,8 @@ class Probe:
         input (its detector, then the loader) shares one pass over it."""
         if fn not in self._derived:
             self._derived[fn] = fn(self)
-        return self._derived[fn]
+        value: T = self._derived[fn]  # what `fn` returned (the map holds one type per fn)
+        return value
 
     def records(self) -> list[Any]:
         """The parsed JSONL values (non-JSON and blank lines left out)."""

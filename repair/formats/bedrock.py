@@ -28,10 +28,9 @@ from .anthropic_list import (
     CONVERSE_KEYS,
     converse_key,
     make_state,
-    type_name,
     write_document,
 )
-from .base import Adapter, Export, Probe, shown
+from .base import Adapter, Export, Probe, shown, type_name
 from .registry import register
 
 # Keys only a Converse request body has (an Anthropic body says `model`, not `modelId`).
@@ -164,6 +163,8 @@ def _message(i: int, entry: Any, path: str) -> Message:
 
 def _block(item: dict[str, Any], src: dict[str, Any], at: At) -> Block:
     key = converse_key(item)
+    if key is None:  # the loader checked every block
+        raise ValueError("not a Converse content block")
     value = item[key]
     if key == "text":
         return Block(TEXT, {"type": TEXT, "text": value}, src=src, origin=(at, item))
@@ -243,7 +244,7 @@ def _entry(m: Message) -> Any:
 def _item(b: Block) -> dict[str, Any]:
     origin = b.origin
     if isinstance(origin, tuple) and len(origin) == 2 and isinstance(origin[0], At):
-        item = origin[1]
+        item: dict[str, Any] = origin[1]
         key = converse_key(item)
         if key in ("toolUse", "toolResult") and item[key].get("toolUseId") != b.tool_id:
             return {key: {**item[key], "toolUseId": b.tool_id}}

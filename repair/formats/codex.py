@@ -224,21 +224,21 @@ class CodexAdapter(Adapter):
                 label = sid if isinstance(sid, str) else ""
             if rtype == "compacted":
                 compacted_items[idx] = _compacted_items(rec, legacy.get(idx), lines)
-                for at, item in enumerate(compacted_items[idx]):
-                    itype = item.get("type")
-                    built = _item_blocks(idx, line, item, itype, at=at)
-                    if built is None or isinstance(built, str):
+                for at, citem in enumerate(compacted_items[idx]):
+                    ctype = citem.get("type")
+                    built = _item_blocks(idx, line, citem, ctype, at=at)
+                    if built is None or isinstance(built, str) or not isinstance(ctype, str):
                         continue  # Codex would not send it either
                     role, blocks = built
                     for b in blocks:
                         compacted[b.bid] = b
-                    add(idx, item, itype, role, blocks)
+                    add(idx, citem, ctype, role, blocks)
                 continue
             if rtype != "response_item":
                 continue  # passes through untouched
             item = rec.get("payload")
             itype = item.get("type") if isinstance(item, dict) else None
-            if not isinstance(itype, str):
+            if not isinstance(item, dict) or not isinstance(itype, str):
                 close_group()
                 messages.append(_malformed(idx, line, "response_item without a payload type"))
                 continue
@@ -462,7 +462,7 @@ def _item_blocks(
                 return f"content part {k} has no type"
             ptype = part["type"]
             if ptype in ("input_text", "output_text") and isinstance(part.get("text"), str):
-                data: Any = {"type": TEXT, "text": part["text"]}
+                data = {"type": TEXT, "text": part["text"]}
                 btype = TEXT
             else:
                 data, btype = part, own_type(ptype, "codex")
@@ -527,7 +527,8 @@ def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict[str, Any]:
     the history a compacted line stands for."""
     if isinstance(ref, CompactRef):
         return state.compacted_items[ref.line][ref.item]
-    return state.lines[ref.line].obj["payload"]
+    payload: dict[str, Any] = state.lines[ref.line].obj["payload"]  # an object (load checks)
+    return payload
 
 
 # -------------------------------------------------------------------- export helpers
@@ -604,7 +605,7 @@ def _check_compactions_kept(messages: list[Message], state: CodexState) -> None:
     for bid, b in state.compacted.items():
         if bid not in kept:
             raise ExportRefused(
-                f"the history the compaction on line {b.src['line']} stands for cannot be "
+                f"the history the compaction on line {(b.src or {}).get('line')} stands for cannot be "
                 "edited (Codex rebuilds it from that line)"
             )
 
@@ -665,7 +666,8 @@ def result_text(data: Any) -> str:
 
 def _item_bytes(block: Block, state: CodexState) -> bytes:
     """A whole-item line (call, output, reasoning): raw unless its id changed."""
-    line = state.lines[block.origin.line]
+    ref: ItemRef = block.origin
+    line = state.lines[ref.line]
     if state.original.get(block.bid) is block:
         return line.raw
     payload = line.obj["payload"]

@@ -254,6 +254,8 @@ class OpenAIChatAdapter(Adapter):
         new_list = _write_conversation(session.messages, conv, dropped)
         doc = file.doc
         doc = new_list if isinstance(doc, list) else {**doc, "messages": new_list}
+        if file.style is None:  # a JSON document's is read with it
+            raise ValueError("a JSON chat file without its style")
         return Export(dumps(doc, file.style), dropped)
 
 
@@ -345,7 +347,9 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
             for k, call in enumerate(calls):
                 if not isinstance(call, dict) or not isinstance(call.get("id"), str):
                     return malformed(f"tool_calls[{k}] has no id", role)
-                fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+                fn = call.get("function")
+                if not isinstance(fn, dict):
+                    fn = {}
                 name = fn.get("name") if isinstance(fn.get("name"), str) else "?"
                 data = {
                     "type": TOOL_USE,

@@ -312,9 +312,9 @@ def _load_entry(
     signed = any(p.get("type") == "reasoning" and _signature(p) is not None for p in parts)
     out: list[Message | _Piece] = []
     step: list[int] = []
-    for k in [*order, None]:
-        if k is not None and parts[k].get("type") != "step-start":
-            step.append(k)
+    for at in [*order, None]:
+        if at is not None and parts[at].get("type") != "step-start":
+            step.append(at)
             continue
         out.extend(_step(i, entry, parts, step, path, ts, different, signed, view_parts))
         step = []
@@ -397,8 +397,12 @@ def _step(
             blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
         elif ptype == "reasoning":
             text = part.get("text") if isinstance(part.get("text"), str) else ""
-            meta = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
-            anth = meta.get("anthropic") if isinstance(meta.get("anthropic"), dict) else {}
+            meta = part.get("metadata")
+            if not isinstance(meta, dict):
+                meta = {}
+            anth = meta.get("anthropic")
+            if not isinstance(anth, dict):
+                anth = {}
             if different:
                 if not text.strip():
                     continue
@@ -440,7 +444,7 @@ def _step(
     if results:
         rts = max(ends) / 1000 if ends else ts
         raw = [parts[b.origin.part] for b in results]
-        out.append(_Piece("user", results, i, raw, dict(results[0].src), rts))
+        out.append(_Piece("user", results, i, raw, dict(results[0].src or {}), rts))
     return out
 
 
@@ -512,7 +516,7 @@ def _hidden(
             b = Block(btype, part, src=src, origin=PartRef(i, k))
         blocks.append(b)
         view_parts.add((i, k))
-    meta = {"timestamp": ts} if ts is not None else {}
+    meta: dict[str, Any] = {"timestamp": ts} if ts is not None else {}
     if why:
         meta["hidden_reason"] = why
     role = entry["info"]["role"]
@@ -694,11 +698,11 @@ def _entry(
             changed = True  # the message it made was dropped (unsigned reasoning)
             continue
         if (i, k) in state.view_parts:
-            b = present.get((i, k))
-            if b is None:
+            block = present.get((i, k))
+            if block is None:
                 changed = True  # the block was dropped: so is its part
                 continue
-            new = _part(b, part, state, synthetic.get((i, k)))
+            new = _part(block, part, state, synthetic.get((i, k)))
             changed = changed or new is not part
             part = new
         new_parts.append(part)
@@ -786,7 +790,9 @@ def _error_state(st: dict[str, Any], synth: Block, entry: dict[str, Any]) -> dic
     text = synth.data.get("content") if isinstance(synth.data, dict) else None
     if not isinstance(text, str):
         text = str(text)
-    t = st.get("time") if isinstance(st.get("time"), dict) else {}
+    t = st.get("time")
+    if not isinstance(t, dict):
+        t = {}
     start = _num(t.get("start"))
     end = _last_time(entry)
     if start is not None and (end is None or end < start):

@@ -14,6 +14,7 @@ the message before it, so a repair does not move the timeline.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ...model import Message, Session
 from ..anthropic_list import (
@@ -76,7 +77,7 @@ class RooAdapter(Adapter):
         state = session.state
         if state.container == "v2":
             return Export(write_document(state, dump_records(session.messages)))
-        entries = []
+        entries: list[Any] = []
         last_ts = None
         for m in session.messages:
             extra = {"ts": last_ts} if m.raw is None and last_ts is not None else None
@@ -87,11 +88,11 @@ class RooAdapter(Adapter):
         return Export(write_document(state, entries))
 
 
-def _raw(m: Message):
+def _raw(m: Message) -> Any:
     return m.raw
 
 
-def _is_time(value) -> bool:
+def _is_time(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -28,9 +28,8 @@ from ..anthropic_list import (
     content_problem,
     is_reasoning_item,
     reasoning_message,
-    type_name,
 )
-from ..base import shown
+from ..base import shown, type_name
 
 _TAG_KEYS = ("condenseParent", "truncationParent")
 
@@ -145,7 +144,7 @@ def _blocks(rec: dict[str, Any], index: int) -> list[Block]:
     return [block_from_part(p, f"{path}/content/{k}", index) for k, p in enumerate(content)]
 
 
-def _joins(rec: Any, role: str, tags: tuple) -> bool:
+def _joins(rec: Any, role: str, tags: tuple[Any, ...]) -> bool:
     return (
         isinstance(rec, dict)
         and rec.get("role") == role
