@@ -13,6 +13,7 @@ from .codes import Severity
 from .gcpause import gc_paused
 from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from .pairing import Pairing, Result, Use, pair
+from .place import Place
 
 
 @dataclass
@@ -180,7 +181,7 @@ class _Collector:
                 tool_use_id=tool_id,
                 detail=f"{detail} {says}" if says else detail,
                 rule=declared.rule_for(self.target),
-                source=dict((block.src if block is not None else None) or msg.src or {}),
+                source=Place.of((block.src if block is not None else None) or msg.src),
                 key=(code, *key),
                 position=mi,
                 client_repair=says,

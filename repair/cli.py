@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from . import targets
 from .codes import CODES, Severity
@@ -25,6 +25,9 @@ from .jsonio import to_json
 from .model import Finding, Session
 from .sanitize import clean, clean_line, json_safe
 from .targets import TARGETS
+
+if TYPE_CHECKING:
+    from .explain import Culprit
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -65,13 +68,9 @@ def where(finding: Finding) -> str:
     """WHERE of a `FILE:WHERE:` line: the line number for JSONL sources, else the place in
     the JSON document (`messages[3].content[1]`, from the finding's JSON pointer), else
     messages[N] in histview's numbering; '' when nothing is known."""
-    src = finding.source or {}
-    line = src.get("line")
-    if isinstance(line, int):
-        return str(line)
-    path = src.get("path")
-    if isinstance(path, str) and path.startswith("/"):
-        return pointer_place(path)
+    said = finding.source.where()
+    if said:
+        return said
     if finding.message_index is not None:
         w = f"messages[{finding.message_index}]"
         if finding.block_index is not None:
@@ -80,29 +79,12 @@ def where(finding: Finding) -> str:
     return ""
 
 
-def pointer_place(pointer: str) -> str:
-    """'/7/content/0' -> 'messages[7].content[0]'; '/messages/2/parts/2' -> 'messages[2].parts[2]'."""
-    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
-    out = "messages" if parts and parts[0].isdigit() else ""
-    for p in parts:
-        out += f"[{p}]" if p.isdigit() else (f".{p}" if out else p)
-    return out
-
-
-def _file_message_number(finding: Finding) -> int | None:
-    path = (finding.source or {}).get("path")
-    if not isinstance(path, str):
-        return None
-    nums = [p for p in path.split("/")[1:3] if p.isdigit()]
-    return int(nums[0]) if nums else None
-
-
 def finding_line(out: Out, file: str, f: Finding) -> str:
     w = where(f)
     head = f"{clean_line(file)}:{w}:" if w else f"{clean_line(file)}:"
     tail = ""
     if f.message_index is not None and (
-        "line" in (f.source or {}) or _file_message_number(f) not in (None, f.message_index)
+        f.source.line is not None or f.source.message_number() not in (None, f.message_index)
     ):
         tail = f" (message {f.message_index})"
     return f"{head} {out.paint(f.severity, f.severity)} {f.code} {clean_line(f.detail)}{tail}"
@@ -537,7 +519,10 @@ def cmd_explain(args, out: Out) -> int:
             if args.target is None and targets.get(session.target).rules == target:
                 target = session.target  # a client that sends to this provider: its request
             culprit = explain.locate(session, m, target)
-            for line in explain.describe_culprit(session, m, culprit):
+            lines = explain.describe_culprit(session, m, culprit)
+            lines += _explain_commands(session, culprit)
+            lines += explain.describe_others(culprit)
+            for line in lines:
                 if isinstance(line, Finding):
                     out.line("  " + finding_line(out, session.path, line))
                 else:
@@ -545,6 +530,25 @@ def cmd_explain(args, out: Out) -> int:
         return EXIT_OK
 
     return _guard(out, args.file, locate)
+
+
+def _explain_commands(session: Session, c: Culprit) -> list[str | Finding]:
+    """What to run next about the culprit: the command that shows what a client adds, the
+    full list when it was cut, the fix limited to the codes behind the error."""
+    name = clean_line(session.path)
+    out: list[str | Finding] = []
+    if c.client_added:
+        out.append(f"  `histview messages {name}` shows what {c.target} sends.")
+    if c.findings:
+        if len(c.findings) > 50:
+            out.append(f"  All of them: histview check {name}")
+        codes = ",".join(dict.fromkeys(f.code for f in c.findings))
+        target = f" --target {c.target}" if c.target != session.target else ""
+        out.append(
+            f"  Repair: histview fix {name}{target} --only {codes}   "
+            "(a dry run; add --in-place to write)"
+        )
+    return out
 
 
 # ---------------------------------------------------------------- messages

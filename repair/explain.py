@@ -584,7 +584,8 @@ def repr_short(text: str, limit: int = 70) -> str:
 
 
 def describe_culprit(session: Session, m: Match, c: Culprit) -> list[str | Finding]:
-    """Lines about the culprit; Finding objects stand for finding lines the caller renders."""
+    """Lines about the culprit and the findings behind it; Finding objects stand for finding
+    lines the caller renders. What to run next is the caller's to say (`others` follow)."""
     name = clean_line(session.path)
     out: list[str | Finding] = [
         f"In {name} ({session.format}, target {c.target}, {c.live_count} messages sent):"
@@ -598,10 +599,7 @@ def describe_culprit(session: Session, m: Match, c: Culprit) -> list[str | Findi
             )
         )
     if c.client_added:
-        out.append(
-            f"  messages.{m.n} is not in the file: {c.target} adds it itself when it sends "
-            "(`histview messages FILE` shows it)."
-        )
+        out.append(f"  messages.{m.n} is not in the file: {c.target} adds it itself when it sends.")
     if c.message_index is not None:
         msg = session.messages[c.message_index]
         shift = ""
@@ -634,13 +632,7 @@ def describe_culprit(session: Session, m: Match, c: Culprit) -> list[str | Findi
         out.append("  The findings behind it:")
         out.extend(c.findings[:50])
         if len(c.findings) > 50:
-            out.append(f"  ... and {len(c.findings) - 50} more (histview check {name})")
-        codes = ",".join(dict.fromkeys(f.code for f in c.findings))
-        target = f" --target {c.target}" if c.target != session.target else ""
-        out.append(
-            f"  Repair: histview fix {name}{target} --only {codes}   "
-            "(a dry run; add --in-place to write)"
-        )
+            out.append(f"  ... and {len(c.findings) - 50} more")
     elif m.rule.codes:
         out.append(
             "  histview finds no "
@@ -648,7 +640,11 @@ def describe_culprit(session: Session, m: Match, c: Culprit) -> list[str | Findi
             + " there. The file may have changed since the request, or the agent transformed "
             "the history before sending it."
         )
-    if c.others:
-        out.append("  Other problems at the same place:")
-        out.extend(c.others[:20])
     return out
+
+
+def describe_others(c: Culprit) -> list[str | Finding]:
+    """The findings near the culprit that are not behind the error."""
+    if not c.others:
+        return []
+    return ["  Other problems at the same place:", *c.others[:20]]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import targets, wire
 from .jsonio import to_json
 from .model import Block, Message, Session, block_text
+from .place import Place
 from .sanitize import clean_line
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ def _json(value: Any) -> str:
 
 def lines_of(blocks_or_message: Message | list[Block]) -> str:
     """Where a message (or some blocks) is in the file: its lines (JSONL) or its JSON place."""
-    from .cli import pointer_place
-
     if isinstance(blocks_or_message, Message):
         m = blocks_or_message
         srcs = [m.src, *(b.src for b in m.blocks)]
@@ -52,7 +51,7 @@ def lines_of(blocks_or_message: Message | list[Block]) -> str:
         if len(lines) <= 4:
             return "lines " + ", ".join(map(str, lines))
         return f"lines {lines[0]}-{lines[-1]} ({len(lines)} records)"
-    return pointer_place(path) if isinstance(path, str) and path.startswith("/") else ""
+    return Place(pointer=path).in_document() if isinstance(path, str) else ""
 
 
 def block_line(k: int | None, b: Block | dict[str, Any] | str) -> str:

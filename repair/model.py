@@ -15,6 +15,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .place import Place
+
 if TYPE_CHECKING:
     from .codes import Severity
 
@@ -131,7 +133,7 @@ class Finding:
     tool_use_id: str | None
     detail: str
     rule: str | None
-    source: dict
+    source: Place  # where it was read (JSON: `{"line"}` and/or `{"path"}`)
     # Not serialised: stable identity of what the finding is about, used to remember
     # skip/alternative choices across re-analysis (message uid, block bid, code).
     key: tuple = ()
@@ -148,17 +150,15 @@ class Finding:
             "tool_use_id": self.tool_use_id,
             "detail": self.detail,
             "rule": self.rule,
-            "source": self.source,
+            "source": self.source.to_json(),
             "client_repair": self.client_repair,
         }
 
     def place(self) -> str:
         """Where it is, in words: the file line, the JSON pointer, else the message number."""
-        src = self.source or {}
-        if isinstance(src.get("line"), int):
-            return f"line {src['line']}"
-        if isinstance(src.get("path"), str):
-            return src["path"]
+        said = self.source.words()
+        if said:
+            return said
         if self.message_index is not None:
             return f"message {self.message_index}"
         return f"row {self.position}"

@@ -4,15 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repair.cli import main, pointer_place
+from repair.cli import main
+from repair.place import Place
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 
 
 def test_pointer_place():
-    assert pointer_place("/7/content/0") == "messages[7].content[0]"
-    assert pointer_place("/messages/2/parts/2") == "messages[2].parts[2]"
-    assert pointer_place("/messages/3") == "messages[3]"
+    assert Place(pointer="/7/content/0").where() == "messages[7].content[0]"
+    assert Place(pointer="/messages/2/parts/2").where() == "messages[2].parts[2]"
+    assert Place(pointer="/messages/3").where() == "messages[3]"
+
+
+def test_place_reads_what_an_adapter_recorded():
+    """A line wins over the pointer inside its record; escaped tokens are unescaped; JSON
+    output is what the adapter recorded."""
+    both = Place.of({"line": 4, "path": "/messages/2"})
+    assert (both.where(), both.words(), both.message_number()) == ("4", "line 4", 2)
+    assert both.to_json() == {"line": 4, "path": "/messages/2"}
+    odd = Place.of({"path": "/a~1b/0~0"})
+    assert odd.segments == ("a/b", "0~") and odd.message_number() is None
+    assert Place.of(None).to_json() == {} and Place.of({}).where() == ""
 
 
 def test_opencode_finding_names_the_part_in_the_file(capsys):

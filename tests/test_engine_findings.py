@@ -244,7 +244,7 @@ def test_malformed_is_reported_and_the_rest_still_checked():
     # the malformed record is not sent: it has no number in the request, only its place
     assert ("malformed", None, None, None, "error") in found
     (bad_f,) = only(s, "malformed")
-    assert bad_f.position == 2 and bad_f.source == {"path": "/2"}
+    assert bad_f.position == 2 and bad_f.source.to_json() == {"path": "/2"}
     # the malformed record is not part of the live conversation: a's result is still home
     assert not any(c[0] == "misplaced-tool-result" for c in found)
     # messages.N counts what is sent: b's message is the 4th sent (row 4 of the file)
@@ -287,7 +287,7 @@ def test_finding_source_is_block_source():
     s = S(("user", "hi"), ("assistant", [U("a")]), ("user", [R("zz")]), ("assistant", "ok"))
     s.messages[2].blocks[0].src = {"line": 7}
     f = only(s, "mismatched-tool-result-id")[0]
-    assert f.source == {"line": 7}
+    assert f.source.to_json() == {"line": 7}
     assert f.to_json()["source"] == {"line": 7}
     assert set(f.to_json()) == {
         "code",

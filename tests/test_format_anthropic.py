@@ -191,7 +191,7 @@ def test_engine_reports_malformed_and_checks_the_rest():
     analysis = pytest.importorskip("repair.analysis")
     doc = [*ORPHAN[:2], {"role": "user", "content": 7}, *ORPHAN[2:]]
     s = load_bytes(compact(doc))
-    codes = {(f.code, f.position, f.source.get("path")) for f in analysis.analyze(s).findings}
+    codes = {(f.code, f.position, f.source.pointer) for f in analysis.analyze(s).findings}
     assert ("malformed", 2, "/2") in codes
     assert any(code == "orphan-tool-use" for code, _, _ in codes)
 

@@ -51,7 +51,7 @@ def load(data: bytes, **kw):
 
 def findings(session, target=None):
     return [
-        (f.code, f.severity, f.tool_use_id, f.source)
+        (f.code, f.severity, f.tool_use_id, f.source.to_json())
         for f in analyze(session, target).findings
         if f.severity != "info"
     ]

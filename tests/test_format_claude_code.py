@@ -267,9 +267,9 @@ def test_real_file_has_no_error_finding(path: Path):
     s = load_session(str(path))
     for sess in [s, *s.threads]:
         a = analyze(sess, s.target)
-        assert not a.errors, [(f.code, f.source, f.detail) for f in a.errors]
+        assert not a.errors, [(f.code, f.source.to_json(), f.detail) for f in a.errors]
         for f in a.findings:
-            assert f.source.get("line"), f
+            assert f.source.line, f
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
@@ -528,7 +528,7 @@ def test_unreadable_line_is_a_malformed_message_at_its_line():
     bad = [m for m in s.messages if m.malformed]
     assert len(bad) == 1 and bad[0].src == {"line": 2}
     f = [f for f in analyze(s).findings if f.code == "malformed"]
-    assert f and f[0].source == {"line": 2}
+    assert f and f[0].source.to_json() == {"line": 2}
     assert s.export_bytes() == data
 
 
@@ -586,7 +586,11 @@ def test_parallel_results_are_one_turn_and_the_missing_one_is_reported():
     ]
     assert not any(m.hidden for m in s.messages)
     (f,) = [f for f in analyze(s, "anthropic").findings if f.severity == "error"]
-    assert (f.code, f.tool_use_id, f.source) == ("orphan-tool-use", "toolu_A", {"line": 4})
+    assert (f.code, f.tool_use_id, f.source.to_json()) == (
+        "orphan-tool-use",
+        "toolu_A",
+        {"line": 4},
+    )
 
 
 # ------------------------------------------------------------------ writing edits
@@ -1046,7 +1050,9 @@ def test_fix_on_a_real_2_1_114_file_writes_its_key_order_and_envelope():
     relinked = lines[22].replace(next_call["parentUuid"].encode(), call["uuid"].encode(), 1)
     cut = [*lines[:20], relinked, *lines[23:]]
     s = load_bytes(b"\n".join(cut) + b"\n", path=str(path))
-    assert [(f.code, f.source) for f in analyze(s).findings] == [("orphan-tool-use", {"line": 20})]
+    assert [(f.code, f.source.to_json()) for f in analyze(s).findings] == [
+        ("orphan-tool-use", {"line": 20})
+    ]
     out = apply_all(s)[0].export_bytes()
     (new,) = [json.loads(x) for x in out.splitlines() if x not in set(cut)][:1]
     template = json.loads(lines[20])  # a tool-result record of the same version

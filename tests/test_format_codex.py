@@ -269,7 +269,7 @@ def test_broken_lines_are_malformed_rows_kept_on_export():
     bad = [(m.src["line"], m.malformed) for m in s.messages if m.malformed]
     assert [b[0] for b in bad] == [3, 4]
     assert "not JSON" in bad[0][1] and "call_id" in bad[1][1]
-    found = [(f.code, f.source) for f in analyze(s).findings]
+    found = [(f.code, f.source.to_json()) for f in analyze(s).findings]
     assert ("malformed", {"line": 3}) in found and ("malformed", {"line": 4}) in found
     assert s.export_bytes() == data
 
@@ -512,7 +512,7 @@ def test_pending_call_at_the_end_is_answered_right_after_the_call():
     )
     s = load_bytes(data, path="r.jsonl")
     found = analyze(s).findings
-    assert [(f.code, f.severity, f.source) for f in found] == [
+    assert [(f.code, f.severity, f.source.to_json()) for f in found] == [
         ("pending-tool-use", "warning", {"line": 3})
     ]
     assert found[0].client_repair is not None and '"aborted"' in found[0].client_repair
@@ -579,7 +579,9 @@ def test_user_message_between_call_and_output_is_misplaced_and_fixed_by_order():
         say("2025-11-20T10:00:06.000Z", "done"),
     ]
     data = rollout(*lines)
-    assert [(f.code, f.source) for f in errors(data)] == [("misplaced-tool-result", {"line": 5})]
+    assert [(f.code, f.source.to_json()) for f in errors(data)] == [
+        ("misplaced-tool-result", {"line": 5})
+    ]
     out, _ = fix(data)
     assert out == rollout(lines[0], lines[1], lines[2], lines[4], lines[3], lines[5])
     assert errors(out) == []

@@ -118,7 +118,7 @@ def test_real_gemini_cli_chat_is_detected_and_each_doubled_response_reported():
         pytest.skip("Gemini CLI corpus absent")
     s = load_session(str(files[0]))
     assert (s.format, s.target) == ("gemini-cli", "gemini-cli")  # the client is the target
-    got = [(f.code, f.severity, f.tool_use_id, f.source) for f in analyze(s).findings]
+    got = [(f.code, f.severity, f.tool_use_id, f.source.to_json()) for f in analyze(s).findings]
     assert got == [
         ("duplicate-tool-result", "error", "list_directory_1795421502201_0", {"line": 8}),
         ("duplicate-tool-result", "error", "read_file_1795421502342_0", {"line": 13}),
@@ -415,7 +415,7 @@ def test_doubled_history_saved_back_by_a_resume_is_fixed_inside_its_messages_set
 def test_legacy_json_chat_is_fixed_in_its_own_style():
     path = DATA / "legacy_chat.json"
     s = load_session(str(path))
-    assert [f.source for f in analyze(s).findings] == [
+    assert [f.source.to_json() for f in analyze(s).findings] == [
         {"path": "/messages/3/content/0"},
         {"path": "/messages/5/content/0"},
         {"path": "/messages/5/content/1"},
@@ -449,7 +449,9 @@ def test_malformed_lines_are_reported_kept_and_dropped_only_when_asked(tmp_path)
     s = load(data)
     bad = [m for m in s.messages if m.malformed]
     assert len(bad) == 1 and "line 4" in bad[0].malformed
-    assert [(f.code, f.source) for f in analyze(s).findings] == [("malformed", {"line": 4})]
+    assert [(f.code, f.source.to_json()) for f in analyze(s).findings] == [
+        ("malformed", {"line": 4})
+    ]
     src = tmp_path / "chat.jsonl"
     src.write_bytes(data)
     out = io.StringIO()

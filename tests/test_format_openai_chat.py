@@ -197,7 +197,9 @@ def test_malformed_messages_are_located_and_written_back(entry, reason):
     assert s.format == "openai-chat"
     bad = [m for m in s.messages if m.malformed]
     assert len(bad) == 1 and reason in bad[0].malformed
-    assert ("malformed", {"path": "/1"}) in [(f.code, f.source) for f in analyze(s).findings]
+    assert ("malformed", {"path": "/1"}) in [
+        (f.code, f.source.to_json()) for f in analyze(s).findings
+    ]
     assert s.export_bytes() == data
 
 
@@ -215,7 +217,7 @@ def test_user_message_between_calls_and_tool_messages():
     doc = [u("weather?"), calls("c1", "c2"), u("in Celsius"), tool("c1"), tool("c2"), a("ok")]
     data = pretty(doc)
     found = errors(data)
-    assert [(f.code, f.source) for f in found] == [
+    assert [(f.code, f.source.to_json()) for f in found] == [
         ("misplaced-tool-result", {"path": "/3"}),
         ("misplaced-tool-result", {"path": "/4"}),
     ]
@@ -317,7 +319,9 @@ def test_jsonl_records_are_threads_and_untouched_lines_keep_their_bytes():
     assert s.messages[-1].malformed and s.messages[-1].src == {"line": 2}
     thread = s.threads[0]
     found = [
-        (f.code, f.source) for f in analyze(thread, s.target).findings if f.severity == "error"
+        (f.code, f.source.to_json())
+        for f in analyze(thread, s.target).findings
+        if f.severity == "error"
     ]
     assert found == [("orphan-tool-use", {"line": 3, "path": "/messages/1/tool_calls/0"})]
     assert s.export_bytes() == data

@@ -265,7 +265,7 @@ def test_aborted_message_with_a_running_tool_is_checked():
         user("msg_u2", "sorry, go on", 3000),
     )
     found = [f for f in analyze(load(data)).findings if f.severity != "info"]
-    assert [(f.code, f.severity, f.source) for f in found] == [
+    assert [(f.code, f.severity, f.source.to_json()) for f in found] == [
         ("orphan-tool-use", "warning", {"path": "/messages/1/parts/1"})
     ]
     assert [f.code for f in errors(data, "anthropic")] == ["orphan-tool-use"]
@@ -295,7 +295,7 @@ def test_malformed_entries_are_reported_at_their_path_and_kept(entry, reason):
     s = load(data)
     bad = [m for m in s.messages if m.malformed]
     assert len(bad) == 1 and reason in bad[0].malformed
-    assert [(f.code, f.source) for f in analyze(s).findings if f.code == "malformed"] == [
+    assert [(f.code, f.source.to_json()) for f in analyze(s).findings if f.code == "malformed"] == [
         ("malformed", {"path": "/messages/1"})
     ]
     assert s.export_bytes() == data

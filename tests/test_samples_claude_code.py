@@ -40,7 +40,7 @@ def resumed_chain(data: bytes) -> list[dict]:
 
 def findings(session, target=None) -> list[tuple]:
     return [
-        (f.code, f.severity, f.message_index, f.tool_use_id, f.source)
+        (f.code, f.severity, f.message_index, f.tool_use_id, f.source.to_json())
         for f in analyze(session, target).findings
     ]
 

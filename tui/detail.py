@@ -11,6 +11,7 @@ from textual.content import Content
 from repair.jsonio import to_json
 from repair.model import TOOL_RESULT, TOOL_USE, Finding, Message, Session, block_text
 from repair.pairing import Pairing
+from repair.place import Place
 from repair.preview import message_json
 from repair.sanitize import clean, clean_line
 
@@ -101,11 +102,11 @@ def message_detail(
     if msg.hidden:
         head += " · hidden (not sent)"
     parts.append((head, "bold"))
-    src = msg.src or {}
+    place = Place.of(msg.src)
     where = ""
-    if src:
-        where = f"line {src['line']}" if "line" in src else f"at {src.get('path', '?')}"
-        where = clean_line(str(where), 60)
+    if place.line is not None or place.pointer is not None:
+        where = place.words() if place.line is not None else f"at {place.pointer}"
+        where = clean_line(where, 60)
     if not msg.hidden and sent_as is None and msg.malformed is None:
         where += " · left out when sent"
     elif isinstance(sent_as, int) and sent_as != row.mi:
