@@ -10,7 +10,7 @@ block id and laid out once, so a fix with k edits of an n-block message costs O(
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .model import TOOL_RESULT, TOOL_USE, Block, Message
@@ -182,9 +182,9 @@ class InsertBlock(Edit):
             patch.set_blocks(uid, blocks)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DropBlock(Edit):
-    bid: int = 0
+    bid: int
 
     def apply(self, patch: Patch) -> None:
         block = patch.drop_block(self.message_uid, self.bid)
@@ -194,10 +194,10 @@ class DropBlock(Edit):
         self.removed_bids = (block.bid,)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class MoveBlock(Edit):
-    bid: int = 0
-    to_uid: int = 0
+    bid: int
+    to_uid: int
 
     def apply(self, patch: Patch) -> None:
         block = patch.drop_block(self.message_uid, self.bid)
@@ -205,10 +205,10 @@ class MoveBlock(Edit):
             patch.append_block(self.to_uid, block)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class SetId(Edit):
-    bid: int = 0
-    new_id: str = ""
+    bid: int
+    new_id: str
 
     def apply(self, patch: Patch) -> None:
         block = patch.find(self.message_uid, self.bid)
@@ -254,9 +254,9 @@ class DropIfEmpty(Edit):
         patch.drop(self.message_uid)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class MergeMessages(Edit):
-    second_uid: int = 0
+    second_uid: int
 
     def apply(self, patch: Patch) -> None:
         second = patch.message(self.second_uid)
@@ -266,12 +266,12 @@ class MergeMessages(Edit):
         patch.drop(self.second_uid)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReorderBlocks(Edit):
     """Tool results first, in the order of `use_order` (tool id -> rank); other blocks keep
     their relative order after them."""
 
-    use_order: dict[str, int] = field(default_factory=dict)
+    use_order: dict[str, int]
 
     def apply(self, patch: Patch) -> None:
         blocks = patch.blocks(self.message_uid)
@@ -307,16 +307,7 @@ def with_tool_id(block: Block, new_id: str) -> Block:
                 if k == "type":
                     out[key] = new_id
             data = out
-    return Block(
-        type=block.type,
-        data=data,
-        tool_id=new_id,
-        name=block.name,
-        is_error=block.is_error,
-        src=block.src,
-        origin=block.origin,
-        bid=block.bid,
-    )
+    return replace(block, data=data, tool_id=new_id)
 
 
 def _plain(msg: Message) -> dict[str, Any]:

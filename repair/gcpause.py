@@ -13,7 +13,9 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(freeze: bool = False) -> Iterator[None]:
+    """The collector off inside; `freeze`: what was built is moved out of its reach after
+    (a long-lived session the TUI keeps, never rescanned by later collections)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -21,3 +23,5 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+        if freeze:
+            gc.freeze()

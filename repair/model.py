@@ -12,7 +12,7 @@ Objects are treated as immutable: an edit builds new `Message`/`Block` objects (
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .place import Place
@@ -102,17 +102,7 @@ class Message:
 
     def with_blocks(self, blocks: tuple[Block, ...] | list[Block]) -> Message:
         """Same message (same uid, raw, meta), other blocks."""
-        return Message(
-            role=self.role,
-            blocks=tuple(blocks),
-            raw=self.raw,
-            meta=self.meta,
-            hidden=self.hidden,
-            malformed=self.malformed,
-            src=self.src,
-            origin=self.origin,
-            uid=self.uid,
-        )
+        return replace(self, blocks=tuple(blocks))
 
 
 @dataclass(slots=True)
@@ -183,18 +173,7 @@ class Session:
     source: Any = None
 
     def copy_with(self, messages: list[Message]) -> Session:
-        return Session(
-            path=self.path,
-            format=self.format,
-            target=self.target,
-            messages=messages,
-            adapter=self.adapter,
-            state=self.state,
-            load_findings=self.load_findings,
-            threads=self.threads,
-            label=self.label,
-            source=self.source,
-        )
+        return replace(self, messages=messages)
 
     def export_bytes(self) -> bytes:
         return self.adapter.dump(self)

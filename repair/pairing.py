@@ -82,9 +82,6 @@ class Pairing:
     results_by_message: dict[int, list[Result]]
     wrong_role: bool = False  # some tool block sits in the other role's message
 
-    def home_of(self, mi: int) -> int | None:
-        return self.uses_by_message[mi][0].home if self.uses_by_message.get(mi) else None
-
 
 def pairable(tool_id: str | None) -> bool:
     """Only a non-empty string id pairs by id (None: missing or not a string)."""

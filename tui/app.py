@@ -9,12 +9,10 @@ analysis is ready (AnalysisReady). Search runs in a worker too. All engine work 
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import time
 from bisect import bisect_left, bisect_right
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,6 +35,7 @@ from repair.files import (
     same_file,
 )
 from repair.formats import load_session, resolve_path
+from repair.gcpause import gc_paused
 from repair.model import Finding, Session
 from repair.plan import Fix
 from repair.sanitize import clean_line
@@ -54,19 +53,6 @@ from .summary import clean_text, problems
 from .timeline import Timeline, TimelineState
 
 DEMO = Path(__file__).resolve().parent / "demo" / "demo_session.json"
-
-
-@contextmanager
-def gc_paused(freeze: bool = False):
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-        if freeze:
-            gc.freeze()
 
 
 class SessionLoaded(Message):
