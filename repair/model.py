@@ -12,6 +12,7 @@ Objects are treated as immutable: an edit builds new `Message`/`Block` objects (
 from __future__ import annotations
 
 import itertools
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,8 @@ from .place import Place
 
 if TYPE_CHECKING:
     from .codes import Severity
+    from .files import Source
+    from .formats.base import Adapter, Export
 
 TOOL_USE = "tool_use"
 TOOL_RESULT = "tool_result"
@@ -58,7 +61,7 @@ class Block:
     tool_id: str | None = None
     name: str | None = None
     is_error: bool = False
-    src: dict | None = None
+    src: dict[str, Any] | None = None
     origin: Any = None
     bid: int = field(default_factory=new_bid)
 
@@ -85,10 +88,10 @@ class Message:
     role: str | None
     blocks: tuple[Block, ...]
     raw: Any = None
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     hidden: bool = False
     malformed: str | None = None
-    src: dict | None = None
+    src: dict[str, Any] | None = None
     origin: Any = None
     uid: int = field(default_factory=new_uid)
 
@@ -126,12 +129,12 @@ class Finding:
     source: Place  # where it was read (JSON: `{"line"}` and/or `{"path"}`)
     # Not serialised: stable identity of what the finding is about, used to remember
     # skip/alternative choices across re-analysis (message uid, block bid, code).
-    key: tuple = ()
+    key: tuple[Hashable, ...] = ()
     position: int | None = None
     # Under a client target: what the client sends in place of this fault (then a warning).
     client_repair: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "severity": self.severity,
@@ -162,7 +165,7 @@ class Session:
     format: str
     target: str
     messages: list[Message]
-    adapter: Any  # repair.formats.base.Adapter
+    adapter: Adapter
     state: Any = None  # adapter-private document state (original doc, style, records...)
     load_findings: list[Finding] = field(default_factory=list)
     # Extra threads (Claude Code sidechains / subagent files): shown, checked separately.
@@ -170,7 +173,7 @@ class Session:
     label: str = ""
     # The input as read (repair.files.Source: its bytes and stat), so that an in-place
     # write backs up exactly those bytes and refuses if the file moved since.
-    source: Any = None
+    source: Source | None = None
 
     def copy_with(self, messages: list[Message]) -> Session:
         return replace(self, messages=messages)
@@ -178,12 +181,12 @@ class Session:
     def export_bytes(self) -> bytes:
         return self.adapter.dump(self)
 
-    def export(self):
-        """The bytes to write and the records they leave out (repair.formats.base.Export)."""
+    def export(self) -> Export:
+        """The bytes to write and the records they leave out."""
         return self.adapter.export(self)
 
 
-def block_from_anthropic(data: Any, src: dict | None = None, origin: Any = None) -> Block:
+def block_from_anthropic(data: Any, src: dict[str, Any] | None = None, origin: Any = None) -> Block:
     """A Block from an Anthropic content item (dict) or string content."""
     if isinstance(data, str):
         return Block(type=TEXT, data=data, src=src, origin=origin)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from .model import TOOL_RESULT, TOOL_USE, Block, Message
 
@@ -83,7 +84,7 @@ class Pairing:
     wrong_role: bool = False  # some tool block sits in the other role's message
 
 
-def pairable(tool_id: str | None) -> bool:
+def pairable(tool_id: str | None) -> TypeGuard[str]:
     """Only a non-empty string id pairs by id (None: missing or not a string)."""
     return isinstance(tool_id, str) and tool_id != ""
 
@@ -117,7 +118,7 @@ def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
                 home = nxt if nxt is not None and messages[nxt].role == "user" else None
                 use = Use(mi=mi, bi=bi, block=block, order=len(turn), home=home)
                 turn.append(use)
-            if use.has_id:
+            if pairable(block.tool_id):  # use.has_id
                 same = uses_by_id.setdefault(block.tool_id, [])
                 if same:
                     use.dup_of = same[0]
@@ -146,7 +147,7 @@ def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
             elif block.type != TOOL_RESULT and not (block.tool_id and block.type != TOOL_USE):
                 continue
             res = Result(mi=mi, bi=bi, block=block, wrong_role=in_assistant)
-            if res.has_id:
+            if pairable(block.tool_id):  # res.has_id
                 res.use = lookup.find(block.tool_id, mi, last_assistant)
             if res.use is not None:
                 res.before_use = res.use.mi > mi
