@@ -1,4 +1,4 @@
-"""Findings (SPEC §4): what would make the target provider answer 400, and the evidence."""
+"""Findings (docs/codes.md): what would make the target provider answer 400, and the evidence."""
 
 from __future__ import annotations
 

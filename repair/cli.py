@@ -1,4 +1,4 @@
-"""The headless `histview` commands (SPEC §7): check, fix, explain, messages, list.
+"""The headless `histview` commands (README, Command line): check, fix, explain, messages, list.
 
 Runs without Textual or Rich. Every line that carries text from a session goes through
 `repair.sanitize`; colour (plain ANSI, severity words and diff markers only) is used only

@@ -96,7 +96,7 @@ class Code:
 
 _E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-# What each client sends in place of a fault, measured with ../shared/clients/resume
+# What each client sends in place of a fault, measured with the real clients
 # (docs/clients.md). Each is a warning under that client target: the request is accepted.
 _CODEX_ABORTED = (
     'Codex sends the output "aborted" for this call each time it resumes; fix it to record '

@@ -1,7 +1,7 @@
 """Finding sessions where the agents keep them, and checking their health (`histview list`,
 and the TUI's session picker).
 
-Places (SPEC issue 4): Claude Code `~/.claude/projects/*/*.jsonl`, Codex
+Places (README, list): Claude Code `~/.claude/projects/*/*.jsonl`, Codex
 `~/.codex/sessions/**/rollout-*.jsonl`, Gemini CLI `~/.gemini/tmp/*/chats/session-*.jsonl`
 (and the older `session-*.json`), and Roo Code / Kilo Code / Cline
 `tasks/*/api_conversation_history.json` under VS Code's globalStorage. `$HISTVIEW_HOME`

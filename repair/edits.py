@@ -1,4 +1,4 @@
-"""Primitive edits (SPEC §1: insert/drop/move block, set id, insert/drop/merge messages,
+"""Primitive edits (docs/codes.md, Fixes: insert/drop/move block, set id, insert/drop/merge messages,
 reorder blocks) and the patch they apply to.
 
 A fix's edits run against a `Patch`: a view of the messages that records replacements,

@@ -1,8 +1,8 @@
 """`histview explain`: a provider's 400 error text -> the rule it enforces, the finding
 codes that cause it, and (given the session) the message and block it points at.
 
-The texts are the ones users paste into issues (SPEC §5 and the research notes), matched
-loosely: backticks, JSON escaping, line breaks and case do not matter, and the text may be
+The texts are the ones users paste into issues (each rule below quotes its provider's text;
+the rules' ids are in docs/codes.md), matched loosely: backticks, JSON escaping, line breaks and case do not matter, and the text may be
 buried in a whole error body or a stack trace.
 """
 

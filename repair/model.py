@@ -110,7 +110,7 @@ class Message:
 
 @dataclass(slots=True)
 class Finding:
-    """One problem. Field names and codes are the SPEC §4 JSON shape.
+    """One problem. Field names and codes are its JSON shape (docs/codes.md, A finding).
 
     `message_index` numbers the message as the provider does (`messages.N`: sent messages
     only, hidden and malformed ones skipped; None for a message that is not sent);

@@ -1,4 +1,4 @@
-"""Which tool_result answers which tool_use (SPEC §3), in one linear pass.
+"""Which tool_result answers which tool_use (docs/codes.md, Pairing), in one linear pass.
 
 Only live messages take part (hidden and malformed ones are not sent). Adjacency ("the
 immediately preceding assistant message", "home") is measured over live messages.

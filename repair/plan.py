@@ -1,4 +1,4 @@
-"""Fix plans (SPEC §6): a fix per finding (grouped per turn where one change answers
+"""Fix plans (docs/codes.md, Fixes): a fix per finding (grouped per turn where one change answers
 several findings), each a list of primitive edits, with a default action and alternatives.
 
 Fixes are computed against one state. `apply_fixes` applies every fix whose messages no
@@ -1021,7 +1021,7 @@ def use_as_text(block: Block) -> Block:
 
 
 def best_result(use: Use) -> Result:
-    """SPEC §6 duplicate policy: real over placeholder, then non-error over error, then the one
+    """The duplicate policy (docs/codes.md, Fixes): real over placeholder, then non-error over error, then the one
     already home, then the earliest."""
 
     def rank(item: tuple[int, Result]) -> tuple[int, int, int, int]:

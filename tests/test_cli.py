@@ -1,4 +1,4 @@
-"""`histview check` and `histview fix` as a user runs them (SPEC §7): the lines printed, the
+"""`histview check` and `histview fix` as a user runs them (README, Command line): the lines printed, the
 files written (or not), the exit status."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One test per finding code (SPEC §4), with the edge cases of the definitions."""
+"""One test per finding code (docs/codes.md), with the edge cases of the definitions."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_orphan_tool_result_when_no_use_exists_anywhere():
 
 
 def test_wrong_id_next_to_right_one_is_orphan_not_remap():
-    # SPEC: the call already has its result, so the stray id has no positional partner.
+    # docs/codes.md, Pairing: the call already has its result, so the stray id has no positional partner.
     s = S(("user", "hi"), ("assistant", [U("a")]), ("user", [R("x"), R("a")]), ("assistant", "ok"))
     assert codes(s) == [("orphan-tool-result", 2, 0, "x", "error")]
 

@@ -1,4 +1,4 @@
-"""invalid-tool-id and wrong-role-block (SPEC §4): where they are found, what the fixes do,
+"""invalid-tool-id and wrong-role-block (docs/codes.md): where they are found, what the fixes do,
 and that fixing converges and is idempotent."""
 
 from __future__ import annotations

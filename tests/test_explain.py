@@ -1,5 +1,5 @@
-"""`histview explain`: every provider error text of SPEC §5 (and the older/Responses texts of
-the research notes) is recognised, its numbers and ids pulled out, and with FILE mapped onto
+"""`histview explain`: every provider error text explain knows (the current, older and Responses
+texts) is recognised, its numbers and ids pulled out, and with FILE mapped onto
 the message that was sent and the findings behind it."""
 
 from __future__ import annotations

@@ -262,7 +262,7 @@ async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
             first.setdefault(b.action, b)
         for b in first.values():
             assert (b.tooltip or b.description) in text
-        # SPEC §8's fixed keys, and the new ones, as help writes them
+        # the fixed keys, and the new ones, as help writes them
         for k in ("j / ↓", "n", "N", "g / home", "J", "/", "]", "[", "tab", "ctrl+y", "ctrl+p"):
             assert k in text
         for k in ("d ", "y ", "R ", "q ", "ctrl+q / ctrl+c"):

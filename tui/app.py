@@ -1,4 +1,4 @@
-"""The histview TUI (SPEC §8): a linked timeline, the selected message, the repair plan.
+"""The histview TUI (README, The TUI): a linked timeline, the selected message, the repair plan.
 
 Loading and the first analysis run in a thread worker; the app paints the timeline as soon
 as the rows exist (SessionLoaded) and adds lanes, marks, counts and the summary line when the

@@ -34,7 +34,7 @@ class JKOptionList(OptionList):
 
 
 def key_name(app, key: str) -> str:
-    """How a key is written in help: `?`, `/`, `]`, `↓`, `ctrl+y` (as SPEC §8 writes it)."""
+    """How a key is written in help: `?`, `/`, `]`, `↓`, `ctrl+y` (as the README's key table writes it)."""
     if key.startswith("ctrl+"):
         return key
     return app.get_key_display(Binding(key, ""))

@@ -11,7 +11,7 @@ blocks keyed by `call_id`. `developer`/`system` messages are hidden rows. Every 
 conversation and passes through.
 
 The live messages are the history Codex 0.169 rebuilds when it resumes (measured with
-../shared/clients/resume; docs/clients.md): a `compacted` line replaces everything before it
+the real client; docs/clients.md): a `compacted` line replaces everything before it
 with its `replacement_history` (or, in the older form without one, with the earlier user
 prompts and the summary as user messages), shown as messages that cannot be edited; a
 `thread_rolled_back` event drops the last `num_turns` user turns. What it leaves out is shown

@@ -5,7 +5,7 @@ them) given as a folder or as the `messages.json` file.
 A tool part carries its call and its result (`state.status` pending/running/completed/error).
 
 Normal form: the messages opencode 1.18 sends to Anthropic when it resumes the session
-(measured with ../shared/clients/resume; docs/clients.md), except its own repairs, which the
+(measured with the real client; docs/clients.md), except its own repairs, which the
 engine reports (a pending/running part is sent with the error result "[Tool execution was
 interrupted]"). opencode reads messages in (created time, id) order and parts in id order;
 a user message sends its text (not empty, not ignored), file, compaction and subtask parts;

@@ -1,6 +1,6 @@
 """`claude-code`: Claude Code session transcripts (`~/.claude/projects/<project>/<id>.jsonl`).
 
-Loading reproduces what `claude --resume <file>` rebuilds (notes/claude_code_resume.md):
+Loading reproduces what `claude --resume <file>` rebuilds (docs/formats.md, Claude Code):
 the newest non-sidechain leaf, its `parentUuid` chain, parallel results put back after
 their `message.id` group, compaction boundaries respected. Sidechains (inline
 `isSidechain` records, the `<id>/subagents/agent-*.jsonl` files, project-level

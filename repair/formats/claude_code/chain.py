@@ -1,6 +1,6 @@
 """Claude Code's conversation graph, rebuilt the way its own loader (2.1.88) does on resume.
 
-Steps (notes/claude_code_resume.md §1-§4): user/assistant/attachment/system records become
+Steps (docs/formats.md, Claude Code: the chain Claude Code resumes): user/assistant/attachment/system records become
 nodes keyed by uuid (a duplicate uuid keeps the last line's content at the first line's
 place); `progress` records are dropped and a node whose parent is one is re-pointed to its
 nearest non-progress ancestor (only when the progress line came first, as in Claude Code);

@@ -132,7 +132,8 @@ def _blank_text(b: Block) -> bool:
 
 
 def _resume_drop(blocks: tuple[Block, ...]) -> str | None:
-    """Claude Code drops these assistant records when it resumes (notes §6.3):
+    """Claude Code drops these assistant records when it resumes (docs/formats.md, Claude
+    Code: what Claude Code leaves out when it resumes):
     whitespace-only text (the `"\\n\\n"` opening thinking turns) -> "blank"; thinking-only
     records -> "thinking" and empty-text records -> "empty" are dropped when their
     message.id has no other content. (2.1.197 keeps an empty text block when it merges the

@@ -3,7 +3,7 @@
 The new message list defines the new conversation as a sequence of records: each message's
 blocks, in order, grouped by the record holding them (`Block.origin` = its line index);
 chain records that are not messages (attachments, system, whitespace-only lines Claude Code
-drops) follow the record they followed before. Then (notes/claude_code_resume.md §9):
+drops) follow the record they followed before. Then (docs/formats.md, Claude Code: writing back):
 
 - a record whose blocks all went is deleted, and its children are re-linked to its parent;
 - a record that lost, gained or reordered blocks, or whose block got a new id, is rewritten

@@ -1,7 +1,7 @@
 """Roo Code / Kilo / Cline facts shared by the array and the v2 envelope readers: `ts`,
 non-destructive condense/truncation tags, and Cline's text tool results.
 
-Condense (roo.md §4.6): condensed messages carry `condenseParent=<id>` and a summary
+Condense (docs/formats.md, Roo: condense and truncation markers): condensed messages carry `condenseParent=<id>` and a summary
 message `isSummary: true, condenseId: <id>` replaces them; sliding-window truncation tags
 `truncationParent=<id>` with a marker `isTruncationMarker: true, truncationId: <id>`. A tag
 takes effect only while its summary/marker exists; a tag pointing at a missing id is
