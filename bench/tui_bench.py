@@ -1,8 +1,22 @@
-"""TUI figures: time to first paint and to "analysis ready" for 1k and 100k messages, and the
-time to render one page of timeline rows at each size (it should not grow with the session).
+"""TUI figures.
 
-Run: .venv/bin/python bench/tui_bench.py [sizes...]   (default 1000 100000)
+Open: time to first paint and to "analysis ready", and the time to render one page of
+timeline rows (it should not grow with the session).
+
+    .venv/bin/python bench/tui_bench.py [sizes...]          (default 1000 100000)
+
 Synthetic Anthropic sessions are generated in-process (a few broken pairs sprinkled in).
+
+Steps: for each file, one apply (`a`) and one undo (`u`) with the repair pane open, each
+measured as: the UI thread's time (the StepDone handler that puts the new state on
+screen), the longest stall of the event loop from the key to the redrawn result and on
+until every worker is done (the preview of the next fix, the promise): a 5 ms timer's
+largest gap, what a user feels as frozen; the worker's time, and the time from the key
+to the redrawn result.
+
+    .venv/bin/python bench/tui_bench.py --steps bench/out/roo_10k.json bench/out/roo_100k.json
+
+(bench/gen.py writes the files.)
 """
 
 from __future__ import annotations
@@ -95,6 +109,82 @@ async def measure(path: str) -> dict[str, float]:
     }
 
 
+class Lag:
+    """The longest gap between ticks of a 5 ms timer on the app's event loop."""
+
+    def __init__(self, app: HistviewApp) -> None:
+        self.app = app
+        self.last = time.perf_counter()
+        self.worst = 0.0
+        app.set_interval(0.005, self.tick)
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+    def reset(self) -> None:
+        self.last = time.perf_counter()
+        self.worst = 0.0
+
+
+async def idle(app: HistviewApp, pilot) -> None:
+    """Until no worker runs (the preview and the promise included)."""
+    while app.busy or any(w.is_running for w in app.workers):
+        await pilot.pause(0.05)
+    await pilot.pause(0.05)
+
+
+async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
+    app = HistviewApp(path)
+    out = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        while "analysis_ready" not in app.timings:
+            await pilot.pause(0.05)
+        await pilot.press("r")
+        await idle(app, pilot)
+        lag = Lag(app)
+        n_msgs = len(app.derived.session.messages)
+        for key, name in (("a", "apply"), ("u", "undo")):
+            done = app.timings.get("steps", 0)
+            await idle(app, pilot)
+            lag.reset()
+            await pilot.press(key)
+            while app.timings.get("steps", 0) == done:
+                await pilot.pause(0.005)
+            worst = lag.worst
+            await idle(app, pilot)  # the preview of the next fix (and, small files, the promise)
+            after = lag.worst
+            out.append(
+                (
+                    name,
+                    {
+                        "messages": n_msgs,
+                        "ui": app.timings["step_ui"],
+                        "stall": worst,
+                        "stall_after": after,
+                        "worker": app.timings["step_worker"],
+                        "total": app.timings["step_total"],
+                        "rows_reused": float(app.derived.rows_reused),
+                    },
+                )
+            )
+    return out
+
+
+def main_steps(paths: list[str]) -> None:
+    for path in paths:
+        for name, r in asyncio.run(measure_steps(path)):
+            print(
+                f"{os.path.basename(path):24} {name:6} {int(r['messages']):>7} msgs: "
+                f"UI thread {r['ui'] * 1000:6.1f} ms, longest stall {r['stall'] * 1000:6.1f} ms "
+                f"(until idle {r['stall_after'] * 1000:6.1f} ms), worker {r['worker']:5.2f} s, "
+                f"key to redrawn {r['total']:5.2f} s"
+                + (" (rows reused)" if r["rows_reused"] else ""),
+                flush=True,
+            )
+
+
 def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -113,4 +203,7 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1000, 100_000])
+    if sys.argv[1:2] == ["--steps"]:
+        main_steps(sys.argv[2:])
+    else:
+        main([int(a) for a in sys.argv[1:]] or [1000, 100_000])

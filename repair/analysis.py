@@ -72,6 +72,9 @@ def _analyze(session: Session, target: str) -> Analysis:
         request = client.send(session)
         numbers, sent = _numbers(msgs, target, request)
         out = _collect(p, msgs, target, numbers, request)
+    record_findings = getattr(session.adapter, "chain_findings", None)
+    for code, mi, detail, key, repaired in record_findings(session) if record_findings else ():
+        out.add(code, mi, None, None, detail, key=key, repaired=repaired)
     findings = out.findings + list(session.load_findings)
     findings.sort(
         key=lambda f: (
@@ -161,14 +164,19 @@ class _Collector:
         *,
         key: tuple,
         lenient: bool = False,
+        repaired: bool | None = None,
     ) -> None:
+        """`repaired`: whether the client target repairs this finding, where the finder
+        knows (None: as the client's emulated request tells)."""
         declared = codes.get(code)
         msg = self.msgs[mi]
         block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
         # what the client target sends instead; where its sending is emulated, only the
         # findings it really repairs (the block is left out or the call answered by it)
         says = declared.repair_by_client(self.target)
-        if says is not None and self.client is not None and not self.client.repairs(block, mi):
+        if repaired is not None:
+            says = says if repaired else None
+        elif says is not None and self.client is not None and not self.client.repairs(block, mi):
             says = None
         self.findings.append(
             Finding(

@@ -9,7 +9,6 @@ unknown error text for `explain`), 2 the input could not be read or the command 
 from __future__ import annotations
 
 import argparse
-import difflib
 import io
 import os
 import sys
@@ -23,7 +22,7 @@ from .errors import ExportRefused, InputError, WriteFailed
 from .gcpause import gc_paused
 from .jsonio import to_json
 from .model import Finding, Session
-from .sanitize import clean, clean_line, json_safe
+from .sanitize import clean_line, json_safe
 from .targets import TARGETS
 
 if TYPE_CHECKING:
@@ -265,7 +264,6 @@ def cmd_fix(args, out: Out) -> int:
 
 
 def _fix(args, out: Out, choices) -> int:
-    from .analysis import analyze
     from .report import edit_entries
     from .workbench import Workbench
 
@@ -277,16 +275,10 @@ def _fix(args, out: Out, choices) -> int:
     result = None
     if writing and (wb.changed or not args.in_place):
         result = wb.export(args.output, args.report, in_place=args.in_place, force=args.force)
-        # What was written, every thread, with check's own pass: the exit status speaks for
-        # the files on disk (read back from their bytes before they were renamed into place;
-        # subagent files written beside the output are read from disk).
-        again = result.read_back
-        if again is None or result.threads:
-            again = _load(result.output, session.format, wb.session.target, written=True)
-        checked = list(_thread_findings(again))
+        checked = result.checked.pairs()
     else:
-        checked = [(wb.session, wb.analysis)]
-        checked += [(t, analyze(t, wb.session.target)) for t in wb.session.threads]
+        # the promise is the read-back of the bytes a write would make: what `check` finds
+        checked = wb.read_back().pairs()
     after = checked[0][1]
     errors = any(a.errors for _, a in checked)
     status = EXIT_FINDINGS if errors else EXIT_OK
@@ -336,13 +328,11 @@ def _fix(args, out: Out, choices) -> int:
                 out.line(finding_line(out, sess.path, f) + " [left as is]" + tail)
     if wb.changed and not result:
         if wb.applied:
-            for line in diff_lines(session, wb.session):
+            for line in wb.preview_applied().lines():
                 out.line(_paint_diff(out, line))
-        for step in (ts for st in wb.done for ts in st.threads):
-            label = clean_line(step.after.label)
-            for line in diff_lines(step.before, step.after):
-                if line in ("--- before", "+++ after"):
-                    line = f"{line} (thread {label})"
+        for k in sorted(thread_fixes):
+            out.line(out.paint("dim", f"# thread {clean_line(wb.session.threads[k].label)}"))
+            for line in wb.preview_applied(k).lines():
                 out.line(_paint_diff(out, line))
     n = len(wb.applied) + sum(len(f) for f in thread_fixes.values())
     left = counts_text(_total_counts(a for _, a in checked))
@@ -428,57 +418,8 @@ def _threads_json(wb, checked, result) -> list[dict]:
     return out
 
 
-MAX_DIFF_LINES = 4000  # a dry run's diff stops here; every fix is still listed above it
-
-
-def diff_lines(before: Session, after: Session, limit: int = MAX_DIFF_LINES) -> list[str]:
-    """A unified diff of the messages the fixes touched, message by message (so the cost
-    stays linear however many messages changed), in file order; every line sanitised.
-
-    Messages keep their uid through edits: a uid on both sides is a changed message, one
-    only before was dropped, one only after was inserted.
-    """
-    from .preview import render, touched
-
-    old, new = touched(before, after)
-    new_by_uid = {m.uid: (j, m) for j, m in new}
-    old_uids = {m.uid for _, m in old}
-    before_index = {m.uid: i for i, m in enumerate(before.messages)}
-    items: list[tuple[float, list[str]]] = []
-    for i, m in old:
-        a = render([(i, m)])[1:]
-        if m.uid in new_by_uid:
-            j, m2 = new_by_uid[m.uid]
-            label = f"message {i}" + (f" (now {j})" if j != i else "")
-            body = list(difflib.unified_diff(a, render([(j, m2)])[1:], lineterm="", n=3))[2:]
-            items.append((i, [f"{h} {label}" if h.startswith("@@") else h for h in body]))
-        else:
-            items.append((i, [f"@@ message {i} dropped @@", *("-" + x for x in a)]))
-    for j, m in new:
-        if m.uid in old_uids:
-            continue
-        k = j - 1  # an inserted message sorts after the message it follows
-        while k >= 0 and after.messages[k].uid not in before_index:
-            k -= 1
-        anchor = before_index[after.messages[k].uid] + 0.5 if k >= 0 else -0.5
-        lines = render([(j, m)])[1:]
-        items.append((anchor, [f"@@ new message {j} @@", *("+" + x for x in lines)]))
-    items.sort(key=lambda item: item[0])
-    out = ["--- before", "+++ after"]
-    total = sum(len(body) for _, body in items)
-    for _, body in items:
-        if len(out) + len(body) > limit and len(out) > 2:
-            out.append(
-                f"... {total - len(out) + 2} more diff lines not shown; write with -o OUT "
-                "and compare the files to see everything"
-            )
-            break
-        out.extend(clean(line) for line in body)
-    return out
-
-
 def _paint_diff(out: Out, line: str) -> str:
-    if line.startswith(("+++", "---")):
+    if line.startswith("# "):
         return out.paint("dim", line)
     if line[:1] in ("+", "-", "@"):
         return out.paint(line[:1], line)

@@ -388,6 +388,27 @@ _DECLARED: tuple[Code, ...] = (
         },
     ),
     Code(
+        name="broken-chain",
+        summary="a Claude Code record's parentUuid names no record in the file (a record "
+        "was lost): the conversation before the gap is cut off, or bridged only by Claude "
+        "Code's own timestamp fallback",
+        severity={ANY: _W},
+        # relink: the record's parentUuid becomes the node Claude Code's fallback takes, or
+        # else the node before it in the file (same sessionId, no sidechain, no agentId,
+        # a tip), so that every reader resumes the whole conversation
+        actions=("relink", NONE),
+        none_reason="left as it is: what is before the gap stays out of the conversation "
+        "where nothing bridges it.",
+        client_repair={
+            "claude-code": (
+                "Claude Code 2.1.197 re-links the record to the one stamped closest before it "
+                "(within 5 s) each time it resumes and sends the conversation before the gap; "
+                "fix it to write that link (older versions and other tools resume only what "
+                "follows the gap)."
+            ),
+        },
+    ),
+    Code(
         name="malformed",
         summary="a record histview cannot read as a message",
         severity={ANY: _E},

@@ -78,6 +78,7 @@ class Patch:
         self.dropped: set[int] = set()
         self.inserted_after: dict[int | None, list[int]] = {}
         self.created: dict[int, Message] = {}
+        self.file_edits: list[Edit] = []  # edits of the file's records (the adapter's)
 
     def _work(self, uid: int) -> _Work:
         w = self.work.get(uid)
@@ -278,6 +279,19 @@ class ReorderBlocks(Edit):
         new = canonical_order(blocks, self.use_order)
         if any(a is not b for a, b in zip(new, blocks, strict=True)):
             patch.set_blocks(self.message_uid, list(new))
+
+
+@dataclass(kw_only=True)
+class Relink(Edit):
+    """Point one record of the file at another parent (a Claude Code record whose
+    parentUuid names a record that was lost). It changes the file, not a message: the
+    format's adapter applies it to what the session writes and loads the result again."""
+
+    record: str  # the record's uuid
+    parent: str  # its new parentUuid
+
+    def apply(self, patch: Patch) -> None:
+        patch.file_edits.append(self)
 
 
 def canonical_order(

@@ -26,6 +26,7 @@ from .edits import (
     MergeMessages,
     MoveBlock,
     Patch,
+    Relink,
     ReorderBlocks,
     SetId,
 )
@@ -171,7 +172,10 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
             edit.apply(patch)
         touched |= fix.touches
         applied.append(fix)
-    return session.copy_with(patch.rebuild()), applied
+    out = session.copy_with(patch.rebuild())
+    if patch.file_edits:  # record edits: the adapter applies them to what `out` writes
+        out = session.adapter.apply_file_edits(out, patch.file_edits)
+    return out, applied
 
 
 def apply_all(
@@ -931,6 +935,27 @@ class _Ctx:
             )
             touches.add(self.uid(before))
         return edits, frozenset(touches), f"Merge message {self.n(mi)} into message {self.n(prev)}."
+
+    # broken-chain
+    @builds("broken-chain", "relink")
+    def relink(self, findings: list[Finding]) -> Built:
+        (f,) = findings
+        _, record, parent, where, lost, missing, line = f.key  # line: the record's
+        if not parent:
+            return [], frozenset(), f"No change: {where}."
+        m = self.uid(_pos(f))
+        edit = Relink(
+            "relink",
+            m,
+            f"line {line}: parentUuid {missing} -> {parent} ({where})",
+            record=record,
+            parent=parent,
+        )
+        return (
+            [edit],
+            frozenset({m}),
+            f"Re-link line {line} to {where}: {lost}.",
+        )
 
     # malformed
     @builds("malformed", "drop")

@@ -2,6 +2,11 @@
 
 The CLI and the TUI both drive this; it holds no UI. Every step keeps the whole message
 list of the state before it (a list of references, cheap), so undo is exact.
+
+A session's extra threads (Claude Code sidechains and subagent files) are conversations of
+their own: `view(k)` is thread k (None: the main conversation) with its analysis, and a fix
+of a thread is applied to that thread. Each step answers with a `StepResult` naming the
+message positions it changed in each conversation, so a caller redraws only those.
 """
 
 from __future__ import annotations
@@ -16,9 +21,19 @@ from .errors import ExportRefused
 from .files import Staging, Watch, backup_path, plan_paths
 from .model import Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
-from .preview import Preview, preview
+from .preview import Preview, describe, preview
+from .readback import ReadBack, read_back
 from .report import build_report, encode_report
-from .threads import ThreadPlan, ThreadStep, fix_threads, plan_thread_writes, thread_key
+from .threads import (
+    ThreadPlan,
+    ThreadStep,
+    fix_threads,
+    own_file,
+    plan_thread_writes,
+    thread_key,
+)
+
+View = int | None  # which conversation: None the main one, k the session's thread k
 
 
 @dataclass
@@ -28,6 +43,26 @@ class Step:
     fixes: list[Fix]
     label: str
     threads: list[ThreadStep] = field(default_factory=list)  # fixes of the extra threads
+
+
+@dataclass
+class StepResult:
+    """What one step (apply, apply all, undo, redo) changed: per conversation it touched,
+    the positions in its new message list that are new or changed (None: the list was
+    rebuilt, e.g. messages were inserted or dropped). The state itself is `Workbench.view`."""
+
+    step: Step
+    undone: bool
+    changed: dict[View, frozenset[int] | None]
+
+    @property
+    def label(self) -> str:
+        return self.step.label
+
+    @property
+    def count(self) -> int:
+        """Fixes the step holds (in the main conversation and in threads)."""
+        return len(self.step.fixes) + sum(len(ts.fixes) for ts in self.step.threads)
 
 
 @dataclass
@@ -44,29 +79,8 @@ class ExportResult:
     # subagent files written: (label, path, backup); those written to while being replaced
     threads: list[tuple[str, str, str | None]] = field(default_factory=list)
     thread_late: list[str] = field(default_factory=list)
-    # the output as read back from the bytes before they were renamed into place (its
-    # subagent threads are the files beside it when it was read: re-read them from disk
-    # after writing subagent files); None when the session's own file was not written
-    read_back: Session | None = None
-
-
-def read_back(data: bytes, format: str, path: str, target: str) -> Session:
-    """The bytes an export is about to write, read as the format they are written in (no
-    detection guard: a repair may leave a file too bare to recognise). ExportRefused when
-    they do not read, so that nothing is written: the one read-back of every write."""
-    from .errors import InputError
-    from .formats import load_bytes
-
-    try:
-        session = load_bytes(data, path=path, format=format, target=target)
-    except InputError as exc:
-        at = f"{exc.where}: " if exc.where else ""
-        raise ExportRefused(
-            f"the repaired file would not read back as {format} ({at}{exc.message})"
-        ) from None
-    for thread in session.threads:
-        thread.target = target
-    return session
+    # what `check` finds in the files written (read back before they were written)
+    checked: ReadBack | None = None
 
 
 class Workbench:
@@ -76,17 +90,57 @@ class Workbench:
         self.choices = choices or Choices()
         self.done: list[Step] = []
         self.undone: list[Step] = []
-        self._analysis: tuple[Session, Analysis] | None = None
-        self._plan: tuple[Session, int, Plan] | None = None
+        self._analysis: tuple[list, Analysis] | None = None
+        self._plan: tuple[list, int, Plan] | None = None
         self._choice_version = 0
         self._original_analysis: Analysis | None = None
+        # thread index -> (thread, its analysis) and (thread, choice version, plan)
+        self._thread_analysis: dict[int, tuple[Session, Analysis]] = {}
+        self._thread_plan: dict[int, tuple[Session, int, Plan]] = {}
+        self._read_back: tuple[Session, ReadBack] | None = None
+        self._bytes: list[tuple[Session, bytes]] = []
 
     # state
     @property
     def analysis(self) -> Analysis:
-        if self._analysis is None or self._analysis[0] is not self.session:
-            self._analysis = (self.session, analyze(self.session))
+        # keyed by the message list: a step that changes only a thread keeps it
+        if self._analysis is None or self._analysis[0] is not self.session.messages:
+            self._analysis = (self.session.messages, analyze(self.session))
         return self._analysis[1]
+
+    def conversation(self, view: View = None) -> Session:
+        """The main conversation (None) or thread `view`, as it is now."""
+        return self.session if view is None else self.session.threads[view]
+
+    def analysis_of(self, view: View = None) -> Analysis:
+        if view is None:
+            return self.analysis
+        thread = self.session.threads[view]
+        got = self._thread_analysis.get(view)
+        if got is None or got[0] is not thread:
+            got = self._thread_analysis[view] = (thread, analyze(thread, self.session.target))
+        return got[1]
+
+    def plan_of(self, view: View = None) -> Plan:
+        if view is None:
+            return self.plan
+        thread = self.session.threads[view]
+        got = self._thread_plan.get(view)
+        if got is None or got[0] is not thread or got[1] != self._choice_version:
+            plan = make_plan(thread, self.analysis_of(view), self.choices)
+            got = self._thread_plan[view] = (thread, self._choice_version, plan)
+        return got[2]
+
+    def view(self, view: View = None) -> tuple[Session, Analysis]:
+        return self.conversation(view), self.analysis_of(view)
+
+    def counts(self) -> dict[str, int]:
+        """Findings per severity over the main conversation and every thread."""
+        total = dict(self.analysis.counts())
+        for k in range(len(self.session.threads)):
+            for sev, n in self.analysis_of(k).counts().items():
+                total[sev] += n
+        return total
 
     @property
     def original_analysis(self) -> Analysis:
@@ -100,11 +154,11 @@ class Workbench:
     def plan(self) -> Plan:
         if (
             self._plan is None
-            or self._plan[0] is not self.session
+            or self._plan[0] is not self.session.messages
             or self._plan[1] != self._choice_version
         ):
             self._plan = (
-                self.session,
+                self.session.messages,
                 self._choice_version,
                 make_plan(self.session, self.analysis, self.choices),
             )
@@ -156,67 +210,153 @@ class Workbench:
         return now
 
     # steps
-    def preview(self, fix: Fix) -> Preview:
-        after, _ = apply_fixes(self.session, [fix])
-        return preview(self.session, after)
+    def preview(self, fix: Fix, view: View = None, *, records: bool = True) -> Preview:
+        """What applying `fix` now would do (the description) and write (the records;
+        without `records`, only the description: it costs only the messages touched)."""
+        before = self.conversation(view)
+        after, _ = apply_fixes(before, [fix])
+        numbers = self.analysis_of(view).numbers
+        if not records:
+            return Preview(describe(before, after, numbers), [])
+        return preview(before, after, numbers, bytes_of=self._bytes_of)
 
-    def apply(self, fix: Fix) -> bool:
+    def preview_applied(self, view: View = None) -> Preview:
+        """What every applied step together writes: the session as read to the current
+        state (the dry run's diff)."""
+        if view is None:
+            before, numbers = self.original, self.original_analysis.numbers
+        else:
+            before = self.original.threads[view]
+            numbers = analyze(before, self.session.target).numbers
+        after = self.conversation(view)
+        return preview(
+            before,
+            after,
+            numbers,
+            bytes_of=self._bytes_of,
+        )
+
+    def _bytes_of(self, session: Session) -> bytes:
+        """What `session` writes (its export's bytes), kept for the last few states: every
+        preview of one state compares against the same bytes."""
+        for s, data in self._bytes:
+            if s is session:
+                return data
+        data = session.export().data
+        self._bytes = [(session, data), *self._bytes[:3]]
+        return data
+
+    def apply(self, fix: Fix, view: View = None) -> StepResult | None:
+        """Apply one fix of the main conversation (or of thread `view`); None when it
+        changes nothing."""
         if not fix.actionable:
-            return False
-        after, done = apply_fixes(self.session, [fix])
+            return None
+        before = self.conversation(view)
+        after, done = apply_fixes(before, [fix])
         if not done:
-            return False
-        self._push(Step(self.session, after, done, fix.detail))
-        return True
+            return None
+        if view is None:
+            return self._push(Step(self.session, after, done, fix.detail))
+        threads = list(self.session.threads)
+        threads[view] = after
+        main = dataclasses.replace(self.session, threads=threads)
+        return self._push(
+            Step(self.session, main, [], fix.detail, [ThreadStep(view, before, after, done)])
+        )
 
-    def apply_all(self, *, threads: bool = False) -> int:
+    def apply_all(self, *, threads: bool = False) -> StepResult | None:
         """Apply every fix until none is left; with `threads`, in every extra thread too
-        (sidechains, subagent files: each fixed on its own). Returns how many applied."""
+        (sidechains, subagent files: each fixed on its own). None when nothing applied."""
         settled = settle(self.session, self.choices)
         after, done = settled.session, settled.applied
         if self.session is self.original and self._original_analysis is None:
             self._original_analysis = settled.first
         steps: list[ThreadStep] = []
         if threads and self.session.threads:
-            new_threads, steps = fix_threads(self.session, self.choices)
+            # the threads of the state settled: a re-link of the main chain writes the
+            # file and loads it again, inline sidechains included
+            new_threads, steps = fix_threads(after, self.choices)
             if steps:
                 after = dataclasses.replace(after, threads=new_threads)
         n = len(done) + sum(len(ts.fixes) for ts in steps)
         if not n:
-            return 0
-        self._push(Step(self.session, after, done, f"apply all ({n} fixes)", steps))
-        self._analysis = (after, settled.last)  # the last round analysed it already
-        return n
+            return None
+        result = self._push(Step(self.session, after, done, f"apply all ({n} fixes)", steps))
+        self._analysis = (after.messages, settled.last)  # the last round analysed it already
+        return result
 
-    def _push(self, step: Step) -> None:
+    def _push(self, step: Step) -> StepResult:
         self.done.append(step)
         self.undone.clear()
         self.session = step.after
+        return _result(step, undone=False)
 
-    def undo(self) -> Step | None:
+    def undo(self) -> StepResult | None:
         if not self.done:
             return None
         step = self.done.pop()
         self.undone.append(step)
         self.session = step.before
-        return step
+        return _result(step, undone=True)
 
-    def redo(self) -> Step | None:
+    def redo(self) -> StepResult | None:
         if not self.undone:
             return None
         step = self.undone.pop()
         self.done.append(step)
         self.session = step.after
-        return step
+        return _result(step, undone=False)
 
     # output
+    def read_back(self, state: Session | None = None) -> ReadBack:
+        """What `check` will find in the files an export of the current state (or of
+        `state`, a state of this workbench) writes: their bytes, loaded again
+        (repair.readback). Raises ExportRefused when the format's writer refuses them. The
+        dry run's and the TUI's promise, and what an export of that state reports; cached
+        for the last state asked."""
+        current = self.session if state is None else state
+        got = self._read_back
+        if got is not None and got[0] is current:
+            return got[1]
+        threads: dict[int, tuple[str, bytes | None]] = {}
+        for k, thread in enumerate(current.threads):
+            if own_file(current, thread) and self._thread_changed(k, current):
+                threads[k] = (thread.path, thread.export().data)
+        rb = read_back(
+            current,
+            self._bytes_of(current),
+            threads,
+            original=self.original,
+            known=self._known(current),
+        )
+        self._read_back = (current, rb)
+        return rb
+
+    def _thread_changed(self, k: int, state: Session | None = None) -> bool:
+        """Thread k is not the thread as read (a fix was applied to it)."""
+        original = self.original.threads
+        current = (state or self.session).threads
+        return k >= len(original) or current[k] is not original[k]
+
+    def _known(self, state: Session | None = None) -> dict[int, Analysis]:
+        """Analyses already made, by id() of their session: what a read-back of bytes that
+        did not change need not make again."""
+        known = {id(self.original): self.original_analysis}
+        for k, thread in enumerate((state or self.session).threads):
+            got = self._thread_analysis.get(k)
+            if got is not None and got[0] is thread:
+                known[id(thread)] = got[1]
+        return known
+
     def report(
         self,
         output: str | None,
         backup: str | None = None,
         dropped_records: list[dict] | None = None,
         thread_writes: ThreadPlan | None = None,
+        checked: ReadBack | None = None,
     ) -> dict:
+        """The report; `checked`: the written files read back (what remains in them)."""
         doc = build_report(
             file=self.original.path,
             output=output,
@@ -224,12 +364,12 @@ class Workbench:
             target=self.session.target,
             fixes=self.applied,
             before=self.original_analysis,
-            after=self.analysis,
+            after=checked.main if checked is not None else self.analysis,
             backup=backup,
             dropped_records=dropped_records,
         )
         if self.session.threads:
-            doc["threads"] = self._thread_reports(output, thread_writes)
+            doc["threads"] = self._thread_reports(output, thread_writes, checked)
         return doc
 
     def _file_changed(self) -> bool:
@@ -238,11 +378,14 @@ class Workbench:
             return True
         return any(thread_key(self.session, k)[0] == "inline" for k in self.thread_applied)
 
-    def _thread_reports(self, output: str | None, plan: ThreadPlan | None) -> list[dict]:
+    def _thread_reports(
+        self, output: str | None, plan: ThreadPlan | None, checked: ReadBack | None = None
+    ) -> list[dict]:
         """Per thread: what was fixed, what its file lost, what remains (the report's
         `threads`); an inline sidechain is written with the session, into `output`."""
         written = {w.index: w for w in plan.writes} if plan is not None else {}
         applied = self.thread_applied
+        read = checked.analyses[1:] if checked is not None else []
         out = []
         for k, thread in enumerate(self.session.threads):
             before = self.original.threads[k] if k < len(self.original.threads) else thread
@@ -255,7 +398,7 @@ class Workbench:
                 target=thread.target,
                 fixes=applied.get(k, []),
                 before=analyze(before),
-                after=analyze(thread),
+                after=read[k] if k < len(read) else self.analysis_of(k),
                 backup=w.backup if w else None,
                 dropped_records=w.dropped_records if w else None,
             )
@@ -308,14 +451,28 @@ class Workbench:
         )
         if in_place and threads.writes and not self._file_changed():
             paths.backup = None  # only subagent files changed: the input stays as it is
-        written = self.session.export()
-        again = None
-        if paths.backup or not in_place:
-            again = read_back(written.data, self.original.format, paths.output, self.session.target)
-        for w in threads.writes:
-            if w.format is not None:
-                read_back(w.data, w.format, w.path, self.session.target)
-        doc = self.report(paths.output, paths.backup, written.dropped_records, threads)
+        current = self.session
+        written = current.export()
+        # the one read-back: what check will find in these bytes (refused if they do not
+        # load back as the repaired session), before anything is written; made once per
+        # state (the TUI's promise already made it)
+        got = self._read_back
+        if got is not None and got[0] is current:
+            checked = got[1].at(paths.output, {w.index: w.path for w in threads.writes})
+        else:
+            changed_threads = {
+                w.index: (w.path, w.data if self._thread_changed(w.index) else None)
+                for w in threads.writes
+            }
+            checked = read_back(
+                current,
+                written.data,
+                changed_threads,
+                path=paths.output,
+                original=self.original,
+                known=self._known(),
+            )
+        doc = self.report(paths.output, paths.backup, written.dropped_records, threads, checked)
         report_bytes = encode_report(doc)
         src_stat = source.stat if source is not None else None
         staging = Staging()
@@ -389,13 +546,33 @@ class Workbench:
             paths.output,
             paths.report,
             paths.backup,
-            len(self.analysis.errors),
+            checked.errors,
             late,
             late_error,
             threads=[(w.label, w.path, w.backup) for w in threads.writes],
             thread_late=thread_late,
-            read_back=again,
+            checked=checked,
         )
+
+
+def _result(step: Step, *, undone: bool) -> StepResult:
+    old, new = (step.after, step.before) if undone else (step.before, step.after)
+    changed: dict[View, frozenset[int] | None] = {}
+    if old.messages is not new.messages:
+        changed[None] = changed_positions(old.messages, new.messages)
+    for ts in step.threads:
+        a, b = (ts.after, ts.before) if undone else (ts.before, ts.after)
+        changed[ts.index] = changed_positions(a.messages, b.messages)
+    return StepResult(step, undone, changed)
+
+
+def changed_positions(old: list, new: list) -> frozenset[int] | None:
+    """Positions in `new` holding a message that is not in `old` (messages are never
+    mutated: an edited one is a new object); None when messages came or went, so every
+    position after the first change moved."""
+    if len(old) != len(new):
+        return None
+    return frozenset(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b)
 
 
 def _mode_of(path: str, replace: bool, src_stat) -> dict:

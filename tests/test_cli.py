@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import repair.cli as cli
+import repair.preview as preview
 from repair.codes import CODES
 from tui.cli import main
 
@@ -259,8 +260,9 @@ def test_fix_is_a_dry_run_printing_plan_and_diff(capsys, tmp_path, broken):
         "error result for toolu_1 into message 2."
     )
     assert lines[1].startswith(f"{broken}:messages[4].content[0]: orphan-tool-result -> drop: ")
-    assert "--- before" in lines and "+++ after" in lines
-    assert any(line.startswith("@@ ") and "message 2" in line for line in lines)
+    # what happens to the blocks, then the entries of the document written differently
+    assert "# Add result toolu_1 to message 2, at its start." in lines
+    assert "@@ messages[2] @@" in lines
     assert '+      "tool_use_id": "toolu_1",' in lines
     assert '-      "tool_use_id": "toolu_9",' in lines
     assert lines[-1].startswith(f"{broken}: dry run, nothing written: 2 fixes; after them 0 errors")
@@ -521,8 +523,8 @@ def test_fix_diff_shows_dropped_and_new_messages_in_file_order(capsys, tmp_path)
     _, out, _ = run(capsys, "fix", path)
     lines = out.splitlines()
     heads = [line for line in lines if line.startswith("@@")]
-    assert heads == ["@@ new message 2 @@", "@@ message 3 dropped @@"]
-    new_at = lines.index("@@ new message 2 @@")
+    assert heads == ["@@ messages[2] (new) @@", "@@ messages[3] (removed) @@"]
+    new_at = lines.index("@@ messages[2] (new) @@")
     assert '+      "tool_use_id": "toolu_1",' in lines[new_at : new_at + 8]
 
 
@@ -538,7 +540,7 @@ def test_fix_diff_of_a_huge_plan_is_cut_but_every_fix_is_listed(capsys, tmp_path
     assert sum(" orphan-tool-use -> insert-result: " in line for line in lines) == 1500
     (cut,) = [line for line in lines if line.startswith("... ")]
     assert "more diff lines not shown" in cut
-    assert len(lines) < 1500 + cli.MAX_DIFF_LINES + 10
+    assert len(lines) < 1500 + preview.MAX_DESCRIPTION + preview.MAX_DIFF_LINES + 10
 
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -180,7 +180,7 @@ def test_jsonl_keeps_untouched_lines_and_rewrites_touched_ones_exactly(tmp_path)
     assert lines[0] in written.split(b"\n")
     assert b'"n":1e400' in written
     wb = Workbench(load_session(str(out)))
-    assert wb.apply_all() == 0
+    assert wb.apply_all() is None
 
 
 def test_claude_code_record_whose_uuid_holds_a_lone_surrogate_is_fixed(tmp_path):

@@ -442,11 +442,13 @@ def test_duplicate_uuid_keeps_the_last_content_at_the_first_place():
 
 
 def test_missing_parent_cuts_the_chain_and_the_rest_is_hidden():
+    """No record is stamped within 5 s before the one whose parent is missing: Claude Code
+    2.1.197 resumes from it (measured)."""
     recs = [
         user(1, None, "old start", 1),
         assistant(2, 1, "msg_1", text("old answer"), 2),
-        user(3, 77, "after the gap", 3),
-        assistant(4, 3, "msg_2", text("new answer"), 4),
+        user(3, 77, "after the gap", 30),
+        assistant(4, 3, "msg_2", text("new answer"), 31),
     ]
     s = load(recs)
     assert [m.src["line"] for m in live(s)] == [3, 4]
@@ -454,6 +456,22 @@ def test_missing_parent_cuts_the_chain_and_the_rest_is_hidden():
         "not connected to the resumed conversation"
     ] * 2
     assert "naming no record" in s.state.stop
+
+
+def test_a_gap_of_at_most_5_s_is_bridged_like_claude_code_does():
+    """Claude Code 2.1.197 goes on with the record stamped closest before (within 5 s) when
+    a parentUuid names no record (its timestamp fallback, read from its source and measured
+    on a real file with a record removed)."""
+    recs = [
+        user(1, None, "start", 1),
+        assistant(2, 1, "msg_1", text("answer"), 2),
+        user(3, 77, "after the gap", 6.5),
+        assistant(4, 3, "msg_2", text("new answer"), 7),
+    ]
+    s = load(recs)
+    # line 2 is stamped 4.5 s before line 3: the walk goes on with it
+    assert [m.src["line"] for m in live(s)] == [1, 2, 3, 4]
+    assert s.state.stop is None and [b.to for b in s.state.walk.bridges] == [U(2)]
 
 
 def test_compaction_boundary_hides_history_before_it():
@@ -837,19 +855,22 @@ def test_inline_sidechain_edits_are_written_with_the_main_session():
 def test_a_write_that_would_not_resume_is_refused(monkeypatch):
     from repair.errors import ExportRefused
     from repair.formats.claude_code import write as claude_write
+    from repair.readback import read_back
 
     s = load(parallel_session())
     home = live(s)[2]
-    # a writer that re-links a record to a uuid that is not in the file cuts the chain there:
-    # Claude Code would resume only what follows
+    # a writer that makes a re-linked record a root cuts the chain there: Claude Code would
+    # resume only what follows (a parent that names no record is bridged by Claude Code's
+    # timestamp fallback when a record is stamped within 5 s before: not a root)
     swap = claude_write._swap_parent
-    lost = "ffffffff-0000-4000-8000-000000000000"
-    monkeypatch.setattr(claude_write, "_swap_parent", lambda raw, obj, parent: swap(raw, obj, lost))
+    monkeypatch.setattr(claude_write, "_swap_parent", lambda raw, obj, parent: swap(raw, obj, None))
     res_c, res_b, prompt = home.blocks
-    with pytest.raises(ExportRefused):
-        export(s, edit(s, 2, (synthetic("toolu_A"), res_b, res_c, prompt)))
+    repaired = s.copy_with(edit(s, 2, (synthetic("toolu_A"), res_b, res_c, prompt)))
+    # every export reads its bytes back before writing them (repair.readback)
+    with pytest.raises(ExportRefused, match="would not resume"):
+        read_back(repaired, repaired.export().data, {})
     monkeypatch.undo()
-    assert export(s, edit(s, 2, (synthetic("toolu_A"), res_b, res_c, prompt)))
+    assert read_back(repaired, repaired.export().data, {}).errors == 0
 
 
 def test_same_fix_writes_the_same_bytes():

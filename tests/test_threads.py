@@ -81,7 +81,7 @@ def test_an_inline_sidechain_fault_is_fixed_and_the_dry_run_names_the_thread(cap
         f"{f}:6: orphan-tool-result -> drop: Drop the tool_result toolu_gone from message 2 "
         "(kept in the report). (thread sidechain at line 3)"
     )
-    assert "--- before (thread sidechain at line 3)" in lines
+    assert "# thread sidechain at line 3" in lines
     assert lines[-1] == (
         f"{f}: dry run, nothing written: 1 fix; after them 0 errors, 0 warnings, 0 info in "
         "the conversation and its thread. Write with -o OUT or --in-place."

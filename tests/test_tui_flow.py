@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from tui_helpers import DEMO, HOSTILE, wait_ready
+from tui_helpers import DEMO, HOSTILE, settle, wait_ready
 
 from repair.analysis import analyze
 from repair.formats import load_session
@@ -66,22 +66,27 @@ async def test_full_repair_flow_and_export(demo_copy):
         # apply: one step done, fewer findings, the timeline state changed
         version = _timeline(app).state.version
         await pilot.press("a")
+        await settle(pilot)
         assert len(wb.done) == 1
         assert _timeline(app).state.version > version
         after_one = wb.analysis.counts()["error"] + wb.analysis.counts()["warning"]
         assert after_one < errors0 + 2
         # undo and redo
         await pilot.press("u")
+        await settle(pilot)
         assert not wb.done and wb.session is wb.original
         assert wb.analysis.counts()["error"] == errors0
         await pilot.press("ctrl+y")
+        await settle(pilot)
         assert len(wb.done) == 1
         # apply all: no error left
         await pilot.press("A")
+        await settle(pilot)
         assert wb.analysis.counts()["error"] == 0
         assert "0 errors" in str(app.query_one("#header").render())
         # export with the default names
         await pilot.press("e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await pilot.pause()
@@ -112,9 +117,11 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
         await pilot.pause()
         assert app._selected_fix().action == "insert-result"
         await pilot.press("tab")
+        await settle(pilot)
         assert app.fixes[idx].action == "drop-tool-use"
         assert "Drop the unanswered tool_use toolu_05F" in str(app.query_one("#diff").render())
         await pilot.press("s")
+        await settle(pilot)
         assert app.fixes[idx].skipped and not app.fixes[idx].actionable
         # s moves on to the next fix; the skipped one is never applied
         assert fl.highlighted == idx + 1
@@ -123,8 +130,10 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
         diff = str(app.query_one("#diff").render())
         assert "Skipped" in diff and "changes nothing" not in diff
         await pilot.press("a")
+        await settle(pilot)
         assert not app.wb.done
         await pilot.press("s")
+        await settle(pilot)
         assert not app.fixes[idx].skipped and fl.highlighted == idx
 
 
@@ -135,6 +144,7 @@ async def test_export_asks_before_overwriting(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await pilot.pause()
@@ -142,10 +152,12 @@ async def test_export_asks_before_overwriting(demo_copy):
         await pilot.press("n")
         assert out.read_text() == "keep me"
         await pilot.press("e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await pilot.pause()
         await pilot.press("y")
+        await settle(pilot)
         await pilot.pause()
     assert out.read_text() != "keep me"
     assert analyze(load_session(str(out))).errors == []
@@ -156,6 +168,7 @@ async def test_export_over_input_needs_confirmation_and_backup(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         app.screen.query_one("#export-output").value = str(demo_copy)
         await pilot.click("#export-ok")
@@ -164,11 +177,13 @@ async def test_export_over_input_needs_confirmation_and_backup(demo_copy):
         await pilot.press("n")
         assert demo_copy.read_bytes() == DEMO.read_bytes()
         await pilot.press("e")
+        await settle(pilot)
         await pilot.pause()
         app.screen.query_one("#export-output").value = str(demo_copy)
         await pilot.click("#export-ok")
         await pilot.pause()
         await pilot.press("y")
+        await settle(pilot)
         await pilot.pause()
     backup = demo_copy.with_name("demo_session.json.bak")
     assert backup.read_bytes() == DEMO.read_bytes()
@@ -180,10 +195,12 @@ async def test_quit_asks_when_changes_are_not_exported(demo_copy):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "q")
+        await settle(pilot)
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("n")
         assert app.is_running
         await pilot.press("q", "y")
+        await settle(pilot)
         await pilot.pause()
         assert not app.is_running
 
@@ -242,7 +259,7 @@ async def test_click_selects_a_row(demo_copy):
         await wait_ready(pilot)
         await pilot.click(Timeline, offset=(20, 5))
         assert _timeline(app).current_row_index == 5  # rows: m0, m1, call, m2, result, m3
-        assert "message 3 · assistant" in str(app.query_one("#detail").render())
+        assert "messages.3 · assistant" in str(app.query_one("#detail").render())
 
 
 async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
@@ -384,6 +401,7 @@ async def test_an_export_whose_report_cannot_be_written_leaves_nothing_behind(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await pilot.pause()
@@ -403,6 +421,7 @@ async def test_an_export_with_an_empty_report_field_is_refused(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         app.screen.query_one("#export-report").value = ""
         await pilot.click("#export-ok")
@@ -418,6 +437,7 @@ async def test_a_second_export_proposes_a_numbered_report(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         field = app.screen.query_one("#export-report").value
         assert field == str(demo_copy.with_name("demo_session.report.1.json"))
@@ -434,12 +454,14 @@ async def test_export_over_a_read_only_input_says_so_and_keeps_the_mode(demo_cop
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         app.screen.query_one("#export-output").value = str(demo_copy)
         await pilot.click("#export-ok")
         await pilot.pause()
         assert "which is read-only?" in str(app.screen.query_one("#confirm-question").render())
         await pilot.press("y")
+        await settle(pilot)
         await pilot.pause()
         assert app.exported is app.wb.session
     assert demo_copy.with_name("demo_session.json.bak").read_bytes() == DEMO.read_bytes()

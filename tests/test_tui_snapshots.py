@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
+import threading
 from pathlib import Path
 
 import pytest
-from tui_helpers import DEMO, HOSTILE, SAMPLES, wait_ready
+from tui_helpers import DEMO, HOSTILE, SAMPLES, settle, wait_ready
 
 from tui.app import HistviewApp
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 SNAPS = Path(__file__).parent / "__snapshots__" / "test_tui_snapshots"
 SIZES = [(80, 24), (120, 40)]
@@ -27,6 +31,18 @@ CLEAN = b"""[
 
 def _app(path) -> HistviewApp:
     return HistviewApp(str(path))
+
+
+def _after(*keys: str):
+    """run_before: the session ready, `keys` pressed, then every worker they started (a
+    repair step, the preview, the promise) done and drawn."""
+
+    async def run_before(pilot) -> None:
+        await wait_ready(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
+
+    return run_before
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -60,7 +76,7 @@ def test_detail_raw_json(snap_compare, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_repair_preview(snap_compare, size):
-    assert snap_compare(_app(DEMO), press=["r"], terminal_size=size, run_before=wait_ready)
+    assert snap_compare(_app(DEMO), terminal_size=size, run_before=_after("r"))
 
 
 def _copy(tmp_path) -> Path:
@@ -71,16 +87,12 @@ def _copy(tmp_path) -> Path:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_after_apply(snap_compare, tmp_path, size):
-    assert snap_compare(
-        _app(_copy(tmp_path)), press=["r", "a"], terminal_size=size, run_before=wait_ready
-    )
+    assert snap_compare(_app(_copy(tmp_path)), terminal_size=size, run_before=_after("r", "a"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_after_undo(snap_compare, tmp_path, size):
-    assert snap_compare(
-        _app(_copy(tmp_path)), press=["r", "a", "u"], terminal_size=size, run_before=wait_ready
-    )
+    assert snap_compare(_app(_copy(tmp_path)), terminal_size=size, run_before=_after("r", "a", "u"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -107,7 +119,7 @@ def test_hostile_timeline_and_detail(snap_compare, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_hostile_repair_preview(snap_compare, size):
-    assert snap_compare(_app(HOSTILE), press=["r"], terminal_size=size, run_before=wait_ready)
+    assert snap_compare(_app(HOSTILE), terminal_size=size, run_before=_after("r"))
     _no_control_bytes(f"test_hostile_repair_preview[{size[0]}x{size[1]}].svg")
 
 
@@ -166,3 +178,67 @@ def test_light_theme(snap_compare):
         await pilot.pause()
 
     assert snap_compare(_app(ROO_TT), terminal_size=(120, 40), run_before=run_before)
+
+
+# issue 10 points 5-7: the preview of what is written, the busy state, threads, broken chains
+
+CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
+SPLIT = SAMPLES / "anthropic_parallel_results_split.json"
+BROKEN_CHAIN = Path(__file__).parent / "fixtures" / "clients" / "claude" / "broken"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_preview_of_a_jsonl_record(snap_compare, size):
+    """Claude Code: the new result record with its parentUuid, the line re-linked to it."""
+    assert snap_compare(_app(CLAUDE), terminal_size=size, run_before=_after("r"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_preview_block_description(snap_compare, size):
+    """A JSON document: what happens to the blocks first, then the entries written."""
+    assert snap_compare(_app(SPLIT), terminal_size=size, run_before=_after("r"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_busy_state(snap_compare, tmp_path, size, monkeypatch):
+    """A fix being applied (held until the screenshot is taken) and an undo waiting."""
+    from repair.workbench import Workbench
+
+    go = threading.Event()
+    real = Workbench.apply
+
+    def apply(self, fix, view=None):
+        go.wait(5)
+        return real(self, fix, view)
+
+    monkeypatch.setattr(Workbench, "apply", apply)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+
+    try:
+        assert snap_compare(_app(_copy(tmp_path)), terminal_size=size, run_before=run_before)
+    finally:
+        go.set()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_thread_switcher(snap_compare, tmp_path, size):
+    from test_threads import session_with_subagents
+
+    main = session_with_subagents(tmp_path, bad=True)
+    assert snap_compare(_app(main), terminal_size=size, run_before=_after("t"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_broken_chain_row(snap_compare, tmp_path, size):
+    """The first screen on a chain cut by a lost record: the row, its finding, the count."""
+    src = tmp_path / "broken-chain-cut.jsonl"
+    shutil.copy(BROKEN_CHAIN / src.name, src)
+    assert snap_compare(_app(src), terminal_size=size, run_before=wait_ready)

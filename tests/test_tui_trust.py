@@ -10,7 +10,7 @@ import shutil
 import threading
 
 import pytest
-from tui_helpers import DEMO, SAMPLES, wait_ready
+from tui_helpers import DEMO, SAMPLES, settle, wait_ready
 
 from repair.formats import load_session
 from tui import app as app_module
@@ -181,6 +181,7 @@ async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A")
+        await settle(pilot)
         if how == "palette":
             await app.run_action("quit")  # what the palette's Quit runs
         else:
@@ -195,6 +196,7 @@ async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("y")
+        await settle(pilot)
         await pilot.pause()
         assert not app.is_running
 
@@ -206,6 +208,7 @@ async def test_overwrite_confirmation_focuses_cancel(demo_copy):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await app.workers.wait_for_complete()
@@ -245,6 +248,7 @@ async def test_search_on_the_cannot_open_screen_does_not_crash(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("slash", *"abc", "enter", "n", "J", "y", "r", "f")
+        await settle(pilot)
         await pilot.pause()
         assert app.is_running and "Cannot open" in _text(app, "#load-error")
 
@@ -255,8 +259,10 @@ async def test_export_to_a_copy_warns_when_the_source_changed(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A")
+        await settle(pilot)
         demo_copy.write_bytes(demo_copy.read_bytes() + b"\n")
         await pilot.press("e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await app.workers.wait_for_complete()
@@ -267,11 +273,13 @@ async def test_export_to_a_copy_warns_when_the_source_changed(demo_copy):
         await pilot.pause()
         assert not out.exists()
         await pilot.press("e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("y")
+        await settle(pilot)
         await pilot.pause()
         assert out.exists() and app.exported is app.wb.session
 
@@ -281,6 +289,7 @@ async def test_export_to_a_copy_of_an_unchanged_source_does_not_ask(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("A", "e")
+        await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await app.workers.wait_for_complete()
@@ -295,6 +304,7 @@ async def test_reload_reads_the_file_again_and_asks_before_losing_fixes(demo_cop
         await wait_ready(pilot)
         n = len(app.session.messages)
         await pilot.press("A", "R")
+        await settle(pilot)
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen) and app.screen.focused.id == "no"
         await pilot.press("n")
@@ -304,6 +314,7 @@ async def test_reload_reads_the_file_again_and_asks_before_losing_fixes(demo_cop
         doc.append({"role": "user", "content": "one more", "ts": doc[-1]["ts"] + 1000})
         demo_copy.write_text(json.dumps(doc))
         await pilot.press("R", "y")
+        await settle(pilot)
         await wait_ready(pilot)
         assert len(app.session.messages) == n + 1 and not app.wb.done
         await pilot.press("R")  # nothing to lose: no question
@@ -344,10 +355,12 @@ async def test_after_apply_the_next_fix_in_order_is_selected(demo_copy):
         order = [(f.code, f.message_index) for f in app.fixes if f.actionable]
         assert app._selected_fix().code == order[0][0]
         await pilot.press("a")
+        await settle(pilot)
         # moving message 5's result home also ends the info finding before it: the next fix
         # in order is still the next one, not the one after it
         assert app._selected_fix().code == order[1][0] == "tool-result-not-first"
         await pilot.press("a")
+        await settle(pilot)
         assert app._selected_fix().code == order[2][0] == "duplicate-tool-result"
 
 
@@ -371,6 +384,7 @@ async def test_toasts_never_cover_the_diff(demo_copy):
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_ready(pilot)
         await pilot.press("r", "a", "s")
+        await settle(pilot)
         await pilot.pause()
         toasts = list(app.screen.query("Toast"))
         assert toasts
@@ -394,6 +408,7 @@ async def test_80x24_header_keeps_counts_and_unexported_and_ids_keep_both_ends(r
         line = _line(app, _row(app, 7, 0))
         assert "update_todo_list toolu_01" in line and "AyOHF" in line  # name, then the id
         await pilot.press("r", "a")
+        await settle(pilot)
         header = _text(app, "#header")
         assert re.search(r"● \d+  ▲ \d+  ○ \d+  1 fixed  \*unexported$", header.strip())
         assert len(header) <= 78
@@ -443,9 +458,11 @@ async def test_y_copies_the_selected_id(roo_copy):
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_ready(pilot)
         await pilot.press("y")
+        await settle(pilot)
         assert app.clipboard == TODO_ID
         assert "Copied" in list(app._notifications)[-1].message
         await pilot.press("j", "y")
+        await settle(pilot)
         assert app.clipboard == TASK_ID
 
 

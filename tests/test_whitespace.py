@@ -70,7 +70,9 @@ def test_fix_drops_a_whitespace_only_final_message_and_reports_it(tmp_path, doc)
     report = json.loads((tmp_path / "fixed.report.json").read_text())
     removed = [e["removed"] for e in report["edits"] if "removed" in e]
     assert removed and removed[0]["role"] == "assistant"
-    assert Workbench(load_session(str(out), format=load_session(str(path)).format)).apply_all() == 0
+    assert (
+        Workbench(load_session(str(out), format=load_session(str(path)).format)).apply_all() is None
+    )
 
 
 def _opencode_variants():
@@ -100,7 +102,7 @@ def test_fixes_on_opencode_tool_parts_without_ids_change_the_file_and_converge(t
     path.write_text(json.dumps(_opencode_variants()[name], indent=2) + "\n")
     session = load_session(str(path))
     wb = Workbench(session)
-    assert wb.apply_all() > 0
+    assert wb.apply_all().count > 0
     # every applied step changes what is written
     for step in wb.done:
         assert step.after.export_bytes() != step.before.export_bytes()
@@ -108,4 +110,4 @@ def test_fixes_on_opencode_tool_parts_without_ids_change_the_file_and_converge(t
     code, _, err = run("fix", str(path), "-o", str(out))
     assert err == "" and code == 0
     again = Workbench(load_session(str(out)))
-    assert again.apply_all() == 0, [(f.code, f.action) for f in again.applied]
+    assert again.apply_all() is None, [(f.code, f.action) for f in again.applied]

@@ -277,7 +277,9 @@ def test_the_bytes_are_read_back_before_anything_is_placed(
     events = []
     real_read_back, real_replace, real_link = workbench.read_back, os.replace, os.link
     monkeypatch.setattr(
-        workbench, "read_back", lambda *a: (events.append("read back"), real_read_back(*a))[1]
+        workbench,
+        "read_back",
+        lambda *a, **k: (events.append("read back"), real_read_back(*a, **k))[1],
     )
     monkeypatch.setattr(files.os, "replace", lambda a, b: (events.append(b), real_replace(a, b))[1])
     monkeypatch.setattr(files.os, "link", lambda a, b: (events.append(b), real_link(a, b))[1])

@@ -20,3 +20,20 @@ async def wait_ready(pilot) -> None:
         if app.wb is not None or app.load_error is not None:
             break
     await pilot.pause()
+
+
+async def settle(pilot) -> None:
+    """Wait until the app's workers are done (a repair step, a preview, the promise, an
+    export) and what they posted is on screen (a real condition, not a sleep)."""
+    from textual.worker import WorkerCancelled
+
+    app = pilot.app
+    for _ in range(400):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive worker replaced by the next one
+            pass
+        await pilot.pause()
+        if not app.busy and not app._queued and not any(w.is_running for w in app.workers):
+            break
+    await pilot.pause()

@@ -21,12 +21,11 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 from textual.worker import get_current_worker
 
-from repair.errors import ExportRefused, InputError
+from repair.errors import ExportRefused, InputError, WriteFailed
 from repair.files import (
     default_output,
     default_report,
@@ -36,77 +35,36 @@ from repair.files import (
 )
 from repair.formats import load_session, resolve_path
 from repair.gcpause import gc_paused
-from repair.model import Finding, Session
+from repair.model import Session
 from repair.plan import Fix
 from repair.sanitize import clean_line
-from repair.workbench import Workbench
+from repair.workbench import View, Workbench
 
 from .config import load_config, save_config
 from .detail import SEV_STYLE, message_detail, raw_json
 from .keys import JKScroll, help_rows, key_name
-from .lanes import LaneLayout, layout
+from .messages import (
+    AnalysisReady,
+    ExportDone,
+    LoadFailed,
+    PreviewReady,
+    PromiseReady,
+    SearchDone,
+    SessionLoaded,
+    StepDone,
+    ViewShown,
+)
 from .picker import TASK_FILES, PickerScreen, PickSource
-from .repair_pane import RepairPane
-from .rows import SEV_MARK, Row, RowTable, build_rows, search_rows, short_id, with_findings
-from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen
-from .summary import clean_text, problems
+from .repair_pane import RepairPane, fix_prompts
+from .rows import SEV_MARK, Row, build_rows, search_rows, short_id
+from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen, ThreadScreen
+from .state import Derived, derive, snapshot
+from .summary import clean_text
 from .timeline import Timeline, TimelineState
 
+__all__ = ["AnalysisReady", "Derived", "HistviewApp", "LoadFailed", "SessionLoaded", "derive"]
+
 DEMO = Path(__file__).resolve().parent / "demo" / "demo_session.json"
-
-
-class SessionLoaded(Message):
-    def __init__(self, session: Session, table: RowTable, seconds: float) -> None:
-        super().__init__()
-        self.session = session
-        self.table = table
-        self.seconds = seconds
-
-
-@dataclass
-class Derived:
-    """What the screen shows for one analysed state; built off the UI thread on load."""
-
-    table: RowTable
-    lanes: LaneLayout
-    by_message: dict[int, list[Finding]]
-    problems: list[tuple[str, str]]
-    first_problem: int | None  # the row the first screen opens on
-    numbers: list[int | None]  # each row's messages.N as the target receives it
-
-
-def derive(session: Session, analysis, table: RowTable | None = None) -> Derived:
-    table = with_findings(table, analysis) if table is not None else build_rows(session, analysis)
-    return Derived(
-        table,
-        layout(analysis.pairing, table),
-        analysis.by_message(),
-        problems(session, analysis),
-        table.first_problem(),
-        analysis.numbers,
-    )
-
-
-class AnalysisReady(Message):
-    def __init__(self, workbench: Workbench, derived: Derived) -> None:
-        super().__init__()
-        self.workbench = workbench
-        self.derived = derived
-
-
-class LoadFailed(Message):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
-class SearchDone(Message):
-    def __init__(self, query: str, version: int, rows: list[int], jump: bool) -> None:
-        super().__init__()
-        self.query = query
-        self.version = version
-        self.rows = rows
-        self.jump = jump
 
 
 @dataclass
@@ -141,6 +99,7 @@ MAIN_ONLY = {
     "help",
     "top",
     "bottom",
+    "threads",
 }
 NEEDS_ROWS = {"search", "next_match", "prev_match", "copy_id", "toggle_raw", "top", "bottom"}
 NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
@@ -156,7 +115,9 @@ NEEDS_ANALYSIS = {
     "next_finding",
     "prev_finding",
     "toggle_filter",
+    "threads",
 }
+PROMISE_AUTO_BYTES = 16_000_000  # above: the promise is read back when exporting only
 PALETTE_SKIP = {"escape", "focus_detail", "quit"}  # the system commands already hold Quit
 DETAIL_MODES = ("normal", "wide", "hidden")
 
@@ -266,6 +227,13 @@ class HistviewApp(App):
             show=False,
             tooltip="read the file again; asks before losing fixes",
         ),
+        Binding(
+            "t",
+            "threads",
+            "Threads",
+            show=False,
+            tooltip="switch between the conversation and its sidechain and subagent threads",
+        ),
     ]
 
     def __init__(
@@ -306,6 +274,27 @@ class HistviewApp(App):
         self.timings: dict[str, float] = {}
         self._first_analysis = True
         self._t0 = time.perf_counter()
+        self.view: View = None  # the conversation shown: None the main one, k thread k
+        # a repair step, a thread switch or an export running in a worker ("applying …"),
+        # and the keys pressed meanwhile that would race it (run when it is done)
+        self.busy: str | None = None
+        self._queued: list[str] = []  # toggle_repair, apply_fix, undo, export, ...
+        self._step_started = 0.0
+        # what check finds in an export of a state (read back): (state, the line shown)
+        self.promise: tuple[Session, Content] | None = None
+        self._preview_key: tuple | None = None  # the preview asked for (state, fix)
+        self._preview_running = False
+        self._preview_next: tuple | None = None  # asked while another one ran
+        self._previews: dict[tuple, tuple] = {}  # (state id, fix key, view) -> preview
+
+    def _gone(self) -> bool:
+        """The app is shutting down: a worker's late result has nowhere to go."""
+        return not self.screen_stack or self._exit
+
+    def _q(self, selector, expect_type=None):
+        """A widget of the session screen (the first on the stack), whichever screen is on
+        top: worker results arrive while a modal (export, threads, help) is open."""
+        return self.screen_stack[0].query_one(selector, expect_type)
 
     # layout
     def compose(self) -> ComposeResult:
@@ -326,7 +315,7 @@ class HistviewApp(App):
         self.theme = theme if theme in self.available_themes else "textual-dark"
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         for wid in ("#repair", "#load-error", "#main", "#summary", "#search-bar"):
-            self.query_one(wid).display = False
+            self._q(wid).display = False
         self._set_detail_mode("normal")
         self._narrow(self.size.width)
         if self.pick:
@@ -355,28 +344,34 @@ class HistviewApp(App):
     # loading
     def _reset(self) -> None:
         """Forget the session on screen (before a reload, or back to the picker)."""
-        self.workers.cancel_group(self, "load")
-        self.workers.cancel_group(self, "search")
+        for group in ("load", "search", "step", "preview", "describe", "promise", "export-check"):
+            self.workers.cancel_group(self, group)
         self.session = self.wb = self.derived = self.exported = None
         self._set_fixes([])
+        self.view = None
+        self.busy = None
+        self._queued = []
+        self.promise = None
+        self._previews.clear()
+        self._preview_key = self._preview_next = None
         self.search = None
         self.load_error = None
         self.raw = False
         self._first_analysis = True
         if self.repair_open:
             self.repair_open = False
-            self.query_one(RepairPane).display = False
-        tl = self.query_one(Timeline)
+            self._q(RepairPane).display = False
+        tl = self._q(Timeline)
         tl.set_match("")
         tl.findings_only = False
         tl.set_state(None)
         for wid in ("#main", "#summary", "#search-bar", "#load-error"):
-            self.query_one(wid).display = False
+            self._q(wid).display = False
         self.refresh_bindings()
 
     def _start_load(self) -> None:
         self._reset()
-        self.query_one("#loading").display = True
+        self._q("#loading").display = True
         name = header_name(self.path or "session")
         self._set_header(Content.assemble(("histview ", "bold"), f"loading {name} …"))
         self.load()
@@ -401,14 +396,14 @@ class HistviewApp(App):
             table = build_rows(session)
             self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
             wb = Workbench(session)
-            self.post_message(AnalysisReady(wb, derive(session, wb.analysis, table)))
+            self.post_message(AnalysisReady(wb, snapshot(wb, None, table=table)))
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
         self.session = msg.session
-        self.query_one("#loading").display = False
-        self.query_one("#main").display = True
+        self._q("#loading").display = False
+        self._q("#main").display = True
         self.version += 1
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         tl.set_state(TimelineState(msg.session, msg.table, None, self.version))
         tl.focus()
         self._update_header()
@@ -423,7 +418,7 @@ class HistviewApp(App):
         if self._first_analysis:
             # the first screen names the problem: the cursor on the first error (or warning)
             self._first_analysis = False
-            tl = self.query_one(Timeline)
+            tl = self._q(Timeline)
             first = msg.derived.first_problem
             if first is not None and not tl.cursor:
                 tl.go_to_row(first)
@@ -433,8 +428,8 @@ class HistviewApp(App):
 
     def on_load_failed(self, msg: LoadFailed) -> None:
         self.load_error = msg.text
-        self.query_one("#loading").display = False
-        box = self.query_one("#load-error", Static)
+        self._q("#loading").display = False
+        box = self._q("#load-error", Static)
         box.update(
             Content.assemble(
                 ("Cannot open this session\n\n", "bold $text-error"),
@@ -451,20 +446,25 @@ class HistviewApp(App):
         self._update_header()
 
     def _narrow(self, width: int) -> None:
-        self.query_one("#main").set_class(width < 100, "-narrow")
+        self._q("#main").set_class(width < 100, "-narrow")
 
     def _mark(self, what: str) -> None:
         self.timings[what] = time.perf_counter() - self._t0
 
-    def _show_state(self, derived: Derived) -> None:
+    def _show_state(self, derived: Derived, keep_row: int | None = None) -> None:
         """Put an analysed state on screen: rows, lanes, header, summary line."""
         self.derived = derived
         self.version += 1
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         state = TimelineState(
-            self.wb.session, derived.table, derived.lanes, self.version, self.wb.analysis.pairing
+            derived.session,
+            derived.table,
+            derived.lanes,
+            self.version,
+            derived.pairing,
+            derived.numbers,
         )
-        tl.set_state(state, keep_row=tl.current_row_index)
+        tl.set_state(state, keep_row=tl.current_row_index if keep_row is None else keep_row)
         self._update_header()
         self._update_summary()
         if self.search is not None:
@@ -472,55 +472,58 @@ class HistviewApp(App):
 
     # header / summary / detail
     def _set_header(self, content: Content) -> None:
-        self.query_one("#header", Static).update(content)
+        self._q("#header", Static).update(content)
 
     def _update_header(self) -> None:
-        s = self.wb.session if self.wb else self.session
+        d = self.derived
+        s = d.session if d is not None else self.session
         if s is None:
             return
         width = self.size.width - 2
         wide = width >= 100
         right: list = [f"  {len(s.messages)} msgs  "]
-        if self.wb is None:
+        if d is None:
             right.append(("analysing…", "italic dim"))
         else:
-            c = self.wb.analysis.counts()
-            e, w, i = c["error"], c["warning"], c["info"]
-            right += [
-                (
-                    f"● {e}" + (f" error{'s' if e != 1 else ''}" if wide else ""),
-                    "bold $text-error" if e else "dim",
-                ),
-                "  ",
-                (
-                    f"▲ {w}" + (f" warning{'s' if w != 1 else ''}" if wide else ""),
-                    "bold $text-warning" if w else "dim",
-                ),
-                "  ",
-                (f"○ {i}" + (" info" if wide else ""), "$text-primary" if i else "dim"),
-            ]
-            if self.wb.done:
-                right.append((f"  {len(self.wb.applied)} fixed", "$text-success"))
+            right += _counts(d.counts, wide)
+            if d.threads:
+                t = d.total
+                right.append(("  all:", "dim"))
+                right += _counts(t, False, short=True)
+            if d.applied:
+                right.append((f"  {d.applied} fixed", "$text-success"))
             if self._unexported:
                 right.append(("  *unexported", "italic $text-warning"))
-        if self.query_one(Timeline).findings_only:
+        if self.busy:
+            waiting = f" (+{len(self._queued)} waiting)" if self._queued else ""
+            right.append((f"  ⟳ {self.busy}{waiting}", "bold reverse $text-warning"))
+        if self._q(Timeline).findings_only:
             right.append(("  [findings only]", "reverse"))
-        fmt = f"  {s.format} → {s.target}" if wide else f"  {s.format}"
+        # the target where it is not the format's own client (claude-code → claude-code)
+        fmt = f"  {s.format} → {s.target}" if wide and s.target != s.format else f"  {s.format}"
         tail = Content.assemble(fmt, *right)
         label = "histview " if wide else ""
         # the counts and marks always show; the name gives way (shortened in its middle)
         room = max(width - len(label) - tail.cell_length, 8)
-        name = header_name(s.path, room)
-        self._set_header(Content.assemble((label, "bold"), (name, "bold $text-accent"), tail))
+        # a thread shown: its label after the file's name (the label gives way first)
+        thread = ""
+        if d is not None and d.view is not None:  # named in full on the summary line
+            thread = f" › thread {d.view + 1}/{len(d.threads)}"
+        name = header_name(self.wb.original.path if self.wb else s.path, room - len(thread))
+        self._set_header(
+            Content.assemble(
+                (label, "bold"), (name, "bold $text-accent"), (thread, "bold $text-warning"), tail
+            )
+        )
 
     def _update_summary(self) -> None:
-        box = self.query_one("#summary", Static)
+        box = self._q("#summary", Static)
         if self.wb is None or self.derived is None:
             box.display = False
             return
         items = self.derived.problems
         if not items:
-            parts: list = [("✓ ", "bold $text-success"), clean_text(self.wb.session)]
+            parts: list = [("✓ ", "bold $text-success"), clean_text(self.derived.session)]
         elif all(sev == "info" for sev, _ in items):
             parts = [
                 ("✓ ", "bold $text-success"),
@@ -529,12 +532,27 @@ class HistviewApp(App):
             ]
         else:
             parts = _joined(items)
+        threads = self.derived.threads
+        if self.derived.view is not None:
+            label = clean_line(self.derived.session.label or "thread", 60)
+            parts = [(f"{label} ", "bold $text-warning"), ("· ", "dim"), *parts]
+        if threads and self.derived.view is None:
+            bad = sum(1 for _l, _n, c in threads if c["error"] or c["warning"])
+            parts.append(
+                (
+                    f"   ({len(threads)} thread{'s' if len(threads) != 1 else ''}"
+                    + (f", {bad} with problems" if bad else "")
+                    + ": t lists them)",
+                    "dim",
+                )
+            )
         box.update(Content.assemble(*parts))
         box.display = True
 
     @property
     def _unexported(self) -> bool:
-        return bool(self.wb and self.wb.dirty and self.wb.session is not self.exported)
+        d = self.derived
+        return bool(d is not None and d.dirty and d.state is not self.exported)
 
     @on(Timeline.RowChanged)
     def _row_changed(self, event: Timeline.RowChanged) -> None:
@@ -545,9 +563,9 @@ class HistviewApp(App):
             self._select_fix_of_row(event.row)
 
     def _show_detail(self) -> None:
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         row = tl.current_row
-        detail = self.query_one("#detail", Static)
+        detail = self._q("#detail", Static)
         if row is None or tl.state is None:
             detail.update(Content.styled("(no row selected)", "italic dim"))
             return
@@ -562,23 +580,18 @@ class HistviewApp(App):
                 numbers = self.derived.numbers
                 sent_as = numbers[row.mi] if row.mi < len(numbers) else "?"
             detail.update(message_detail(session, row, findings, tl.state.pairing, sent_as))
-        self.query_one("#detail-scroll", JKScroll).scroll_home(animate=False)
+        self._q("#detail-scroll", JKScroll).scroll_home(animate=False)
 
     # state changes
-    def _refresh_state(self) -> None:
-        """Rebuild rows and lanes for the workbench's current session (after a step)."""
-        with gc_paused():
-            derived = derive(self.wb.session, self.wb.analysis)
-        self._show_state(derived)
-        if self.repair_open:
-            self._refresh_fixes()
-
     def _refresh_fixes(self, keep: int | None = None) -> None:
-        fl = self.query_one("#fix-list", OptionList)
+        """The plan of the state on screen into the fix list (its plan was made with it)."""
+        fl = self._q("#fix-list", OptionList)
         if keep is None:
             keep = fl.highlighted or 0
-        self._set_fixes(self.wb.plan.fixes)
-        self.query_one(RepairPane).show_fixes(self.fixes, keep)
+        d = self.derived
+        self._set_fixes(d.fixes if d is not None else [])
+        prompts = d.prompts if d is not None and len(d.prompts) == len(self.fixes) else None
+        self._q(RepairPane).show_fixes(self.fixes, keep, prompts)
         self._show_preview()
 
     def _set_fixes(self, fixes: list[Fix]) -> None:
@@ -594,18 +607,88 @@ class HistviewApp(App):
     def _selected_fix(self) -> Fix | None:
         if not self.repair_open or not self.fixes:
             return None
-        i = self.query_one("#fix-list", OptionList).highlighted
+        i = self._q("#fix-list", OptionList).highlighted
         if i is None or i >= len(self.fixes):
             return None
         return self.fixes[i]
 
+    # the preview: what happens to the blocks comes first (its own worker, quick), the
+    # records written after (one worker at a time: the latest request waits for it)
     def _show_preview(self) -> None:
         fix = self._selected_fix()
-        pv = None
-        if fix is not None and fix.edits:
-            # a skipped fix still shows what it would change
-            pv = self.wb.preview(replace(fix, skipped=False) if fix.skipped else fix)
-        self.query_one(RepairPane).show_preview(fix, pv)
+        pane = self._q(RepairPane)
+        if fix is None or not fix.edits or self.derived is None:
+            self._preview_key = None
+            pane.show_preview(fix, None)
+            return
+        key = (id(self.derived.state), fix.key, fix.action, self.view)
+        self._preview_key = key
+        got = self._previews.get(key)
+        if got is not None:
+            pane.show_preview(fix, got[0], pending=got[1])
+            if not got[1]:
+                return
+        else:
+            pane.show_preview(fix, None, pending=True)
+        if self.busy:
+            return  # asked again when the step is done
+        # a skipped fix still shows what it would change
+        shown = replace(fix, skipped=False) if fix.skipped else fix
+        if got is None:
+            self._describe_worker(key, shown, self.view)
+        if self._preview_running:
+            self._preview_next = key
+            return
+        self._start_preview(key, fix)
+
+    def _start_preview(self, key: tuple, fix: Fix) -> None:
+        self._preview_running = True
+        self._preview_worker(key, replace(fix, skipped=False) if fix.skipped else fix, self.view)
+
+    @work(thread=True, exclusive=True, group="describe", exit_on_error=False)
+    def _describe_worker(self, key: tuple, fix: Fix, view: View) -> None:
+        try:
+            with gc_paused(freeze=True):
+                quick = self.wb.preview(fix, view, records=False)
+        except Exception:  # the full preview says what went wrong
+            return
+        self.post_message(PreviewReady(key, fix, quick, pending=True))
+
+    @work(thread=True, group="preview", exit_on_error=False, description="preview")
+    def _preview_worker(self, key: tuple, fix: Fix, view: View) -> None:
+        try:
+            with gc_paused(freeze=True):
+                full = self.wb.preview(fix, view)
+        except Exception as exc:  # a preview must never take the app down
+            self.post_message(PreviewReady(key, fix, None, pending=False))
+            self.call_from_thread(
+                self.notify,
+                clean_line(f"No preview: {type(exc).__name__}: {exc}", 300),
+                markup=False,
+                severity="error",
+            )
+            return
+        self.post_message(PreviewReady(key, fix, full, pending=False))
+
+    def on_preview_ready(self, msg: PreviewReady) -> None:
+        if self._gone():
+            return
+        done = self._previews.get(msg.key)
+        if msg.pending and done is not None and not done[1]:
+            return  # the records came first: keep them
+        self._previews[msg.key] = (msg.preview, msg.pending)
+        if len(self._previews) > 64:
+            self._previews.pop(next(iter(self._previews)))
+        if msg.key == self._preview_key:
+            self._q(RepairPane).show_preview(msg.fix, msg.preview, pending=msg.pending)
+        if msg.pending:
+            return
+        self._preview_running = False
+        nxt, self._preview_next = self._preview_next, None
+        if nxt is not None and nxt == self._preview_key and not self.busy:
+            fix = self._selected_fix()
+            if fix is not None:
+                self._start_preview(nxt, fix)
 
     def _fix_of_row(self, row: Row) -> int | None:
         """The plan's fix for one of the row's findings (one that changes something first)."""
@@ -620,7 +703,7 @@ class HistviewApp(App):
             return  # the selected fix is already about this row
         i = self._fix_of_row(row)
         if i is not None:
-            self.query_one("#fix-list", OptionList).highlighted = i
+            self._q("#fix-list", OptionList).highlighted = i
 
     @on(OptionList.OptionHighlighted, "#fix-list")
     def _fix_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -628,7 +711,7 @@ class HistviewApp(App):
         self._show_preview()
         if fix is None:
             return
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         row = tl.current_row
         if row is not None and _shares_finding(fix, row):
             return  # the cursor is already on a row of this fix
@@ -659,8 +742,24 @@ class HistviewApp(App):
             return False
         return True
 
+    def _deferred(self, action: str) -> bool:
+        """While a step runs, an action that would race it waits for it (in order); True
+        when it was put in the queue."""
+        if not self.busy:
+            return False
+        self._queued.append(action)
+        self._update_header()
+        return True
+
+    async def _run_queued(self) -> None:
+        if self._queued and not self.busy and not self._modal_open():
+            await self.run_action(self._queued.pop(0))
+
+    def _modal_open(self) -> bool:
+        return self.screen is not self.screen_stack[0]
+
     def _jump_finding(self, forward: bool) -> None:
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         rows = tl.state.table.finding_rows
         if not rows:
             self.notify("No findings in this session.", markup=False)
@@ -682,13 +781,13 @@ class HistviewApp(App):
         self._jump_finding(False)
 
     def action_top(self) -> None:
-        self.query_one(Timeline).action_top()
+        self._q(Timeline).action_top()
 
     def action_bottom(self) -> None:
-        self.query_one(Timeline).action_bottom()
+        self._q(Timeline).action_bottom()
 
     def action_toggle_filter(self) -> None:
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         if not tl.findings_only and not tl.state.table.finding_rows:
             self.notify("No findings in this session: nothing to filter to.", markup=False)
             return
@@ -696,14 +795,14 @@ class HistviewApp(App):
         self._update_header()
 
     def action_focus_detail(self) -> None:
-        if self.focused is self.query_one("#fix-list"):
+        if self.focused is self._q("#fix-list"):
             return
         if self.detail_mode == "hidden":
             self._set_detail_mode("normal")
-        self.query_one("#detail-scroll").focus()
+        self._q("#detail-scroll").focus()
 
     def action_escape(self) -> None:
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         if self.focused is not tl:
             tl.focus()
         elif self.search is not None:
@@ -719,18 +818,18 @@ class HistviewApp(App):
 
     def _set_detail_mode(self, mode: str) -> None:
         self.detail_mode = mode
-        main = self.query_one("#main")
+        main = self._q("#main")
         for m in DETAIL_MODES:
             main.set_class(m == mode, f"-detail-{m}")
-        if mode == "hidden" and self.focused is self.query_one("#detail-scroll"):
-            self.query_one(Timeline).focus()
+        if mode == "hidden" and self.focused is self._q("#detail-scroll"):
+            self._q(Timeline).focus()
 
     def action_copy_id(self) -> None:
-        if self.focused is self.query_one("#fix-list"):
+        if self.focused is self._q("#fix-list"):
             fix = self._selected_fix()
             text = fix.tool_use_id if fix is not None else None
         else:
-            tl = self.query_one(Timeline)
+            tl = self._q(Timeline)
             row = tl.current_row
             text = row_id(tl.state.session, row) if row is not None else None
         if not text:
@@ -740,19 +839,26 @@ class HistviewApp(App):
         self.notify(f"Copied {short_id(text, 40)} to the clipboard (OSC 52).", markup=False)
 
     def action_toggle_repair(self) -> None:
+        if self._deferred("toggle_repair"):
+            return
         self.repair_open = not self.repair_open
-        self.query_one(RepairPane).display = self.repair_open
+        self._q(RepairPane).display = self.repair_open
         if self.repair_open:
-            self._set_fixes(self.wb.plan.fixes)
-            row = self.query_one(Timeline).current_row
+            self._set_fixes(self.derived.fixes)
+            row = self._q(Timeline).current_row
             here = self._fix_of_row(row) if row is not None else None
             self._refresh_fixes(keep=here if here is not None else self._next_fix(0))
-            self.query_one("#fix-list").focus()
+            self._q("#fix-list").focus()
+            self._ask_promise()
         else:
-            self.query_one(Timeline).focus()
+            self._q(Timeline).focus()
         self.refresh_bindings()
 
+    # repair steps: each runs in the step worker; the screen shows "⟳ applying …" and the
+    # keys that would race it are disabled until StepDone puts the new state on screen
     def action_apply_fix(self) -> None:
+        if self._deferred("apply_fix"):
+            return
         fix = self._selected_fix()
         if fix is None:
             return
@@ -760,11 +866,120 @@ class HistviewApp(App):
             why = "it is skipped" if fix.skipped else "it changes nothing"
             self.notify(f"Not applied: {why}.", markup=False, severity="warning")
             return
-        old, at = self.fixes, self.fixes.index(fix)
-        if self.wb.apply(fix):
-            self.notify(f"Applied: {clean_line(fix.detail, 200)}", markup=False)
-            self._refresh_state()
-            self._select_after(old, at)
+        self._run_step("apply", fix, self.fixes.index(fix))
+
+    def action_apply_all(self) -> None:
+        if self._deferred("apply_all"):
+            return
+        self._run_step("apply_all")
+
+    def action_undo(self) -> None:
+        if self._deferred("undo"):
+            return
+        self._run_step("undo")
+
+    def action_redo(self) -> None:
+        if self._deferred("redo"):
+            return
+        self._run_step("redo")
+
+    BUSY_TEXT = {
+        "apply": "applying the fix…",
+        "apply_all": "applying every fix…",
+        "undo": "undoing…",
+        "redo": "redoing…",
+    }
+
+    def _run_step(self, what: str, fix: Fix | None = None, at: int = 0) -> None:
+        self._set_busy(self.BUSY_TEXT[what])
+        self._step_started = time.perf_counter()
+        self._step_worker(what, fix, at, list(self.fixes), self.view, self.derived)
+
+    def _set_busy(self, text: str | None) -> None:
+        self.busy = text
+        self._update_header()
+        self.refresh_bindings()
+        if text is None and self._queued:
+            self.call_after_refresh(self._run_queued)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="step")
+    def _step_worker(
+        self,
+        what: str,
+        fix: Fix | None,
+        at: int,
+        old_fixes: list[Fix],
+        view: View,
+        shown: Derived | None,
+    ) -> None:
+        wb = self.wb
+        t0 = time.perf_counter()
+        try:
+            with gc_paused(freeze=True):
+                if what == "apply":
+                    result = wb.apply(fix, view)
+                elif what == "apply_all":
+                    result = wb.apply_all(threads=True)
+                elif what == "undo":
+                    result = wb.undo()
+                else:
+                    result = wb.redo()
+                derived = None
+                if result is not None:
+                    changed = result.changed.get(view)
+                    derived = snapshot(wb, view, reuse=shown, changed=changed)
+        except Exception as exc:  # a bug in a fix must not take the app down
+            self.post_message(StepDone(what, None, None, "", error=f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(
+            StepDone(
+                what, result, derived, "", fix, at, old_fixes, seconds=time.perf_counter() - t0
+            )
+        )
+
+    def on_step_done(self, msg: StepDone) -> None:
+        if self._gone():
+            return
+        t0 = time.perf_counter()
+        self._set_busy(None)
+        if msg.error is not None:
+            self.notify(
+                clean_line(f"The step failed: {msg.error}", 400), markup=False, severity="error"
+            )
+            return
+        res = msg.result
+        if res is None:
+            self.notify(
+                {
+                    "apply": "Not applied: it changes nothing now.",
+                    "apply_all": "Nothing to apply.",
+                    "undo": "Nothing to undo.",
+                    "redo": "Nothing to redo.",
+                }[msg.what],
+                markup=False,
+            )
+            self._show_preview()
+            return
+        text = {
+            "apply": f"Applied: {clean_line(res.label, 200)}",
+            "apply_all": f"Applied {res.count} fix{'es' if res.count != 1 else ''}.",
+            "undo": f"Undone: {clean_line(res.label, 200)}",
+            "redo": f"Redone: {clean_line(res.label, 200)}",
+        }[msg.what]
+        self.notify(text, markup=False)
+        self._show_state(msg.derived)
+        if self.repair_open:
+            self._refresh_fixes()
+            if msg.what == "apply":
+                self._select_after(msg.old_fixes, msg.at)
+        self._ask_promise()
+        self.timings["step_ui"] = time.perf_counter() - t0
+        self.timings["step_worker"] = msg.seconds
+        self.call_after_refresh(self._step_drawn)
+
+    def _step_drawn(self) -> None:
+        self.timings["step_total"] = time.perf_counter() - self._step_started
+        self.timings["steps"] = self.timings.get("steps", 0) + 1
 
     def _select_after(self, old: list[Fix], at: int) -> None:
         """After `old[at]` was applied: select the first fix after it (in the old order)
@@ -783,20 +998,22 @@ class HistviewApp(App):
         if target is None:
             target = self._next_fix(0)
         if self.fixes:
-            self.query_one("#fix-list", OptionList).highlighted = target
+            self._q("#fix-list", OptionList).highlighted = target
 
     def action_skip_fix(self) -> None:
+        if self._deferred("skip_fix"):
+            return
         fix = self._selected_fix()
         if fix is None:
             return
         at = self.fixes.index(fix)
         now = self.wb.skip(fix)
         self.notify("Skipped." if now else "Not skipped any more.", markup=False)
-        self._refresh_fixes(keep=at)
-        if now and at + 1 < len(self.fixes):
-            self.query_one("#fix-list", OptionList).highlighted = self._next_fix(at + 1)
+        self._replan(keep=at, then=self._next_fix(at + 1) if now else None)
 
     def action_cycle_fix(self) -> None:
+        if self._deferred("cycle_fix"):
+            return
         fix = self._selected_fix()
         if fix is None:
             return
@@ -805,47 +1022,88 @@ class HistviewApp(App):
             return
         new = self.wb.cycle(fix)
         self.notify(f"Action: {new}", markup=False)
-        self._refresh_fixes()
+        self._replan(keep=self.fixes.index(fix))
 
-    def action_apply_all(self) -> None:
-        n = self.wb.apply_all()
-        self.notify(
-            f"Applied {n} fix{'es' if n != 1 else ''}." if n else "Nothing to apply.", markup=False
-        )
-        if n:
-            self._refresh_state()
+    def _replan(self, keep: int, then: int | None = None) -> None:
+        """A choice changed (skip, alternative): the plan is made again in the step worker
+        (the analysis stays); the list keeps its place."""
+        self._set_busy("planning…")
+        self._plan_worker(self.view, keep, then)
 
-    def action_undo(self) -> None:
-        step = self.wb.undo()
-        if step is None:
-            self.notify("Nothing to undo.", markup=False)
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="plan")
+    def _plan_worker(self, view: View, keep: int, then: int | None) -> None:
+        with gc_paused(freeze=True):
+            fixes = list(self.wb.plan_of(view).fixes)
+            prompts = fix_prompts(fixes)
+        self.call_from_thread(self._replanned, fixes, prompts, keep, then)
+
+    def _replanned(self, fixes: list[Fix], prompts: list, keep: int, then: int | None) -> None:
+        self._set_busy(None)
+        if self.derived is not None:
+            self.derived.fixes, self.derived.prompts = fixes, prompts
+        self._refresh_fixes(keep=keep)
+        if then is not None and self.fixes:
+            self._q("#fix-list", OptionList).highlighted = then
+
+    # threads: the conversation and its sidechain / subagent threads, one at a time
+    def action_threads(self) -> None:
+        if self._deferred("threads"):
             return
-        self.notify(f"Undone: {clean_line(step.label, 200)}", markup=False)
-        self._refresh_state()
-
-    def action_redo(self) -> None:
-        step = self.wb.redo()
-        if step is None:
-            self.notify("Nothing to redo.", markup=False)
+        d = self.derived
+        if d is None:
             return
-        self.notify(f"Redone: {clean_line(step.label, 200)}", markup=False)
-        self._refresh_state()
+        if not d.threads:
+            self.notify("This session has no sidechain or subagent threads.", markup=False)
+            return
+        rows = [("main conversation", *d.main), *d.threads]
+        current = 0 if self.view is None else self.view + 1
+        self.push_screen(ThreadScreen(rows, current), self._thread_chosen)
+
+    def _thread_chosen(self, choice: int | None) -> None:
+        if choice is None:
+            return
+        view: View = None if choice == 0 else choice - 1
+        if view == self.view:
+            return
+        self._set_busy("opening the thread…")
+        self._view_worker(view)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="view")
+    def _view_worker(self, view: View) -> None:
+        with gc_paused(freeze=True):
+            derived = snapshot(self.wb, view)
+        self.post_message(ViewShown(view, derived))
+
+    def on_view_shown(self, msg: ViewShown) -> None:
+        if self._gone():
+            return
+        self.view = msg.view
+        self._set_busy(None)
+        self._clear_search()
+        tl = self._q(Timeline)
+        tl.findings_only = False
+        self._show_state(msg.derived, keep_row=msg.derived.first_problem or 0)
+        tl.go_to_row(msg.derived.first_problem or 0)
+        if self.repair_open:
+            self._refresh_fixes(keep=self._next_fix(0))
+        label = msg.derived.session.label if msg.view is not None else "main conversation"
+        self.notify(f"Showing {clean_line(label, 80)}.", markup=False)
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(help_sections(self), self.query_one(Timeline).legend()))
+        self.push_screen(HelpScreen(help_sections(self), self._q(Timeline).legend()))
 
     # search (in a worker: it reads every row)
     def action_search(self) -> None:
         self.push_screen(SearchScreen(self.last_search), self._search_done)
 
     def _search_done(self, query: str | None) -> None:
-        if not query or self.query_one(Timeline).state is None:
+        if not query or self._q(Timeline).state is None:
             return  # nothing typed, or the session went away meanwhile
         self.last_search = query
         self._run_search(query, jump=True)
 
     def _run_search(self, query: str, jump: bool) -> None:
-        state = self.query_one(Timeline).state
+        state = self._q(Timeline).state
         if state is not None:
             self._search_worker(query, state, jump)
 
@@ -860,7 +1118,7 @@ class HistviewApp(App):
             self.post_message(SearchDone(query, state.version, rows, jump))
 
     def on_search_done(self, msg: SearchDone) -> None:
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         if tl.state is None or msg.version != tl.state.version:
             return  # the rows changed meanwhile; a newer search is on its way
         if not msg.rows:
@@ -877,7 +1135,7 @@ class HistviewApp(App):
         self._update_search_bar()
 
     def _step_match(self, forward: bool, include_current: bool = False) -> None:
-        tl = self.query_one(Timeline)
+        tl = self._q(Timeline)
         rows = self.search.rows
         cur = tl.current_row_index or 0
         if forward:
@@ -906,13 +1164,13 @@ class HistviewApp(App):
         self._step_match(False)
 
     def _update_search_bar(self) -> None:
-        bar = self.query_one("#search-bar", Static)
+        bar = self._q("#search-bar", Static)
         if self.search is None:
             bar.display = False
             return
         rows = self.search.rows
         n = len(rows)
-        cur = self.query_one(Timeline).current_row_index
+        cur = self._q(Timeline).current_row_index
         k = bisect_left(rows, cur) if cur is not None else n
         count = f"match {k + 1} of {n}" if k < n and rows[k] == cur else f"{n} matches"
         bar.update(
@@ -928,11 +1186,13 @@ class HistviewApp(App):
     def _clear_search(self) -> None:
         self.workers.cancel_group(self, "search")
         self.search = None
-        self.query_one(Timeline).set_match("")
+        self._q(Timeline).set_match("")
         self._update_search_bar()
 
     # export
     def action_export(self) -> None:
+        if self._deferred("export"):
+            return
         src = self.wb.original.path
         out = default_output(src)
         self.push_screen(
@@ -1009,24 +1269,49 @@ class HistviewApp(App):
         overwrite: bool = False,
         force: bool = False,
     ) -> None:
+        self._set_busy("exporting…")
+        self._export_worker(out, rep, in_place, overwrite, force)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="export")
+    def _export_worker(
+        self, out: str, rep: str, in_place: bool, overwrite: bool, force: bool
+    ) -> None:
+        wb = self.wb
+        state = wb.session
         try:
-            res = self.wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
-        except (ExportRefused, OSError) as exc:
+            with gc_paused(freeze=True):
+                res = wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
+        except (ExportRefused, WriteFailed, OSError) as exc:
+            self.post_message(ExportDone(state, None, str(exc)))
+            return
+        except Exception as exc:  # a bug must not take the app (and the fixes) down
+            self.post_message(
+                ExportDone(state, None, f"internal error: {type(exc).__name__}: {exc}")
+            )
+            return
+        self.post_message(ExportDone(state, res, None))
+
+    def on_export_done(self, msg: ExportDone) -> None:
+        if self._gone():
+            return
+        self._set_busy(None)
+        if msg.result is None:
             self.notify(
-                clean_line(f"Export refused: {exc}; nothing was written", 400),
+                clean_line(f"Export refused: {msg.error}; nothing was written", 400),
                 markup=False,
                 severity="error",
                 timeout=8,
             )
             return
-        self.exported = self.wb.session
-        msg = f"Wrote {os.path.basename(res.output)}"
+        res = msg.result
+        self.exported = msg.state
+        text = f"Wrote {os.path.basename(res.output)}"
         if res.report:
-            msg += f" and {os.path.basename(res.report)}"
+            text += f" and {os.path.basename(res.report)}"
         if res.backup:
-            msg += f" (backup {os.path.basename(res.backup)})"
-        if res.remaining_errors:
-            msg += f"; {res.remaining_errors} error(s) remain"
+            text += f" (backup {os.path.basename(res.backup)})"
+        if res.checked is not None:
+            text += f"; check finds {_counts_text(res.checked.counts())} in it"
         if res.late_copy or res.late_error:
             kept = (
                 f"is in {os.path.basename(res.late_copy)}"
@@ -1043,8 +1328,72 @@ class HistviewApp(App):
                 severity="error",
                 timeout=12,
             )
-        self.notify(clean_line(msg, 400), markup=False, timeout=8)
+        self.notify(clean_line(text, 400), markup=False, timeout=8)
         self._update_header()
+
+    # the promise: what `check` finds in an export of the state on screen (the bytes it
+    # would write, read back), while the repair pane is open
+    def _ask_promise(self) -> None:
+        if not self.repair_open or self.wb is None or self.derived is None:
+            return
+        src = self.wb.original.source
+        size = len(src.data) if src is not None else 0
+        if size > PROMISE_AUTO_BYTES:
+            # the read-back parses the whole file again: on a large session it would hold
+            # the interpreter for seconds after every step; the export does it instead
+            self._q(RepairPane).show_promise(
+                Content.assemble(
+                    ("Exported now: ", "bold"),
+                    (
+                        f"what check finds is read back from the {size / 1e6:.0f} MB written "
+                        "when you export (e)",
+                        "dim",
+                    ),
+                )
+            )
+            return
+        state = self.derived.state
+        if self.promise is not None and self.promise[0] is state:
+            self._q(RepairPane).show_promise(self.promise[1])
+            return
+        self._q(RepairPane).show_promise(
+            Content.styled("Exported now: checking what it would write…", "italic dim")
+        )
+        self._promise_worker(state)
+
+    @work(thread=True, exclusive=True, group="promise", exit_on_error=False, description="promise")
+    def _promise_worker(self, state: Session) -> None:
+        try:
+            with gc_paused(freeze=True):
+                checked = self.wb.read_back(state)
+        except (ExportRefused, InputError) as exc:
+            self.post_message(PromiseReady(state, None, str(exc)))
+            return
+        except Exception as exc:
+            self.post_message(PromiseReady(state, None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(PromiseReady(state, checked, None))
+
+    def on_promise_ready(self, msg: PromiseReady) -> None:
+        if self._gone():
+            return
+        if self.derived is None or msg.state is not self.derived.state:
+            return  # a newer state is on screen; its promise is on its way
+        if msg.checked is None:
+            text = Content.assemble(
+                ("Exported now: refused: ", "bold $text-error"),
+                clean_line(msg.error or "", 300),
+            )
+        else:
+            c = msg.checked.counts()
+            text = Content.assemble(
+                ("Exported now, check finds: ", "bold"),
+                *_counts(c, True),
+                ("  (the bytes it would write, read back)", "dim"),
+            )
+        self.promise = (msg.state, text)
+        if self.repair_open:
+            self._q(RepairPane).show_promise(text)
 
     # reload, close, quit: none of them loses applied fixes without asking
     def _confirm_loss(self, question: str, yes: str, then) -> None:
@@ -1054,7 +1403,7 @@ class HistviewApp(App):
             return
         if any(isinstance(s, ConfirmScreen) and s.purpose == "loss" for s in self.screen_stack):
             return  # already asking
-        n = len(self.wb.applied)
+        n = self.derived.applied if self.derived is not None else 0
         self.push_screen(
             ConfirmScreen(
                 f"{n} applied fix{'es are' if n != 1 else ' is'} not exported. {question}",
@@ -1066,6 +1415,8 @@ class HistviewApp(App):
         )
 
     def action_reload(self) -> None:
+        if self._deferred("reload"):
+            return
         self._confirm_loss("Reload the file and lose them?", "Reload", self._start_load)
 
     def action_close(self) -> None:
@@ -1080,7 +1431,7 @@ class HistviewApp(App):
 
     def _back_to_picker(self) -> None:
         self._reset()
-        self.query_one("#loading").display = False
+        self._q("#loading").display = False
         self._set_header(Content.styled("histview", "bold"))
         self._show_picker()
 
@@ -1129,6 +1480,30 @@ def palette_bindings(app: HistviewApp) -> list[Binding]:
     """The palette's commands: the app's keys and the timeline's top/bottom."""
     extra = [b for b in Timeline.BINDINGS if b.action in ("top", "bottom")]
     return [b for b in [*app.BINDINGS, *extra] if b.action not in PALETTE_SKIP]
+
+
+def _counts(c: dict[str, int], wide: bool, short: bool = False) -> list:
+    """Header parts for severity counts: ● 2 errors  ▲ 1 warning  ○ 0 info."""
+    e, w, i = c.get("error", 0), c.get("warning", 0), c.get("info", 0)
+    sep = " " if short else "  "
+    return [
+        (
+            f"{' ' if short else ''}● {e}" + (f" error{'s' if e != 1 else ''}" if wide else ""),
+            "bold $text-error" if e else "dim",
+        ),
+        sep,
+        (
+            f"▲ {w}" + (f" warning{'s' if w != 1 else ''}" if wide else ""),
+            "bold $text-warning" if w else "dim",
+        ),
+        sep,
+        (f"○ {i}" + (" info" if wide else ""), "$text-primary" if i else "dim"),
+    ]
+
+
+def _counts_text(c: dict[str, int]) -> str:
+    e, w, i = c.get("error", 0), c.get("warning", 0), c.get("info", 0)
+    return f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}, {i} info"
 
 
 def _joined(items: list[tuple[str, str]]) -> list:

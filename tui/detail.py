@@ -95,7 +95,13 @@ def message_detail(
     by it), None when it is not sent, "?" when not known yet."""
     msg: Message = session.messages[row.mi]
     parts: list[Content | str | tuple[str, str]] = []
-    head = f"message {row.mi} · {role_label(msg)}"
+    # named as the timeline's number column and the findings name it: messages.N
+    if isinstance(sent_as, int):
+        head = f"messages.{sent_as} · {role_label(msg)}"
+    elif sent_as is None:
+        head = f"not sent · {role_label(msg)}"
+    else:
+        head = f"message {row.mi} · {role_label(msg)}"
     t = fmt_time(msg)
     if t:
         head += f" · {t} UTC"
@@ -109,8 +115,8 @@ def message_detail(
         where = clean_line(where, 60)
     if not msg.hidden and sent_as is None and msg.malformed is None:
         where += " · left out when sent"
-    elif isinstance(sent_as, int) and sent_as != row.mi:
-        where += f" · sent as messages.{sent_as}"  # findings name it so
+    if sent_as != "?" and sent_as != row.mi:
+        where += f" · row {row.mi} of the file"
     if where:
         parts.append(("  " + where.removeprefix(" · "), "dim"))
     parts.append("\n")

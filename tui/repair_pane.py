@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 from textual.widgets.option_list import Option
@@ -36,7 +36,9 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
     """One fix line: severity, message, the action (a fixed column, never cut), then the
     tool id (when another line would read the same) and the finding code."""
     sev = fix.finding.severity
-    where = f"m{fix.position}" if fix.position is not None else "-"
+    # messages.N, as the timeline's number column and the finding texts name it
+    n = fix.message_index
+    where = f"m{n}" if n is not None else "·"
     alts = [a for a in fix.actions if a != fix.action]
     if fix.skipped:
         action = ("skipped", "italic $text-warning")
@@ -58,7 +60,7 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
 
 def fix_prompts(fixes: list[Fix]) -> list[Content]:
     """Prompts for the plan; lines that would read the same name their tool id."""
-    width = len(str(max((f.position or 0 for f in fixes), default=0)))
+    width = len(str(max((f.message_index or 0 for f in fixes), default=0)))
     seen: dict[tuple, int] = {}
     for f in fixes:
         k = (f.code, f.position, f.action, f.skipped)
@@ -70,8 +72,7 @@ def fix_prompts(fixes: list[Fix]) -> list[Content]:
 
 def _changed_first(lines: list[str]) -> list[str]:
     """Unified diff lines with at most one context line before a change (three after it),
-    so the changed lines come first in a small pane. Hunk headers and the
-    `// message N` markers stay."""
+    so the changed lines come first in a small pane. Hunk headers stay."""
 
     def change(i: int) -> bool:
         return 0 <= i < len(lines) and lines[i][:1] in ("+", "-")
@@ -80,7 +81,6 @@ def _changed_first(lines: list[str]) -> list[str]:
     for i, line in enumerate(lines):
         if (
             line.startswith("@@")
-            or line[1:].startswith("// message")
             or change(i)
             or change(i + 1)
             or any(change(k) for k in range(i - 3, i))
@@ -89,7 +89,10 @@ def _changed_first(lines: list[str]) -> list[str]:
     return out
 
 
-def diff_content(fix: Fix | None, pv: Preview | None) -> Content:
+def diff_content(fix: Fix | None, pv: Preview | None, pending: bool = False) -> Content:
+    """The selected fix: its detail, what happens to the blocks, then the records written
+    (repair.preview, the renderer `fix`'s dry run prints). `pending`: the records are
+    still being computed."""
     if fix is None:
         return Content.styled("No fixes: nothing in this session needs a repair.", "italic")
     parts: list = [(clean_line(fix.detail, 400), "bold"), "\n"]
@@ -100,41 +103,56 @@ def diff_content(fix: Fix | None, pv: Preview | None) -> Content:
                 "bold $text-warning",
             )
         )
-    if pv is None or not pv.diff:
+    if pv is None and not pending:
         parts.append(("\nThis fix changes nothing in the file.", "italic dim"))
         return Content.assemble(*parts)
-    lines = pv.diff[2:] if pv.diff[:1] and pv.diff[0].startswith("---") else pv.diff
-    lines = _changed_first(lines)
+    for sentence in pv.description if pv is not None else ():
+        parts.append(("• ", "$text-accent"))
+        parts.append(sentence + "\n")
+    if pending or pv is None:
+        parts.append(("\npreparing the records it writes…", "italic dim"))
+        return Content.assemble(*parts)
+    if not pv.diff:
+        parts.append(("\nIt writes the file byte for byte as it is.", "italic dim"))
+        return Content.assemble(*parts)
+    lines = _changed_first(pv.diff)
     for line in lines[:MAX_DIFF_LINES]:
         if line.startswith("@@"):
-            style = "$text-muted"
+            style = "bold $text-muted"
         elif line.startswith("+"):
             style = "$text-success on $success-muted"
         elif line.startswith("-"):
             style = "$text-error on $error-muted"
-        elif line[1:].startswith("// message"):
-            style = "bold"
         else:
             style = ""
         parts.append((line + "\n", style) if style else line + "\n")
-    if len(lines) > MAX_DIFF_LINES:
-        parts.append((f"… {len(lines) - MAX_DIFF_LINES} more diff lines", "italic dim"))
+    if len(lines) > MAX_DIFF_LINES or pv.more:
+        parts.append(("… more diff lines (fix on the command line shows them all)", "italic dim"))
     return Content.assemble(*parts)
 
 
-class RepairPane(Horizontal):
-    def compose(self) -> ComposeResult:
-        yield FixList(id="fix-list", markup=False)
-        with JKScroll(id="diff-scroll"):
-            yield Static(id="diff", markup=False)
+class RepairPane(Vertical):
+    """The promise line (what check finds in an export now), the plan and the preview."""
 
-    def show_fixes(self, fixes: list[Fix], keep: int) -> None:
+    def compose(self) -> ComposeResult:
+        yield Static(id="promise", markup=False)
+        with Horizontal(id="repair-body"):
+            yield FixList(id="fix-list", markup=False)
+            with JKScroll(id="diff-scroll"):
+                yield Static(id="diff", markup=False)
+
+    def show_promise(self, text: Content) -> None:
+        self.query_one("#promise", Static).update(text)
+
+    def show_fixes(self, fixes: list[Fix], keep: int, prompts: list[Content] | None = None) -> None:
+        """`prompts`: the lines, when a worker made them already (1000 fixes: 0.2 s)."""
         fl = self.query_one(FixList)
         fl.clear_options()
-        fl.add_options([Option(p, id=str(i)) for i, p in enumerate(fix_prompts(fixes))])
+        lines = prompts if prompts is not None else fix_prompts(fixes)
+        fl.add_options([Option(p, id=str(i)) for i, p in enumerate(lines)])
         if fixes:
             fl.highlighted = max(0, min(keep, len(fixes) - 1))
 
-    def show_preview(self, fix: Fix | None, pv: Preview | None) -> None:
-        self.query_one("#diff", Static).update(diff_content(fix, pv))
+    def show_preview(self, fix: Fix | None, pv: Preview | None, pending: bool = False) -> None:
+        self.query_one("#diff", Static).update(diff_content(fix, pv, pending))
         self.query_one("#diff-scroll", JKScroll).scroll_home(animate=False)

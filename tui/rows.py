@@ -74,7 +74,7 @@ class RowTable:
         return None
 
 
-def _is_tool_row(block: Block) -> bool:
+def is_tool_row(block: Block) -> bool:
     return (
         block.type == TOOL_USE
         or block.type == TOOL_RESULT
@@ -93,7 +93,7 @@ def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
         if not has_time and msg.meta.get("timestamp") is not None:
             has_time = True
         for bi, block in enumerate(msg.blocks):
-            if _is_tool_row(block):
+            if is_tool_row(block):
                 block_row[(mi, bi)] = len(rows)
                 rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
     table = RowTable(rows, message_row, block_row, [], has_time)

@@ -11,9 +11,12 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.style import Style as TStyle
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
 
-from .keys import JKScroll
+from repair.sanitize import clean_line
+
+from .keys import JKOptionList, JKScroll
 
 
 class HelpScreen(ModalScreen[None]):
@@ -136,3 +139,55 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ThreadScreen(ModalScreen[int | None]):
+    """The conversation and its threads (Claude Code sidechains, subagent files), each with
+    its size and its findings; enter opens one in the timeline. Dismisses with the row
+    chosen (0: the main conversation, k: thread k - 1)."""
+
+    BINDINGS = [Binding("escape,t", "cancel", "Close")]
+
+    def __init__(self, rows: list[tuple[str, int, dict[str, int]]], current: int = 0) -> None:
+        super().__init__()
+        self.rows = rows
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        width = max(len(clean_line(label, 48)) for label, _n, _c in self.rows)
+        options = [
+            Option(thread_line(label, n, counts, width, k == self.current), id=str(k))
+            for k, (label, n, counts) in enumerate(self.rows)
+        ]
+        with Vertical(id="threads-box"):
+            yield Label(
+                Content.assemble(
+                    ("Threads", "bold"), ("   enter opens one in the timeline, esc closes", "dim")
+                )
+            )
+            yield JKOptionList(*options, id="threads-list", markup=False)
+
+    def on_mount(self) -> None:
+        box = self.query_one("#threads-list", JKOptionList)
+        box.highlighted = self.current
+        box.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option_index)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def thread_line(label: str, n: int, counts: dict[str, int], width: int, current: bool) -> Content:
+    e, w, i = counts.get("error", 0), counts.get("warning", 0), counts.get("info", 0)
+    return Content.assemble(
+        ("▶ " if current else "  ", "bold $text-accent"),
+        (f"{clean_line(label, 48):<{width}}", "bold" if current else ""),
+        (f"  {n:>6} msgs  ", "dim"),
+        (f"● {e}", "bold $text-error" if e else "dim"),
+        "  ",
+        (f"▲ {w}", "bold $text-warning" if w else "dim"),
+        "  ",
+        (f"○ {i}", "$text-primary" if i else "dim"),
+    )

@@ -29,6 +29,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     "invalid-tool-id": ("invalid tool id", "invalid tool ids"),
     "wrong-role-block": ("block in the wrong role", "blocks in the wrong role"),
     "malformed": ("unreadable record", "unreadable records"),
+    "broken-chain": ("chain broken by a lost record", "chains broken by lost records"),
     "result-before-use": ("result stamped before its call", "results stamped before their call"),
     "out-of-order-timestamp": ("timestamp out of order", "timestamps out of order"),
     "consecutive-same-role": ("same-role pair in a row", "same-role pairs in a row"),

@@ -58,6 +58,28 @@ class TimelineState:
     lanes: LaneLayout | None  # None until the analysis is ready
     version: int
     pairing: Pairing | None = None
+    # each message's messages.N as the target receives it (None: not sent); the number
+    # column shows it, so `messages.7` in an error text is row "7"
+    numbers: list[int | None] | None = None
+    _width: int = 0
+
+    def number(self, mi: int) -> str:
+        """What the number column shows for message `mi`: its messages.N, `·` when it is
+        not sent, its position until the analysis numbers it."""
+        if self.numbers is None:
+            return str(mi)
+        k = self.numbers[mi] if mi < len(self.numbers) else None
+        return "·" if k is None else str(k)
+
+    @property
+    def index_width(self) -> int:
+        if not self._width:
+            if self.numbers is None:
+                top = len(self.session.messages) - 1
+            else:
+                top = max((k for k in self.numbers if k is not None), default=0)
+            self._width = len(str(max(top, 0)))
+        return self._width
 
 
 @dataclass(frozen=True)
@@ -80,15 +102,12 @@ class Columns:
 
 def columns(state: TimelineState, width: int) -> Columns:
     table = state.table
-    n = len(state.session.messages)
     lanes = min(GUTTER, state.lanes.used_lanes) if state.lanes is not None else 0
     wide = width >= WIDE
     time = 0
     if table.has_time:
         time = 9 if wide else 6  # HH:MM:SS or +1.9s, then the travel glyph
-    return Columns(
-        table.mark_width, len(str(max(n - 1, 0))), lanes, time, not wide, 9 if wide else 4
-    )
+    return Columns(table.mark_width, state.index_width, lanes, time, not wide, 9 if wide else 4)
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -324,11 +343,12 @@ class Timeline(ScrollView, can_focus=True):
         for sev in sevs:
             add(SEV_MARK[sev], f"timeline--{sev}")
         add(" " * (cols.marks - len(sevs)))
-        # message number; a block row shows it too where its message row is filtered out
+        # messages.N (the number errors use); a block row shows it too where its message row
+        # is filtered out
         if row.kind == MSG:
-            add(f"{row.mi:>{cols.index}}", "timeline--index")
+            add(f"{state.number(row.mi):>{cols.index}}", "timeline--index")
         elif self.findings_only:
-            add(f"{row.mi:>{cols.index}}", "timeline--hidden")
+            add(f"{state.number(row.mi):>{cols.index}}", "timeline--hidden")
         else:
             add(" " * cols.index)
         add(" ")

@@ -6,16 +6,23 @@ keys, unknown message keys, untouched messages byte for byte.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ..model import Session
 from .anthropic_list import (
     classify,
     encode_entry,
     make_state,
     messages_from_entries,
+    record_changes,
     write_document,
 )
 from .base import Adapter, Export, Probe
 from .registry import register
+
+if TYPE_CHECKING:
+    from ..records import RecordChange
 
 
 class AnthropicAdapter(Adapter):
@@ -48,6 +55,14 @@ class AnthropicAdapter(Adapter):
 
     def write(self, session: Session) -> Export:
         return Export(write_document(session.state, [encode_entry(m) for m in session.messages]))
+
+    def record_changes(
+        self,
+        before: Session,
+        after: Session,
+        bytes_of: Callable[[Session], bytes] | None = None,
+    ) -> list[RecordChange]:
+        return record_changes(before, after)
 
 
 register(AnthropicAdapter())

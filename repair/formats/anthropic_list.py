@@ -11,11 +11,14 @@ blocks' data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..jsonio import JsonStyle, detect_style, dumps
-from ..model import TOOL_RESULT, TOOL_USE, Block, Message, block_from_anthropic
+from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
 from .base import Probe, shown, type_name
+
+if TYPE_CHECKING:
+    from ..records import RecordChange
 
 ROLES = ("user", "assistant")
 # Block types only the Anthropic wire format has (OpenAI Chat has none of them).
@@ -319,3 +322,15 @@ def write_document(state: DocState, entries: list[Any]) -> bytes:
         doc = dict(state.doc)
         doc["messages"] = entries
     return dumps(doc, state.style)
+
+
+def record_changes(before: Session, after: Session) -> list[RecordChange]:
+    """The entries `after` writes differently from `before` (one entry per message)."""
+    from ..records import entry_changes
+
+    prefix = "" if before.state.container == "list" else "/messages"
+    return entry_changes(before.messages, after.messages, _entry_at, prefix)
+
+
+def _entry_at(messages: list[Message], k: int) -> Any:
+    return encode_entry(messages[k])

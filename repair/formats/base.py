@@ -5,10 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..jsonio import JsonNumber
 from ..model import Message, Session
+
+if TYPE_CHECKING:
+    from ..records import RecordChange
 
 T = TypeVar("T")
 
@@ -151,6 +154,45 @@ class Adapter(ABC):
         was loaded with (its state's `loaded` and `data`); None when it must be written."""
         state = session.state
         return state.data if same_messages(session.messages, state.loaded) else None
+
+    def record_changes(
+        self,
+        before: Session,
+        after: Session,
+        bytes_of: Callable[[Session], bytes] | None = None,
+    ) -> list[RecordChange]:
+        """The records (JSONL lines, document entries) that `after` writes differently from
+        `before`: repair.records.RecordChange, in file order. This default compares what
+        the writer writes for each state (`bytes_of(state)`, the caller's kept bytes, when
+        given); formats that can name their changed records without writing the whole
+        file say so themselves."""
+        from ..records import changed_records
+
+        def written(s: Session) -> bytes:
+            return bytes_of(s) if bytes_of is not None else self.export(s).data
+
+        return changed_records(written(before), written(after))
+
+    def read_back(self, probe: Probe) -> Session:
+        """The written bytes (probed) loaded again as `check` loads the written file (its
+        own file only: files written beside it are read back on their own)."""
+        return self.load(probe)
+
+    def check_written(self, session: Session, again: Session) -> None:
+        """Refuse (ExportRefused) a write whose bytes do not load back as `session`; `again`
+        is what they load to. Formats whose loader is their writer's inverse need no check."""
+        return None
+
+    def chain_findings(self, session: Session) -> list[tuple[Any, ...]]:
+        """Findings only the format's records show (a Claude Code chain cut by a lost
+        record): (code, message position, detail, key, whether the client target repairs
+        it). The analysis adds them under the session's target."""
+        return []
+
+    def apply_file_edits(self, session: Session, edits: list[Any]) -> Session:
+        """Apply edits made to the file's records rather than to messages (a re-link of a
+        Claude Code record) to `session`, as written: the state the written bytes load to."""
+        raise NotImplementedError(f"{self.name} has no record edits")
 
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""

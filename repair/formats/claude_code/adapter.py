@@ -37,8 +37,9 @@ from .chain import (
     ts_ms,
     walk,
 )
+from .gaps import apply_relinks, chain_findings
 from .load import CCFile, CCState, build_view
-from .write import views_of, write_session
+from .write import check_resumes, views_of, write_session, written_lines
 
 # Records that are not conversation nodes (no uuid): metadata, passed through untouched.
 META_TYPES = frozenset(
@@ -129,6 +130,32 @@ class ClaudeCodeAdapter(Adapter):
     def write(self, session: Session) -> Export:
         return write_session(session)
 
+    def export(self, session: Session) -> Export:
+        """As written, with the records an earlier write left out when the file is that
+        write loaded again (a re-link, gaps.py)."""
+        got = super().export(session)
+        st = session.state
+        carried = st.file.carried if isinstance(st, CCState) else []
+        return Export(got.data, [*carried, *got.dropped_records]) if carried else got
+
+    def record_changes(self, before, after, bytes_of=None) -> list:
+        """From the writer's lines (no whole-file join or split of a 200 MB file)."""
+        from ...records import line_changes
+
+        return line_changes(written_lines(before), written_lines(after))
+
+    def read_back(self, probe: Probe) -> Session:
+        return self.load_file(probe)
+
+    def chain_findings(self, session: Session) -> list[tuple]:
+        return chain_findings(session)
+
+    def apply_file_edits(self, session: Session, edits: list) -> Session:
+        return apply_relinks(session, edits)
+
+    def check_written(self, session: Session, again: Session) -> None:
+        check_resumes(session, again)
+
     def claim_folder(self, folder: str) -> str | None:
         folder = os.path.normpath(folder)
         sibling = folder + ".jsonl"
@@ -186,6 +213,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     chain: list[str] = []
     stop = None
     recovered = 0
+    w = None
     if leaf is not None:
         w = walk(g, leaf)
         chain, recovered = recover_parallel(g, w.chain)
@@ -209,14 +237,15 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     for members in side_groups.values():
         member_set = set(members)
         tl = newest(g, [u for u in cands if u in member_set]) or members[-1]
-        tchain, _ = recover_parallel(g, walk(g, tl).chain)
+        tw = walk(g, tl)
+        tchain, _ = recover_parallel(g, tw.chain)
         tchain_set = set(tchain)
         hidden = sorted(
             (nodes[u].idx, "an abandoned branch of this sidechain")
             for u in members
             if u not in tchain_set
         )
-        thread_specs.append((tchain, hidden))
+        thread_specs.append((tchain, hidden, tw))
 
     # the main view's hidden and malformed lines
     pruned_reason = "history before the last compaction (not sent)"
@@ -239,17 +268,17 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     session = adapter.session(
         f.path,
         view.messages,
-        CCState(f, view, stop=stop, recovered=recovered),
+        CCState(f, view, stop=stop, recovered=recovered, walk=w),
         "main conversation" if not main_side else "sidechain",
     )
-    for tchain, thidden in thread_specs:
+    for tchain, thidden, tw in thread_specs:
         tview = build_view(f, tchain, thidden, sidechain=True)
         first = tview.messages[0].src["line"] if tview.messages else 0
         session.threads.append(
             adapter.session(
                 f.path,
                 tview.messages,
-                CCState(f, tview, inline_thread=True),
+                CCState(f, tview, inline_thread=True, walk=tw),
                 f"sidechain at line {first}",
             )
         )

@@ -217,31 +217,75 @@ def newest(g: Graph, uuids: list[str]) -> str | None:
     return best
 
 
+# Claude Code 2.1.197's walk, where a parentUuid names no record (or loops back): it takes
+# the node of the same sidechain flag, not walked yet, stamped closest before the record and
+# at most this many ms before it ("tengu_chain_timestamp_fallback", read from its bundled
+# source and measured: a record lost between two records 2.9 s apart is bridged, one 10 s
+# apart is not). No such node: the walk stops there.
+FALLBACK_MS = 5000
+
+
+@dataclass
+class Bridge:
+    """Where the walk crossed a gap with the timestamp fallback."""
+
+    uuid: str  # the record whose parent is missing (or loops back)
+    missing: str  # the parentUuid it names
+    to: str  # the node the walk went on with
+
+
 @dataclass
 class Walk:
     chain: list[str]  # root first
     stop: str | None = None  # "missing" (a parentUuid naming no record) or "cycle"
     stop_uuid: str | None = None
+    stop_at: str | None = None  # the record whose parent is missing (the first of the chain)
+    bridges: list[Bridge] = field(default_factory=list)
 
 
 def walk(g: Graph, leaf: str) -> Walk:
     nodes = g.nodes
     out: list[str] = []
     seen: set[str] = set()
+    bridges: list[Bridge] = []
     u: str | None = leaf
-    stop = stop_uuid = None
+    stop = stop_uuid = stop_at = None
     while u is not None:
-        if u not in nodes:
-            stop, stop_uuid = "missing", u
-            break
-        if u in seen:
-            stop, stop_uuid = "cycle", u
-            break
+        if u not in nodes or u in seen:
+            kind = "missing" if u not in nodes else "cycle"
+            child = out[-1] if out else None
+            to = fallback(g, child, seen) if child is not None else None
+            if to is None:
+                stop, stop_uuid, stop_at = kind, u, child
+                break
+            bridges.append(Bridge(child, u, to))
+            u = to
         seen.add(u)
         out.append(u)
         u = nodes[u].parent
     out.reverse()
-    return Walk(out, stop, stop_uuid)
+    return Walk(out, stop, stop_uuid, stop_at, bridges)
+
+
+def fallback(g: Graph, uuid: str, seen: set[str]) -> str | None:
+    """The node Claude Code 2.1.197 goes on with when `uuid`'s parent is missing: same
+    sidechain flag, not in `seen`, stamped 0-5000 ms before it, the closest (the first in
+    map order on a tie)."""
+    node = g.nodes[uuid]
+    t = ts_ms(node.ts)
+    if t is None:
+        return None
+    best, best_d = None, None
+    for n in g.nodes.values():
+        if n.uuid in seen or n.uuid == uuid or n.sidechain != node.sidechain:
+            continue
+        m = ts_ms(n.ts)
+        if m is None:
+            continue
+        d = t - m
+        if 0 <= d <= FALLBACK_MS and (best_d is None or d < best_d):
+            best, best_d = n.uuid, d
+    return best
 
 
 def message_id(obj: Any) -> str | None:

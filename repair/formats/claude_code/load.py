@@ -14,13 +14,13 @@ lines that cannot be read become malformed messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ...model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
 from ..base import JsonlLine, type_name
-from .chain import MESSAGE_TYPES, Graph
+from .chain import MESSAGE_TYPES, Graph, Walk
 
 
 @dataclass
@@ -33,6 +33,9 @@ class CCFile:
     bom: bool
     graph: Graph
     single_doc: bool = False  # the whole file was one JSON record
+    # Records an earlier write left out or emptied, as read (for the report), when the file
+    # is what that write gave, loaded again (a re-link of the chain, gaps.py)
+    carried: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +76,7 @@ class CCState:
     inline_thread: bool = False  # a sidechain conversation stored in its main session's file
     stop: str | None = None  # why the walk stopped early ("missing parent ...", "cycle")
     recovered: int = 0  # off-chain parallel lines put back by the recovery pass
+    walk: Walk | None = None  # the parentUuid walk the chain came from (its gaps)
 
 
 def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], str | None]:

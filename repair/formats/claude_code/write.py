@@ -19,7 +19,8 @@ drops) follow the record they followed before. Then (docs/formats.md, Claude Cod
   thereby laid out after their assistant group and the old child re-linked. No new leaf.
 
 Untouched lines are written from their original bytes. The written bytes are loaded again
-with the loader and must give the repaired conversation, else the export is refused.
+(repair.readback, the one read-back of every export) and must resume as the repaired
+conversation (`check_resumes`), else the export is refused.
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ from typing import Any
 from ...errors import ExportRefused
 from ...jsonio import compact
 from ...model import TOOL_RESULT, Block, Message, Session, content_text
-from ..base import Export
-from ..probe import probe_bytes
+from ..base import Export, same_messages
 from .chain import ts_ms
 from .load import CCFile, CCState, View
 
@@ -105,14 +105,45 @@ def views_of(session: Session) -> list[tuple[View, list[Message]]]:
 
 def write_session(session: Session) -> Export:
     """The bytes, and every record the bytes leave out (deleted: all its blocks went, or a
-    duplicate of such a record) or keep emptied, whole as read, for the report."""
+    duplicate of such a record) or keep emptied, whole as read, for the report. (The
+    records a re-link's earlier write left out are added by the adapter's export.)"""
+    w = _planned(views_of(session))
+    return Export(w.render(), w.dropped_records())
+
+
+def export_lines(session: Session) -> tuple[Export, list[int | None]]:
+    """The export, and for each line it writes the line number it had in the file as read
+    (None: a record histview creates): what a reload of the written bytes numbers its lines
+    by, so that findings and the report keep naming the user's lines."""
+    f = session.state.file
     views = views_of(session)
-    w = _Writer(session.state.file)
+    if _unchanged(views):
+        return Export(f.data, list(f.carried)), [ln.lineno for ln in f.lines]
+    w = _planned(views)
+    keys = w.order()
+    linenos = [f.lines[k].lineno if isinstance(k, int) else None for k in keys]
+    return Export(w.render(keys), [*f.carried, *w.dropped_records()]), linenos
+
+
+def written_lines(session: Session) -> list[bytes]:
+    """The lines the session writes (without their terminators): what a preview compares,
+    with no whole-file join or split."""
+    views = views_of(session)
+    if _unchanged(views):
+        return [ln.raw for ln in session.state.file.lines]
+    return _planned(views).lines()
+
+
+def _unchanged(views: list[tuple[View, list[Message]]]) -> bool:
+    return all(same_messages(msgs, view.messages) for view, msgs in views)
+
+
+def _planned(views: list[tuple[View, list[Message]]]) -> _Writer:
+    """The writer planned for the conversations of one file."""
+    w = _Writer(views[0][0].file)
     for v, msgs in views:
         w.plan_view(v, msgs)
-    out = w.render()
-    verify_written(out, session, views)
-    return Export(out, w.dropped_records())
+    return w
 
 
 # --------------------------------------------------------------------------- planning
@@ -670,9 +701,25 @@ class _Writer:
         return out
 
     # --- bytes
-    def render(self) -> bytes:
+    def render(self, keys: list[Any] | None = None) -> bytes:
         f = self.f
-        out: list[bytes] = []
+        out = self.lines(keys)
+        nl = f.newline.encode()
+        body = nl.join(out)
+        if f.trailing_newline and out:
+            body += nl
+        if f.bom:
+            body = b"\xef\xbb\xbf" + body
+        return body
+
+    def lines(self, keys: list[Any] | None = None) -> list[bytes]:
+        """The file's lines as written, in order (of `keys`, the `order()` if given)."""
+        return [self._bytes(k) for k in (self.order() if keys is None else keys)]
+
+    def order(self) -> list[Any]:
+        """What each written line is, in order: a line index of the file, or a `_New`."""
+        f = self.f
+        out: list[Any] = []
         written: set[Any] = set()
         head = self.after.get(None)
         if head:
@@ -685,27 +732,21 @@ class _Writer:
             for e in items:
                 if e not in written:
                     self._emit(e, out, written)
-        nl = f.newline.encode()
-        body = nl.join(out)
-        if f.trailing_newline and out:
-            body += nl
-        if f.bom:
-            body = b"\xef\xbb\xbf" + body
-        return body
+        return out
 
-    def _emit(self, key: Any, out: list[bytes], written: set[Any]) -> None:
+    def _emit(self, key: Any, out: list[Any], written: set[Any]) -> None:
         stack = [key]
         while stack:
             k = stack.pop()
             if k in written or (isinstance(k, int) and k in self.deleted):
                 continue
             written.add(k)
-            out.append(self._bytes(k))
+            out.append(k)
             followers = self.after.get(k)
             if followers:
                 stack.extend(reversed(followers))
 
-    def _emit_followers(self, key: Any, out: list[bytes], written: set[Any]) -> None:
+    def _emit_followers(self, key: Any, out: list[Any], written: set[Any]) -> None:
         for e in self.after.get(key, ()):
             self._emit(e, out, written)
 
@@ -969,30 +1010,46 @@ def _freeze(v: Any, depth: int = 0) -> Any:
     return v
 
 
-def verify_written(data: bytes, session: Session, views: list[tuple[View, list[Message]]]) -> None:
-    """Load the written bytes with the loader and check it resumes the repaired conversation."""
-    st: CCState = session.state
-    try:
-        probe = probe_bytes(data, path=st.file.path)
-        again = session.adapter.load_file(probe)
-    except Exception as exc:  # the written file must load; anything else is a writer bug
-        raise ExportRefused(f"{st.file.path}: the written file does not load again: {exc}") from exc
+def check_resumes(session: Session, again: Session) -> None:
+    """`again` is the written bytes loaded again (the one read-back, repair.readback): it
+    must resume as the repaired conversation, and each inline sidechain as repaired. A
+    sidechain left with no record of its own (a branch whose only own record was an orphan
+    result, dropped) is no conversation of its own any more: its records are checked as
+    part of the conversation that holds them."""
+    st = session.state
+    if not isinstance(st, CCState):
+        return
+    path = st.file.path
+    threads = [
+        t.messages
+        for t in ([] if st.inline_thread else session.threads)
+        if isinstance(t.state, CCState) and t.state.file is st.file and t.state.inline_thread
+    ]
     if st.inline_thread:
-        got_main = None
         got_threads = [_signature(again.messages)] + [_signature(t.messages) for t in again.threads]
-        want_threads = [_signature(views[0][1])]
+        want_threads = [_signature(session.messages)]
     else:
         got_main = _signature(again.messages)
-        want = _signature(views[0][1])
+        want = _signature(session.messages)
         if got_main != want:
-            raise ExportRefused(_mismatch(st.file.path, want, got_main))
+            raise ExportRefused(_mismatch(path, want, got_main))
         got_threads = [_signature(t.messages) for t in again.threads]
-        want_threads = [_signature(msgs) for _, msgs in views[1:]]
+        held = [_records(msgs) for msgs in (session.messages, *threads)]
+        want_threads = [
+            _signature(msgs)
+            for k, msgs in enumerate(threads, 1)
+            if not _records(msgs) <= set().union(*held[:k], *held[k + 1 :])
+        ]
     for w in want_threads:
         if w not in got_threads:
             raise ExportRefused(
-                f"{st.file.path}: after writing, a sidechain thread no longer loads as repaired"
+                f"{path}: after writing, a sidechain thread no longer loads as repaired"
             )
+
+
+def _records(messages: list[Message]) -> set[int]:
+    """The line indexes of the records a conversation's live messages hold."""
+    return {b.origin for m in messages if m.live for b in m.blocks if isinstance(b.origin, int)}
 
 
 def _mismatch(path: str, want: list, got: list) -> str:

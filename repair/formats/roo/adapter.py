@@ -14,7 +14,8 @@ the message before it, so a repair does not move the timeline.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ...model import Message, Session
 from ..anthropic_list import (
@@ -28,6 +29,9 @@ from ..base import Adapter, Export, Probe
 from ..registry import register
 from .meta import apply_roo_meta, pair_text_results
 from .v2 import dump_records, first_record, load_v2
+
+if TYPE_CHECKING:
+    from ...records import RecordChange
 
 HISTORY_FILE = "api_conversation_history.json"
 LEGACY_HISTORY_FILE = "claude_messages.json"  # read by old Roo when the main file is missing
@@ -80,12 +84,39 @@ class RooAdapter(Adapter):
         entries: list[Any] = []
         last_ts = None
         for m in session.messages:
-            extra = {"ts": last_ts} if m.raw is None and last_ts is not None else None
-            entry = encode_entry(m, extra)
+            entry = _entry(m, last_ts)
             entries.append(entry)
             if isinstance(entry, dict) and _is_time(entry.get("ts")):
                 last_ts = entry["ts"]
         return Export(write_document(state, entries))
+
+    def record_changes(
+        self,
+        before: Session,
+        after: Session,
+        bytes_of: Callable[[Session], bytes] | None = None,
+    ) -> list[RecordChange]:
+        if before.state.container == "v2":  # records are not one per message
+            return super().record_changes(before, after, bytes_of)
+        from ...records import entry_changes
+
+        prefix = "" if before.state.container == "list" else "/messages"
+        return entry_changes(before.messages, after.messages, _entry_at, prefix)
+
+
+def _entry(m: Message, last_ts: Any) -> object:
+    """A message's entry; one histview made takes the `ts` of the entry before it."""
+    return encode_entry(m, {"ts": last_ts} if m.raw is None and last_ts is not None else None)
+
+
+def _entry_at(messages: list[Message], k: int) -> object:
+    last_ts = None
+    for j in range(k - 1, -1, -1):
+        prev = _entry(messages[j], None) if messages[j].raw is not None else None
+        if isinstance(prev, dict) and _is_time(prev.get("ts")):
+            last_ts = prev["ts"]
+            break
+    return _entry(messages[k], last_ts)
 
 
 def _raw(m: Message) -> Any:

@@ -1,0 +1,142 @@
+"""The one read-back: the bytes an export writes, loaded again and judged as `check` judges
+the written file.
+
+`fix` (dry run and written), the TUI's export and the TUI's promise ("exported now, check
+finds ...") all read their counts from here, so what they promise is what `check` finds in
+the output, for every format and target. The adapter's `check_written` runs on the same
+reloaded session (Claude Code: the written file must resume as the repaired conversation);
+a write it refuses is never made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .analysis import Analysis, analyze
+from .codes import Severity
+from .errors import ExportRefused, InputError
+from .formats.probe import probe_bytes
+from .gcpause import gc_paused
+from .model import Session
+
+
+@dataclass
+class ReadBack:
+    """What `check` finds in the written files: the conversation, then its threads."""
+
+    sessions: list[Session]
+    analyses: list[Analysis]
+
+    @property
+    def main(self) -> Analysis:
+        return self.analyses[0]
+
+    def pairs(self) -> list[tuple[Session, Analysis]]:
+        return list(zip(self.sessions, self.analyses, strict=True))
+
+    def counts(self) -> dict[str, int]:
+        """Severity -> findings, over the conversation and every thread."""
+        total = {str(s): 0 for s in Severity}
+        for a in self.analyses:
+            for sev, n in a.counts().items():
+                total[sev] += n
+        return total
+
+    @property
+    def errors(self) -> int:
+        return self.counts()["error"]
+
+    def at(self, path: str, thread_paths: dict[int, str]) -> ReadBack:
+        """The same read-back with the files named where they are written: the session's
+        own file (and its inline threads) at `path`, its thread k at `thread_paths[k]`."""
+        main = self.sessions[0]
+        threads = []
+        for k, t in enumerate(self.sessions[1:]):
+            where = thread_paths.get(k, path if t.path == main.path else t.path)
+            threads.append(t if t.path == where else dataclasses.replace(t, path=where))
+        moved = dataclasses.replace(main, path=path, threads=threads)
+        return ReadBack([moved, *threads], self.analyses)
+
+
+def read_back(
+    session: Session,
+    data: bytes,
+    threads: dict[int, tuple[str, bytes | None]],
+    path: str | None = None,
+    original: Session | None = None,
+    known: dict[int, Analysis] | None = None,
+) -> ReadBack:
+    """Load `data` (the session's own file as written) and the written subagent files
+    (`threads`: thread index -> (path, bytes), None for a file written as it was read)
+    again with the session's adapter, check them
+    with the adapter's `check_written`, and analyse each under the session's target.
+
+    `original` is the session as read: when the bytes are the bytes that were read, its
+    conversation is what they load to (no second parse). Threads with a file of their own
+    that are not in `threads` are written as they are (or not at all): as read. `known`:
+    analyses the caller has already, by id() of the session analysed under this target.
+    Raises ExportRefused when the adapter refuses what was written."""
+    with gc_paused():
+        return _read_back(session, data, threads, path, original, known or {})
+
+
+def _read_back(
+    session: Session,
+    data: bytes,
+    threads: dict[int, tuple[str, bytes | None]],
+    path: str | None,
+    original: Session | None,
+    known: dict[int, Analysis],
+) -> ReadBack:
+    from .threads import own_file
+
+    target = session.target
+    path = path or session.path
+    src = original.source if original is not None else None
+    if original is not None and src is not None and (data is src.data or data == src.data):
+        again = original
+    else:
+        again = _load(session, data, path)
+        again.target = target
+        session.adapter.check_written(session, again)
+    analyses: list[Analysis | None] = [known.get(id(again))]
+    threads_back: list[Session] = []
+    for t in again.threads:
+        if not own_file(again, t):  # an inline sidechain: written with the session
+            analyses.append(known.get(id(t)))
+            threads_back.append(t if t.path == path else dataclasses.replace(t, path=path))
+    for k, thread in enumerate(session.threads):
+        if not own_file(session, thread):
+            continue
+        tpath, tdata = threads.get(k, (thread.path, None))
+        if tdata is None:
+            t = thread
+            analyses.append(known.get(id(t)))
+        else:
+            analyses.append(None)
+            t = _load(thread, tdata, tpath)
+            t.label = thread.label
+            thread.adapter.check_written(thread, t)
+        threads_back.append(t if t.path == tpath else dataclasses.replace(t, path=tpath))
+    # the written file as `check` reads it: with its threads (a copy: `again` may be the
+    # session as read)
+    again = dataclasses.replace(again, path=path, threads=threads_back)
+    sessions = [again, *threads_back]
+    for s in sessions:
+        s.target = target
+    return ReadBack(
+        sessions, [a or analyze(s, target) for s, a in zip(sessions, analyses, strict=True)]
+    )
+
+
+def _load(session: Session, data: bytes, path: str) -> Session:
+    """The bytes read as the session's format; ExportRefused (nothing is written) when they
+    do not read."""
+    try:
+        return session.adapter.read_back(probe_bytes(data, path=path))
+    except InputError as exc:
+        at = f"{exc.where}: " if exc.where else ""
+        raise ExportRefused(
+            f"the repaired file would not read back as {session.format} ({at}{exc.message})"
+        ) from None

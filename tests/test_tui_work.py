@@ -1,0 +1,248 @@
+"""Pilot tests for issue 10 points 5-7: repair steps off the UI thread with a visible busy
+state, the preview of what is written, the promise read back, threads, broken chains, and
+the number column that is the provider's messages.N."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from tui_helpers import SAMPLES, settle, wait_ready
+
+from repair.analysis import analyze
+from repair.formats import load_session
+from repair.workbench import Workbench
+from tui.app import HistviewApp
+from tui.screens import ThreadScreen
+from tui.timeline import Timeline
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_threads import session_with_subagents  # noqa: E402
+
+BROKEN = Path(__file__).parent / "fixtures" / "clients" / "claude" / "broken"
+CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
+
+
+def _copy(src: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / src.name
+    shutil.copy(src, dst)
+    return dst
+
+
+def _tl(app) -> Timeline:
+    return app.query_one(Timeline)
+
+
+async def _line(pilot, row: int) -> str:
+    """Row `row` as the timeline draws it (scrolled into view first)."""
+    tl = _tl(pilot.app)
+    tl.go_to_row(row)
+    await pilot.pause()
+    strip = tl.render_line(tl.view.index(row) - tl.scroll_offset.y)
+    return "".join(seg.text for seg in strip)
+
+
+def _text(app, selector: str) -> str:
+    return str(app.query_one(selector).render())
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """Workbench.apply waits until the test lets it go: the step stays "running"."""
+    go = threading.Event()
+    real = Workbench.apply
+
+    def apply(self, fix, view=None):
+        go.wait(10)
+        return real(self, fix, view)
+
+    monkeypatch.setattr(Workbench, "apply", apply)
+    yield go
+    go.set()
+
+
+async def test_a_step_runs_off_the_ui_thread_with_a_busy_state_and_keys_wait(tmp_path, held):
+    app = HistviewApp(str(_copy(CLAUDE, tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        before = app.derived
+        await pilot.press("a")
+        await pilot.pause()
+        # the step is still running: the screen says so, and keeps answering keys
+        assert app.busy == "applying the fix…"
+        assert "⟳ applying the fix…" in _text(app, "#header")
+        row = _tl(app).cursor
+        await pilot.press("escape", "j")
+        assert _tl(app).cursor == row + 1
+        # a key that would race the step waits for it, in order
+        await pilot.press("u")
+        assert app._queued == ["undo"] and "(+1 waiting)" in _text(app, "#header")
+        assert app.derived is before and not app.wb.done
+        held.set()
+        await settle(pilot)
+        # applied, then undone: back where it started
+        assert app.busy is None and not app._queued
+        assert not app.wb.done and len(app.wb.undone) == 1
+        assert app.derived.counts == before.counts
+
+
+async def test_a_step_that_keeps_the_tool_rows_reuses_the_row_table():
+    """A rename changes ids in place: the row table of the state before is reused; an
+    inserted result adds a row: it is rebuilt."""
+    app = HistviewApp(str(SAMPLES / "claude_code_duplicate_id_after_resume.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app._selected_fix().action == "rename"
+        base = app.derived.base
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.derived.rows_reused and app.derived.base is base
+        assert app.timings["step_ui"] < app.timings["step_total"]
+    app = HistviewApp(str(CLAUDE))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        rows = len(app.derived.table.rows)
+        await pilot.press("r", "a")
+        await settle(pilot)
+        assert not app.derived.rows_reused and len(app.derived.table.rows) == rows + 1
+
+
+async def test_the_pane_shows_the_records_written_as_the_dry_run_does():
+    app = HistviewApp(str(CLAUDE))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        fix = app._selected_fix()
+        diff = _text(app, "#diff")
+        pane = app.wb.preview(fix)
+        # the one renderer: the description, the new record, the line re-linked to it
+        for sentence in pane.description:
+            assert sentence in diff
+        new = next(c for c in pane.records if c.old is None)
+        assert f"@@ {new.where} (new) @@" in diff
+        assert f'+  "parentUuid": "{new.new["uuid"]}",' in diff
+
+
+async def test_the_promise_is_what_check_finds_in_the_export(tmp_path):
+    """Bedrock rules on a Codex rollout: the repaired messages have no error, but the
+    written file is judged again when read back (issue 10 point 5)."""
+    src = _copy(SAMPLES / "codex_missing_output.jsonl", tmp_path)
+    app = HistviewApp(str(src), target="bedrock")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r", "A")
+        await settle(pilot)
+        promise = _text(app, "#promise")
+        assert "Exported now, check finds: ● 1 error" in promise
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.click("#export-ok")
+        await settle(pilot)
+    out = tmp_path / "codex_missing_output.fixed.jsonl"
+    checked = analyze(load_session(str(out), target="bedrock"))
+    assert checked.counts()["error"] == 1
+
+
+async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
+    main = session_with_subagents(tmp_path, bad=True)
+    app = HistviewApp(str(main))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        # the main conversation is clean; the header counts the thread's finding too
+        assert app.derived.counts["error"] + app.derived.counts["warning"] == 0
+        assert "all: ● 0 ▲ 1" in _text(app, "#header")
+        assert "(3 threads, 1 with problems: t lists them)" in _text(app, "#summary")
+        await pilot.press("t")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ThreadScreen)
+        assert [label for label, _n, _c in screen.rows] == [
+            "main conversation",
+            "sidechain at line 3",
+            "subagent agent-a1 (Explore: look)",
+            "subagent agent-b2",
+        ]
+        await pilot.press("j", "j", "enter")
+        await settle(pilot)
+        # the thread, with its own counts, in the timeline
+        assert app.view == 1 and app.derived.view == 1
+        assert app.derived.session.label == "subagent agent-a1 (Explore: look)"
+        assert app.derived.counts["warning"] == 1
+        assert "sess.jsonl › thread 2/3" in _text(app, "#header")
+        assert _text(app, "#summary").startswith("subagent agent-a1 (Explore: look) · ")
+        await pilot.press("r")
+        await settle(pilot)
+        fix = app._selected_fix()
+        assert fix.code == "orphan-tool-result"
+        await pilot.press("a")
+        await settle(pilot)
+        assert [f.code for f in app.wb.thread_applied[1]] == ["orphan-tool-result"]
+        assert app.derived.counts["warning"] == 0 and "all: ● 0 ▲ 0" in _text(app, "#header")
+        assert "*unexported" in _text(app, "#header")
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.click("#export-ok")
+        await settle(pilot)
+        assert "*unexported" not in _text(app, "#header")
+    out = tmp_path / "sess.fixed.jsonl"
+    written = load_session(str(out))
+    assert [analyze(t).findings for t in written.threads] == [[], [], []]
+    assert (tmp_path / "sess.fixed" / "subagents" / "agent-a1.jsonl").is_file()
+
+
+async def test_the_palette_opens_the_thread_switcher(tmp_path):
+    app = HistviewApp(str(session_with_subagents(tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app._palette_run("threads")
+        await pilot.pause()
+        assert isinstance(app.screen, ThreadScreen)
+        await pilot.press("escape")
+        assert app.view is None
+
+
+async def test_a_broken_chain_row_and_its_relink(tmp_path):
+    app = HistviewApp(str(_copy(BROKEN / "broken-chain-cut.jsonl", tmp_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        row = _tl(app).current_row
+        assert [f.code for f in row.findings] == ["broken-chain"]
+        assert "broken-chain" in _text(app, "#detail")
+        assert "chain broken by a lost record" in _text(app, "#summary")
+        live = sum(m.live for m in app.derived.session.messages)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app._selected_fix().action == "relink"
+        assert "@@ line 7 @@" in _text(app, "#diff")  # the one line whose parentUuid changes
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.derived.counts == {"error": 0, "warning": 0, "info": 0}
+        assert sum(m.live for m in app.derived.session.messages) > live
+
+
+async def test_the_number_column_is_the_number_errors_use():
+    """Gemini CLI: three records are not sent; the rows carry the contents[N] of the
+    findings and `·` where a record is not sent."""
+    path = SAMPLES / "gemini_cli_doubled_after_resume.jsonl"
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        table = app.derived.table
+        numbers = app.derived.numbers
+        assert any(k is None for k in numbers) and numbers != list(range(len(numbers)))
+        for f in analyze(load_session(str(path))).findings:
+            if f.message_index is None:
+                continue
+            line = await _line(pilot, table.message_row[f.position])
+            assert line[table.mark_width :].split()[0] == str(f.message_index)
+        unsent = numbers.index(None)
+        line = await _line(pilot, table.message_row[unsent])
+        assert line[table.mark_width :].split()[0] == "·"

@@ -1,0 +1,111 @@
+"""The messages workers post to the app: each carries what the UI thread puts on screen."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from repair.model import Session
+from repair.plan import Fix
+from repair.preview import Preview
+from repair.readback import ReadBack
+from repair.workbench import ExportResult, StepResult, View, Workbench
+
+from .rows import RowTable
+from .state import Derived
+
+
+class SessionLoaded(Message):
+    def __init__(self, session: Session, table: RowTable, seconds: float) -> None:
+        super().__init__()
+        self.session = session
+        self.table = table
+        self.seconds = seconds
+
+
+class AnalysisReady(Message):
+    def __init__(self, workbench: Workbench, derived: Derived) -> None:
+        super().__init__()
+        self.workbench = workbench
+        self.derived = derived
+
+
+class LoadFailed(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class SearchDone(Message):
+    def __init__(self, query: str, version: int, rows: list[int], jump: bool) -> None:
+        super().__init__()
+        self.query = query
+        self.version = version
+        self.rows = rows
+        self.jump = jump
+
+
+class StepDone(Message):
+    """A repair step (apply, apply all, undo, redo) ran in the step worker: `result` is
+    None when it changed nothing; `derived` the state to show; `note` the toast."""
+
+    def __init__(
+        self,
+        what: str,
+        result: StepResult | None,
+        derived: Derived | None,
+        note: str,
+        fix: Fix | None = None,
+        at: int = 0,
+        old_fixes: list[Fix] | None = None,
+        error: str | None = None,
+        seconds: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.seconds = seconds  # the worker's time
+        self.what = what
+        self.result = result
+        self.derived = derived
+        self.note = note
+        self.fix = fix
+        self.at = at
+        self.old_fixes = old_fixes or []
+        self.error = error
+
+
+class ViewShown(Message):
+    """Another conversation (the main one or a thread) is ready to show."""
+
+    def __init__(self, view: View, derived: Derived) -> None:
+        super().__init__()
+        self.view = view
+        self.derived = derived
+
+
+class PreviewReady(Message):
+    """The preview of a fix: `pending` while its records are still being computed (the
+    description comes first)."""
+
+    def __init__(self, key: tuple, fix: Fix, preview: Preview | None, pending: bool) -> None:
+        super().__init__()
+        self.key = key
+        self.fix = fix
+        self.preview = preview
+        self.pending = pending
+
+
+class PromiseReady(Message):
+    """What `check` would find in an export of the state `state` (the one read-back)."""
+
+    def __init__(self, state: Session, checked: ReadBack | None, error: str | None) -> None:
+        super().__init__()
+        self.state = state
+        self.checked = checked
+        self.error = error
+
+
+class ExportDone(Message):
+    def __init__(self, state: Session, result: ExportResult | None, error: str | None) -> None:
+        super().__init__()
+        self.state = state
+        self.result = result
+        self.error = error

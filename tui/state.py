@@ -1,0 +1,130 @@
+"""What the screen shows for one state of the workbench, built off the UI thread.
+
+A worker (load, a repair step, a thread switch) builds a `Derived` from the workbench and
+posts it; the UI thread only puts it on screen, and never asks the workbench anything that
+grows with the session while a worker may be changing it. After a step, the row table is
+reused when the step changed messages in place without changing their tool rows (an id
+set, a result rewritten), else rebuilt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.content import Content
+
+from repair.analysis import Analysis
+from repair.model import Finding, Session
+from repair.pairing import Pairing
+from repair.plan import Fix
+from repair.workbench import View, Workbench
+
+from .lanes import LaneLayout, layout
+from .repair_pane import fix_prompts
+from .rows import RowTable, build_rows, is_tool_row, with_findings
+from .summary import problems
+
+
+@dataclass
+class Derived:
+    """One analysed state of one conversation, ready to draw."""
+
+    session: Session
+    base: RowTable  # the rows without findings (reused by the next step when it can)
+    table: RowTable
+    lanes: LaneLayout
+    by_message: dict[int, list[Finding]]
+    problems: list[tuple[str, str]]
+    first_problem: int | None  # the row the first screen opens on
+    numbers: list[int | None]  # each message's messages.N as the target receives it
+    counts: dict[str, int]  # this conversation's findings per severity
+    pairing: Pairing | None = None
+    view: View = None
+    # the whole session: findings over every conversation, the threads' names and counts
+    total: dict[str, int] = field(default_factory=dict)
+    threads: list[tuple[str, int, dict[str, int]]] = field(default_factory=list)
+    main: tuple[int, dict[str, int]] = (0, {})  # the main conversation's messages, counts
+    fixes: list[Fix] = field(default_factory=list)  # the plan of this conversation
+    prompts: list[Content] = field(default_factory=list)  # the fix list's lines
+    applied: int = 0  # fixes applied so far, every conversation
+    dirty: bool = False  # something applied (unexported unless the app exported it)
+    state: Session | None = None  # the workbench's session this was built from
+    rows_reused: bool = False
+
+
+def derive(
+    session: Session,
+    analysis: Analysis,
+    table: RowTable | None = None,
+    *,
+    reuse: Derived | None = None,
+    changed: frozenset[int] | None = None,
+) -> Derived:
+    """Rows, lanes and texts for a conversation. `table`: rows already built (at load);
+    `reuse` + `changed`: the state before a step and the positions it changed, whose rows
+    are kept when the step did not change which blocks have rows."""
+    reused = False
+    if table is None and reuse is not None and _same_rows(reuse, session, changed):
+        table, reused = reuse.base, True
+    base = table if table is not None else build_rows(session)
+    marked = with_findings(base, analysis)
+    return Derived(
+        session,
+        base,
+        marked,
+        layout(analysis.pairing, marked),
+        analysis.by_message(),
+        problems(session, analysis),
+        marked.first_problem(),
+        analysis.numbers,
+        analysis.counts(),
+        analysis.pairing,
+        rows_reused=reused,
+    )
+
+
+def _same_rows(before: Derived, session: Session, changed: frozenset[int] | None) -> bool:
+    """The rows of `before` fit `session`: as many messages, and each changed message has
+    tool rows at the same block positions."""
+    if changed is None or len(before.session.messages) != len(session.messages):
+        return False
+    base = before.base
+    for mi in changed:
+        old = [bi for (m, bi) in _block_rows(base, mi)]
+        new = [bi for bi, b in enumerate(session.messages[mi].blocks) if is_tool_row(b)]
+        if old != new:
+            return False
+    return True
+
+
+def _block_rows(table: RowTable, mi: int) -> list[tuple[int, int]]:
+    start = table.message_row[mi] + 1
+    end = table.message_row[mi + 1] if mi + 1 < len(table.message_row) else len(table.rows)
+    return [(r.mi, r.bi) for r in table.rows[start:end]]
+
+
+def snapshot(
+    wb: Workbench,
+    view: View,
+    *,
+    table: RowTable | None = None,
+    reuse: Derived | None = None,
+    changed: frozenset[int] | None = None,
+) -> Derived:
+    """Everything the screen needs about the workbench now, for conversation `view`. Runs in
+    a worker: it may analyse and plan."""
+    session, analysis = wb.view(view)
+    derived = derive(session, analysis, table, reuse=reuse, changed=changed)
+    derived.view = view
+    derived.total = wb.counts()
+    derived.threads = [
+        (t.label or f"thread {k}", len(t.messages), wb.analysis_of(k).counts())
+        for k, t in enumerate(wb.session.threads)
+    ]
+    derived.main = (len(wb.session.messages), wb.analysis.counts())
+    derived.fixes = list(wb.plan_of(view).fixes)
+    derived.prompts = fix_prompts(derived.fixes)
+    derived.applied = len(wb.applied) + sum(len(f) for f in wb.thread_applied.values())
+    derived.dirty = wb.dirty
+    derived.state = wb.session
+    return derived
