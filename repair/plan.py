@@ -948,8 +948,8 @@ class _Ctx:
             "relink",
             m,
             f"line {line}: parentUuid {missing} -> {parent} ({where})",
-            record=record,
-            parent=parent,
+            record=str(record),
+            parent=str(parent),
         )
         return (
             [edit],
