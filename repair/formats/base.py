@@ -76,7 +76,7 @@ class Probe:
     stat: Any = None  # os.stat_result of the file when the bytes were read (None: not a file)
     # what detectors derived from the input, computed once (see `derived`)
     _derived: dict[Callable[[Probe], Any], Any] = field(
-        default_factory=dict, repr=False, compare=False
+        default_factory=dict, init=False, repr=False, compare=False
     )
 
     def derived(self, fn: Callable[[Probe], T]) -> T:
