@@ -1,4 +1,6 @@
-"""The headless `histview` commands (README, Command line): check, fix, explain, messages, list.
+"""The `histview` command tree (README, Command line): the headless commands check, fix,
+explain, messages, list, and the TUI's `open` (the default), whose arguments are parsed here
+before Textual loads.
 
 Runs without Textual or Rich. Every line that carries text from a session goes through
 `repair.sanitize`; colour (plain ANSI, severity words and diff markers only) is used only
@@ -666,15 +668,63 @@ def _actions_table() -> str:
     return "\n".join(f"  {c.name:27} {', '.join(c.actions)}" for c in codes.BY_NAME.values())
 
 
+_ROOT_EPILOG = """\
+examples:
+  histview                                  the TUI on a demo session shipped with histview
+  histview ~/.claude/projects/-home-me-app/3f2c1d.jsonl     the TUI on a session
+  histview ~/.claude/projects               the TUI's list of the sessions under a folder
+  histview check session.json               every problem, one line each
+  histview fix session.json -o fixed.json   repair a copy (without -o: a dry run)
+
+`open` is the default command: `histview FILE` is `histview open FILE`. The TUI is the only
+command that loads Textual. `histview COMMAND --help` shows each command with examples.
+"""
+
+_OPEN_EPILOG = """\
+examples:
+  histview tasks/7f3a                       a Roo Code, Kilo Code or Cline task folder
+  histview session.jsonl --target anthropic judge the raw history, not what Claude Code sends
+  histview ~/.codex/sessions                the sessions under a folder, newest first
+  histview --pick                           your recent sessions (where `histview list` looks)
+
+press ? in the TUI for every key, ctrl+p for the command palette.
+exit status: 0, 2 the file could not be read
+"""
+
+
+class _Version(argparse.Action):
+    """--version: the installed package's version, looked up only when asked for."""
+
+    def __init__(
+        self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None
+    ):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("histview")
+        except PackageNotFoundError:
+            text = "(not installed)"
+        sys.stdout.write(f"histview {text}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The whole `histview` command tree, the TUI's `open` included (its arguments only: the
+    TUI itself is started by the caller of `main`, see `open_tui`)."""
     raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="histview",
-        description="Open, explain and repair broken LLM-agent session histories.",
-        epilog="Run `histview FILE` to open the interactive viewer. `histview COMMAND --help` "
-        "shows each command with examples.",
+        description="Open, explain and repair broken LLM-agent session histories (Claude Code,\n"
+        "Codex, opencode, Gemini CLI, Roo Code / Cline / Kilo, Anthropic, Bedrock and OpenAI\n"
+        "message lists).",
+        epilog=_ROOT_EPILOG,
+        formatter_class=raw,
     )
-    sub = parser.add_subparsers(dest="command", metavar="{check,fix,explain,messages,list}")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     sub.required = True
 
     def session_opts(p: argparse.ArgumentParser) -> None:
@@ -687,6 +737,30 @@ def build_parser() -> argparse.ArgumentParser:
             "file of its own format, its own repairs as warnings. Default: the client for its "
             "own files, else the format's provider",
         )
+
+    p = sub.add_parser(
+        "open",
+        help="the TUI: the timeline, the findings, the repairs with a preview (the default)",
+        description="Open a session in the interactive viewer: every message and tool call on\n"
+        "a linked timeline, what the provider rejects, and the repairs one by one with a\n"
+        "preview of each, then export.",
+        epilog=_OPEN_EPILOG,
+        formatter_class=raw,
+    )
+    p.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE|FOLDER",
+        help="session file or task folder; any other folder lists the sessions under it "
+        "(default: a demo session)",
+    )
+    p.add_argument(
+        "--pick",
+        action="store_true",
+        help="choose among your recent sessions (the places `histview list` searches)",
+    )
+    session_opts(p)
+    p.set_defaults(run=cmd_open)
 
     p = sub.add_parser(
         "check",
@@ -783,9 +857,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+COMMANDS = ("open", "check", "fix", "explain", "messages", "list")
+_ROOT_OPTIONS = ("-h", "--help", "--version")
+
+
+def with_default_command(argv: list[str]) -> list[str]:
+    """`open` is the default command: `histview`, `histview FILE` and `histview --pick` open
+    the TUI (a first argument that names no command and is not -h/--help/--version)."""
+    if argv and (argv[0] in COMMANDS or argv[0] in _ROOT_OPTIONS):
+        return argv
+    return ["open", *argv]
+
+
+def cmd_open(args, out: Out) -> int:
+    """The TUI's path is checked here, before Textual loads: a typo is told on the command
+    line, not on a full screen. Then the caller's `open_tui` runs it."""
+    path = args.file
+    if path and not os.path.exists(path):
+        out.error(f"{path}: no such file or folder")
+        return EXIT_INPUT
+    if path and os.path.isfile(path) and not os.access(path, os.R_OK):
+        out.error(f"{path}: cannot read: permission denied")
+        return EXIT_INPUT
+    if args.open_tui is None:
+        out.error("open: the TUI is started by the histview command (tui.cli)")
+        return EXIT_INPUT
+    return args.open_tui(args)
+
+
 def main(
-    argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+    argv: list[str] | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    *,
+    open_tui: Callable[[argparse.Namespace], int] | None = None,
 ) -> int:
+    """Run one `histview` command line. `open_tui(args)` runs the TUI for `open` (the engine
+    does not know Textual: `tui.cli` passes it)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     for stream in (stdout, stderr):
@@ -796,7 +904,8 @@ def main(
             except (ValueError, OSError):
                 pass
     parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(with_default_command(list(sys.argv[1:] if argv is None else argv)))
+    args.open_tui = open_tui
     out = Out(stdout, stderr, _wants_color(stdout))
     try:
         return args.run(args, out)

@@ -472,6 +472,63 @@ def test_fix_help_lists_the_actions_per_code(capsys):
     assert "orphan-tool-use             insert-result, drop-tool-use" in out
 
 
+def test_root_help_lists_every_command_with_a_line(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    listed = {}
+    for line in out.splitlines():
+        words = line.split(maxsplit=1)
+        if line.startswith("    ") and len(words) == 2 and words[0] in cli.COMMANDS:
+            listed[words[0]] = words[1]
+    assert sorted(listed) == sorted(cli.COMMANDS)
+    assert "(the default)" in listed["open"] or "default" in out.split("open", 1)[1]
+    assert "--version" in out
+
+
+def test_version_names_the_installed_package(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"histview {version('histview')}"
+
+
+@pytest.mark.parametrize(
+    "argv, file, fmt, target, pick",
+    [
+        ([], None, None, None, False),
+        (["{f}"], "{f}", None, None, False),
+        (["open", "{f}"], "{f}", None, None, False),
+        (["--format", "roo", "{f}", "--target", "bedrock"], "{f}", "roo", "bedrock", False),
+        (["--pick"], None, None, None, True),
+    ],
+)
+def test_the_tui_is_the_default_command(tmp_path, argv, file, fmt, target, pick):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(CLEAN))
+    got = []
+
+    def fake_tui(args):
+        got.append((args.file, args.format, args.target, args.pick))
+        return 7
+
+    argv = [a.replace("{f}", str(f)) for a in argv]
+    code = cli.main(argv, io.StringIO(), io.StringIO(), open_tui=fake_tui)
+    assert code == 7
+    assert got == [(str(f) if file else None, fmt, target, pick)]
+
+
+def test_open_refuses_a_missing_file_before_the_tui(tmp_path):
+    err = io.StringIO()
+    got = []
+    code = cli.main([str(tmp_path / "nope.json")], io.StringIO(), err, open_tui=got.append)
+    assert code == 2 and got == []
+    assert err.getvalue() == f"histview: {tmp_path / 'nope.json'}: no such file or folder\n"
+
+
 # ---------------------------------------------------------------- samples
 
 

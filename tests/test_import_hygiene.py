@@ -1,6 +1,7 @@
 """The engine and the headless commands never load Textual or Rich (issue 2 point 1): a
 fresh interpreter imports every module of `repair`, runs `histview check|fix|explain|messages|list`
-through the console script's entry point, and finds neither in sys.modules."""
+through the console script's entry point (and `--help`, `open --help`, `--version`: the
+command tree is parsed before the TUI loads), and finds neither in sys.modules."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
     codes["messages"] = main(["messages", session])
     codes["messages --json"] = main(["messages", session, "--json"])
     codes["list"] = main(["list", "--home", home])
+    # the command tree is parsed before Textual loads: help and version never load it
+    for argv in (["--help"], ["open", "--help"], ["--version"]):
+        try:
+            main(argv)
+        except SystemExit as exc:
+            codes[" ".join(argv)] = exc.code
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich"))
 print(json.dumps({"codes": codes, "loaded": loaded, "check": out.getvalue().splitlines()[0]}))
 """
@@ -64,6 +71,8 @@ def test_headless_commands_do_not_load_textual_or_rich(tmp_path):
     assert result["codes"]["explain"] == 0 and result["codes"]["list"] == 0
     assert result["codes"]["messages"] == 0 and result["codes"]["messages --json"] == 0
     assert result["codes"]["check"] in (0, 1)
+    assert result["codes"]["--help"] == 0 and result["codes"]["open --help"] == 0
+    assert result["codes"]["--version"] == 0
     assert ": " in result["check"]  # check printed its FILE:WHERE lines / summary
 
 

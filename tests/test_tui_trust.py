@@ -14,7 +14,8 @@ from tui_helpers import DEMO, SAMPLES, settle, wait_ready
 
 from repair.formats import load_session
 from tui import app as app_module
-from tui.app import HistviewApp, main
+from tui.app import HistviewApp
+from tui.cli import main
 from tui.lanes import LANE_KINDS, OVERFLOW, TRAVEL, legend_sample
 from tui.repair_pane import ACTION_WIDTH, _changed_first, fix_prompts
 from tui.screens import ConfirmScreen, HelpScreen

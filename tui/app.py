@@ -8,7 +8,6 @@ analysis is ready (AnalysisReady). Search runs in a worker too. All engine work 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -1569,34 +1568,12 @@ def needs_picker(path: str | None) -> bool:
     return False
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="histview",
-        description="Open a session in the TUI (press ? inside for the keys).",
-    )
-    parser.add_argument(
-        "file",
-        nargs="?",
-        help="session file or task folder; any other folder lists the sessions under it "
-        "(default: a demo)",
-    )
-    parser.add_argument("--format", default=None)
-    parser.add_argument("--target", default=None)
-    parser.add_argument(
-        "--pick",
-        action="store_true",
-        help="choose among your recent sessions (the places `histview list` searches)",
-    )
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    if args.file and not os.path.exists(args.file):
-        # a typo is told on the command line, not on a full screen
-        print(f"histview: {args.file}: no such file or folder", file=sys.stderr)
-        return 2
-    if args.file and os.path.isfile(args.file) and not os.access(args.file, os.R_OK):
-        print(f"histview: {args.file}: cannot read: permission denied", file=sys.stderr)
-        return 2
-    path = args.file if args.file or args.pick else str(DEMO)
-    app = HistviewApp(path, format=args.format, target=args.target, pick=args.pick)
+def run_tui(
+    file: str | None, *, format: str | None = None, target: str | None = None, pick: bool = False
+) -> int:
+    """Run the TUI (its arguments were parsed and its path checked by `repair.cli`)."""
+    path = file if file or pick else str(DEMO)
+    app = HistviewApp(path, format=format, target=target, pick=pick)
     app.run()
     if app.load_error:
         print(f"histview: {app.load_error}", file=sys.stderr)

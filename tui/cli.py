@@ -1,22 +1,22 @@
-"""The `histview` command. Subcommands (check, fix, explain, messages, list) run the headless CLI in
-`repair.cli` without importing Textual; anything else opens the TUI."""
+"""The `histview` console script. The command tree is `repair.cli` (parsed without Textual);
+only `open`, the TUI, imports Textual, after its arguments were read."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-HEADLESS = ("check", "fix", "explain", "messages", "list")
+
+def open_tui(args: argparse.Namespace) -> int:
+    from tui.app import run_tui
+
+    return run_tui(args.file, format=args.format, target=args.target, pick=args.pick)
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in HEADLESS:
-        from repair.cli import main as headless
+    from repair.cli import main as run
 
-        return headless(argv)
-    from tui.app import main as tui_main
-
-    return tui_main(argv)
+    return run(argv, open_tui=open_tui)
 
 
 if __name__ == "__main__":
