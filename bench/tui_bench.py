@@ -79,14 +79,14 @@ async def measure(path: str) -> dict[str, float]:
     app = HistviewApp(path)
     t0 = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
-        while "first_paint" not in app.timings:
+        while app.main is None or "first_paint" not in app.main.timings:
             await pilot.pause(0.02)
         first_paint = time.perf_counter() - t0
-        while "analysis_ready" not in app.timings:
+        while app.main is None or "analysis_ready" not in app.main.timings:
             await pilot.pause(0.01)
         ready = time.perf_counter() - t0
         await pilot.pause()
-        tl = app.query_one(Timeline)
+        tl = app.main.query_one(Timeline)
         height = tl.scrollable_content_region.height
         pages = []
         for where in (0, len(tl.view) // 2, len(tl.view) - height):
@@ -98,7 +98,7 @@ async def measure(path: str) -> dict[str, float]:
                 tl.render_line(y)
             pages.append(time.perf_counter() - s)
         rows = len(tl.view)
-        print("   timings:", {k: round(v, 2) for k, v in app.timings.items()})
+        print("   timings:", {k: round(v, 2) for k, v in app.main.timings.items()})
     return {
         "first_paint": first_paint,
         "analysis_ready": ready,
@@ -130,7 +130,7 @@ class Lag:
 
 async def idle(app: HistviewApp, pilot) -> None:
     """Until no worker runs (the preview and the promise included)."""
-    while app.busy or any(w.is_running for w in app.workers):
+    while app.main.busy or any(w.is_running for w in app.workers):
         await pilot.pause(0.05)
     await pilot.pause(0.05)
 
@@ -139,18 +139,18 @@ async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
     app = HistviewApp(path)
     out = []
     async with app.run_test(size=(120, 40)) as pilot:
-        while "analysis_ready" not in app.timings:
+        while app.main is None or "analysis_ready" not in app.main.timings:
             await pilot.pause(0.05)
         await pilot.press("r")
         await idle(app, pilot)
         lag = Lag(app)
-        n_msgs = len(app.derived.session.messages)
+        n_msgs = len(app.main.derived.session.messages)
         for key, name in (("a", "apply"), ("u", "undo")):
-            done = app.timings.get("steps", 0)
+            done = app.main.timings.get("steps", 0)
             await idle(app, pilot)
             lag.reset()
             await pilot.press(key)
-            while app.timings.get("steps", 0) == done:
+            while app.main.timings.get("steps", 0) == done:
                 await pilot.pause(0.005)
             worst = lag.worst
             await idle(app, pilot)  # the preview of the next fix (and, small files, the promise)
@@ -160,12 +160,12 @@ async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
                     name,
                     {
                         "messages": n_msgs,
-                        "ui": app.timings["step_ui"],
+                        "ui": app.main.timings["step_ui"],
                         "stall": worst,
                         "stall_after": after,
-                        "worker": app.timings["step_worker"],
-                        "total": app.timings["step_total"],
-                        "rows_reused": float(app.derived.rows_reused),
+                        "worker": app.main.timings["step_worker"],
+                        "total": app.main.timings["step_total"],
+                        "rows_reused": float(app.main.derived.rows_reused),
                     },
                 )
             )

@@ -104,16 +104,16 @@ async def test_tui_shows_invisibles_and_lone_surrogates_and_repairs_them(tmp_pat
         await wait_ready(pilot)
         assert app.load_error is None
         await pilot.press("g", "j", "j", "j")  # the second call's row
-        detail = str(app.query_one("#detail").render())
+        detail = str(app.main.query_one("#detail").render())
         assert "toolu_<U+200B>1" in detail and "\u200b" not in detail
         await pilot.press("J")  # raw JSON of a message with a lone surrogate
         await pilot.press("r")  # the repair pane and its preview
         await pilot.pause()
-        diff = str(app.query_one("#diff").render())
+        diff = str(app.main.query_one("#diff").render())
         assert "\u200b" not in diff and "\ud800" not in diff
         await pilot.press("A")  # apply all, then export
         await pilot.pause()
-        app._do_export(str(tmp_path / "out.json"), str(tmp_path / "out.report.json"))
+        app.main._do_export(str(tmp_path / "out.json"), str(tmp_path / "out.report.json"))
         await pilot.pause()
         assert app.is_running
     written = (tmp_path / "out.json").read_bytes()

@@ -257,12 +257,12 @@ async def test_tui_exports_a_dropped_block_nested_256_deep(tmp_path):
         await wait_ready(pilot)
         await pilot.press("r")
         await pilot.pause()
-        assert "nested deeper than" in str(app.query_one("#diff").render())
+        assert "nested deeper than" in str(app.main.query_one("#diff").render())
         await pilot.press("A")
         await pilot.pause()
-        app._do_export(str(tmp_path / "out.json"), str(tmp_path / "out.report.json"))
+        app.main._do_export(str(tmp_path / "out.json"), str(tmp_path / "out.report.json"))
         await pilot.pause()
-        assert app.exported is app.wb.session
+        assert app.main.exported is app.main.wb.session
     report = json.loads((tmp_path / "out.report.json").read_text())
     assert json.dumps(report).count("[") >= 256 and "bottom" in json.dumps(report)
     assert b"toolu_gone" not in (tmp_path / "out.json").read_bytes()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from tui_helpers import DEMO, HOSTILE, settle, wait_ready
@@ -22,7 +23,7 @@ def demo_copy(tmp_path):
 
 
 def _timeline(app) -> Timeline:
-    return app.query_one(Timeline)
+    return app.main.query_one(Timeline)
 
 
 def _current(app):
@@ -37,7 +38,7 @@ async def test_load_posts_rows_then_analysis(demo_copy):
         await wait_ready(pilot)
         kinds = [type(m) for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
         assert kinds == [SessionLoaded, AnalysisReady]
-        header = str(app.query_one("#header").render())
+        header = str(app.main.query_one("#header").render())
         assert "demo_session.json" in header and "roo → anthropic" in header
         assert "7 errors" in header and "2 warnings" in header and "2 info" in header
 
@@ -46,7 +47,7 @@ async def test_full_repair_flow_and_export(demo_copy):
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        wb = app.wb
+        wb = app.main.wb
         errors0 = wb.analysis.counts()["error"]
         # n walks finding rows in order
         await pilot.press("n")
@@ -58,10 +59,10 @@ async def test_full_repair_flow_and_export(demo_copy):
         assert _current(app) == first
         # open the plan: the first fix that changes something is selected, with its diff
         await pilot.press("r")
-        assert app.repair_open
-        fix = app._selected_fix()
+        assert app.main.repair_open
+        fix = app.main._selected_fix()
         assert fix is not None and fix.actionable
-        diff = str(app.query_one("#diff").render())
+        diff = str(app.main.query_one("#diff").render())
         assert "@@" in diff and fix.detail[:30] in diff
         # apply: one step done, fewer findings, the timeline state changed
         version = _timeline(app).state.version
@@ -83,14 +84,14 @@ async def test_full_repair_flow_and_export(demo_copy):
         await pilot.press("A")
         await settle(pilot)
         assert wb.analysis.counts()["error"] == 0
-        assert "0 errors" in str(app.query_one("#header").render())
+        assert "0 errors" in str(app.main.query_one("#header").render())
         # export with the default names
         await pilot.press("e")
         await settle(pilot)
         await pilot.pause()
         await pilot.click("#export-ok")
         await pilot.pause()
-        assert app.exported is wb.session
+        assert app.main.exported is wb.session
     out = demo_copy.with_name("demo_session.fixed.json")
     report = demo_copy.with_name("demo_session.report.json")
     assert out.exists() and report.exists()
@@ -111,30 +112,30 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("r")
-        fl = app.query_one("#fix-list")
-        idx = next(i for i, f in enumerate(app.fixes) if f.code == "orphan-tool-use")
+        fl = app.main.query_one("#fix-list")
+        idx = next(i for i, f in enumerate(app.main.fixes) if f.code == "orphan-tool-use")
         fl.highlighted = idx
         await pilot.pause()
-        assert app._selected_fix().action == "insert-result"
+        assert app.main._selected_fix().action == "insert-result"
         await pilot.press("tab")
         await settle(pilot)
-        assert app.fixes[idx].action == "drop-tool-use"
-        assert "Drop the unanswered tool_use toolu_05F" in str(app.query_one("#diff").render())
+        assert app.main.fixes[idx].action == "drop-tool-use"
+        assert "Drop the unanswered tool_use toolu_05F" in str(app.main.query_one("#diff").render())
         await pilot.press("s")
         await settle(pilot)
-        assert app.fixes[idx].skipped and not app.fixes[idx].actionable
+        assert app.main.fixes[idx].skipped and not app.main.fixes[idx].actionable
         # s moves on to the next fix; the skipped one is never applied
         assert fl.highlighted == idx + 1
         await pilot.press("k")
         assert fl.highlighted == idx
-        diff = str(app.query_one("#diff").render())
+        diff = str(app.main.query_one("#diff").render())
         assert "Skipped" in diff and "changes nothing" not in diff
         await pilot.press("a")
         await settle(pilot)
-        assert not app.wb.done
+        assert not app.main.wb.done
         await pilot.press("s")
         await settle(pilot)
-        assert not app.fixes[idx].skipped and fl.highlighted == idx
+        assert not app.main.fixes[idx].skipped and fl.highlighted == idx
 
 
 async def test_export_asks_before_overwriting(demo_copy):
@@ -236,7 +237,7 @@ async def test_navigation_keys_filter_and_search(demo_copy):
         await pilot.press("f")
         assert len(tl.view) == len(tl.state.table.finding_rows) < n_rows
         assert all(tl.state.table.rows[r].findings for r in tl.view)
-        assert "findings only" in str(app.query_one("#header").render())
+        assert "findings only" in str(app.main.query_one("#header").render())
         await pilot.press("f")
         assert len(tl.view) == n_rows
         # search by tool id, then by text
@@ -249,8 +250,8 @@ async def test_navigation_keys_filter_and_search(demo_copy):
         assert _current(app)[1] == 17
         # raw JSON of the message on J
         await pilot.press("J")
-        assert "raw JSON" in str(app.query_one("#detail").render())
-        assert '"ts"' in str(app.query_one("#detail").render())
+        assert "raw JSON" in str(app.main.query_one("#detail").render())
+        assert '"ts"' in str(app.main.query_one("#detail").render())
 
 
 async def test_click_selects_a_row(demo_copy):
@@ -259,23 +260,23 @@ async def test_click_selects_a_row(demo_copy):
         await wait_ready(pilot)
         await pilot.click(Timeline, offset=(20, 5))
         assert _timeline(app).current_row_index == 5  # rows: m0, m1, call, m2, result, m3
-        assert "messages.3 · assistant" in str(app.query_one("#detail").render())
+        assert "messages.3 · assistant" in str(app.main.query_one("#detail").render())
 
 
 async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
     """Each key is declared once: every binding is in help, the palette runs each action,
     and the footer at 80 columns keeps ? and q."""
-    from tui.app import palette_bindings
+    from tui.main_screen import MainScreen, palette_bindings
 
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
-        footer_keys = [k.key for k in app.query("FooterKey")]
+        footer_keys = [k.key for k in app.main.query("FooterKey")]
         assert footer_keys[:2] == ["question_mark", "q"]
         await pilot.press("question_mark")
         text = str(app.screen.query_one("#help-text").render())
         first = {}
-        for b in [*HistviewApp.BINDINGS, *Timeline.BINDINGS]:
+        for b in [*MainScreen.BINDINGS, *HistviewApp.BINDINGS, *Timeline.BINDINGS]:
             first.setdefault(b.action, b)
         for b in first.values():
             assert (b.tooltip or b.description) in text
@@ -286,7 +287,7 @@ async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
             assert k in text
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {b.description for b in palette_bindings(app)} <= titles
+        assert {b.description for b in palette_bindings()} <= titles
 
 
 async def test_load_error_is_a_message_not_a_crash(tmp_path):
@@ -296,7 +297,7 @@ async def test_load_error_is_a_message_not_a_crash(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         assert app.is_running
-        text = str(app.query_one("#load-error").render())
+        text = str(app.main.query_one("#load-error").render())
         assert "Cannot open this session" in text and "broken.json" in text
         assert "Traceback" not in text
         await pilot.press("q")
@@ -319,10 +320,10 @@ async def test_hostile_text_is_inert(tmp_path):
         col = text.index("[@click")
         await pilot.click(Timeline, offset=(col + 3, row2))
         await pilot.pause()
-        assert app.is_running and app.screen is app.screen_stack[0]
+        assert app.is_running and app.screen is app.main
         # the detail pane shows the escapes as visible stand-ins, never raw
         await pilot.press("g", "j")
-        detail = str(app.query_one("#detail").render())
+        detail = str(app.main.query_one("#detail").render())
         assert "[bold]BOLD?[/bold]" in detail and "␛[2J" in detail
         for ch in ("\x1b", "\x9b", "\x00", "\u202e", "\u2028"):
             assert ch not in detail
@@ -339,15 +340,39 @@ async def test_hostile_text_is_inert(tmp_path):
         assert note.markup is False and "\x1b" not in note.message
         # the repair preview of the hostile tool id is sanitised
         await pilot.press("r")
-        diff = str(app.query_one("#diff").render())
+        diff = str(app.main.query_one("#diff").render())
         for ch in ("\x1b", "\x9b", "\u202e", "\u2028"):
             assert ch not in diff
 
 
-def test_palette_titles_hold_no_session_text():
-    from tui.app import palette_bindings
+def test_readme_key_table_is_the_bindings():
+    """The README's key table is made from the Binding declarations (one place for a key):
+    every key declared is in it, with its help text."""
+    from tui.keys import help_rows
+    from tui.main_screen import key_sections, readme_key_table
 
-    for b in palette_bindings(HistviewApp()):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    table = readme_key_table()
+    assert table in readme
+    for _title, keys in key_sections():
+        for k, what in help_rows(keys):
+            assert f"| `{k}` | {what} |" in table
+
+
+def test_each_key_is_declared_once_with_an_id():
+    from tui.main_screen import key_sections
+
+    bindings = [b for _t, keys in key_sections() for b in keys]
+    keys = [k for b in bindings for k in b.key.split(",")]
+    assert len(keys) == len(set(keys))
+    ids = [b.id for b in bindings]
+    assert None not in ids and len(ids) == len(set(ids))
+
+
+def test_palette_titles_hold_no_session_text():
+    from tui.main_screen import palette_bindings
+
+    for b in palette_bindings():
         assert "[" not in b.description and "[" not in (b.tooltip or "")
 
 
@@ -376,9 +401,9 @@ async def test_palette_runs_an_action(demo_copy):
         await pilot.press("enter")
         for _ in range(20):
             await pilot.pause(0.05)
-            if app.wb.done:
+            if app.main.wb.done:
                 break
-        assert app.wb.done and app.wb.analysis.counts()["error"] == 0
+        assert app.main.wb.done and app.main.wb.analysis.counts()["error"] == 0
 
 
 async def test_an_export_whose_report_cannot_be_written_leaves_nothing_behind(
@@ -411,7 +436,9 @@ async def test_an_export_whose_report_cannot_be_written_leaves_nothing_behind(
             f"Export refused: cannot write {folder}/demo_session.report.json: no space left on "
             "the device; free some space or write to another disk; nothing was written"
         )
-        assert app.exported is None and "*unexported" in str(app.query_one("#header").render())
+        assert app.main.exported is None and "*unexported" in str(
+            app.main.query_one("#header").render()
+        )
     assert sorted(p.name for p in folder.iterdir()) == ["demo_session.json"]
     assert demo_copy.read_bytes() == DEMO.read_bytes()
 
@@ -443,7 +470,7 @@ async def test_a_second_export_proposes_a_numbered_report(demo_copy):
         assert field == str(demo_copy.with_name("demo_session.report.1.json"))
         await pilot.click("#export-ok")
         await pilot.pause()
-        assert app.exported is app.wb.session
+        assert app.main.exported is app.main.wb.session
     assert taken.read_text() == "an earlier report"
     assert json.loads(demo_copy.with_name("demo_session.report.1.json").read_text())["fixes"]
 
@@ -463,7 +490,7 @@ async def test_export_over_a_read_only_input_says_so_and_keeps_the_mode(demo_cop
         await pilot.press("y")
         await settle(pilot)
         await pilot.pause()
-        assert app.exported is app.wb.session
+        assert app.main.exported is app.main.wb.session
     assert demo_copy.with_name("demo_session.json.bak").read_bytes() == DEMO.read_bytes()
     assert demo_copy.stat().st_mode & 0o777 == 0o444
     assert analyze(load_session(str(demo_copy))).errors == []

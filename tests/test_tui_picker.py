@@ -92,12 +92,12 @@ async def test_enter_opens_the_highlighted_session(filled_home):
         await pilot.press("down", "enter")
         await wait_ready(pilot)
         assert not isinstance(app.screen, PickerScreen)
-        assert app.path.endswith("api_conversation_history.json")
-        assert app.session.format == "roo" and len(app.session.messages) == 15
-        header = str(app.query_one("#header").render())
+        assert app.main.path.endswith("api_conversation_history.json")
+        assert app.main.session.format == "roo" and len(app.main.session.messages) == 15
+        header = str(app.main.query_one("#header").render())
         # a Roo task is named by its folder
         assert "tasks/task-7f3a" in header and "3 errors" in header
-        assert app.query_one(Timeline).state.table.rows
+        assert app.main.query_one(Timeline).state.table.rows
 
 
 async def test_escape_quits_without_opening(filled_home):
@@ -106,7 +106,7 @@ async def test_escape_quits_without_opening(filled_home):
         await wait_picker(pilot)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.session is None
+        assert app.main is None
     assert app.return_code == 0
 
 
@@ -161,9 +161,9 @@ async def test_folder_opens_the_picker_and_shows_hostile_text_inert(tmp_path):
         assert not any(ch in line for line in lines for ch in "\x1b\x07\r")
         await pilot.press("enter")
         await wait_ready(pilot)
-        assert app.path == str(folder / "app" / "one.jsonl")
-        assert app.session.format == "claude-code"
-        assert "one.jsonl" in str(app.query_one("#header").render())
+        assert app.main.path == str(folder / "app" / "one.jsonl")
+        assert app.main.session.format == "claude-code"
+        assert "one.jsonl" in str(app.main.query_one("#header").render())
 
 
 def test_age_text():
@@ -190,17 +190,17 @@ async def test_q_in_a_picked_session_returns_to_the_picker(filled_home):
         assert app.screen.query_one("#picker-list").highlighted == 1
         await pilot.press("k", "j", "enter")
         await wait_ready(pilot)
-        assert app.session is not None and not isinstance(app.screen, PickerScreen)
+        assert app.main.session is not None and not isinstance(app.screen, PickerScreen)
         # applied fixes are not lost by leaving: q asks first
         await pilot.press("A", "q")
         await pilot.pause()
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("y")
         await wait_picker(pilot)
-        assert isinstance(app.screen, PickerScreen) and app.session is None and app.is_running
+        assert isinstance(app.screen, PickerScreen) and app.main is None and app.is_running
         await pilot.press("enter")  # another pick opens as before
         await wait_ready(pilot)
-        assert app.session.format == "claude-code"
+        assert app.main.session.format == "claude-code"
         await pilot.press("q")
         await wait_picker(pilot)
         await pilot.press("q")

@@ -127,7 +127,7 @@ def test_hostile_raw_json_and_notification(snap_compare):
     async def run_before(pilot):
         await wait_ready(pilot)
         await pilot.press("j", "J")
-        pilot.app.last_search = "[@click=app.quit]none\x1b[2J\u202e"
+        pilot.app.main.last_search = "[@click=app.quit]none\x1b[2J\u202e"
 
     assert snap_compare(
         _app(HOSTILE), press=["slash", "enter"], terminal_size=(120, 40), run_before=run_before

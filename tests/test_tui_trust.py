@@ -13,7 +13,7 @@ import pytest
 from tui_helpers import DEMO, SAMPLES, settle, wait_ready
 
 from repair.formats import load_session
-from tui import app as app_module
+from tui import main_screen
 from tui.app import HistviewApp
 from tui.cli import main
 from tui.lanes import LANE_KINDS, OVERFLOW, TRAVEL, legend_sample
@@ -43,7 +43,7 @@ def roo_copy(tmp_path):
 
 
 def _tl(app) -> Timeline:
-    return app.query_one(Timeline)
+    return app.main.query_one(Timeline)
 
 
 def _line(app, row: int) -> str:
@@ -53,7 +53,9 @@ def _line(app, row: int) -> str:
 
 
 def _text(app, selector: str) -> str:
-    return str(app.query_one(selector).render())
+    """The text of a widget of the session screen (or of a modal screen given)."""
+    root = app.main if isinstance(app, HistviewApp) else app
+    return str(root.query_one(selector).render())
 
 
 def _row(app, mi: int, bi: int | None = None) -> int:
@@ -117,7 +119,7 @@ async def test_a_result_row_shows_its_own_time_where_the_format_has_one():
     app = HistviewApp(str(CLAUDE))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        s = app.session
+        s = app.main.session
         lint = next(bi for bi, b in enumerate(s.messages[2].blocks) if "dl7d" in b.tool_id)
         # the lint result's record (line 8) is 7.5 s younger than its message's first record
         assert "09:14:19" in _line(app, _row(app, 2, lint))
@@ -193,7 +195,7 @@ async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
         assert app.screen.focused.id == "no"
         await pilot.press("enter")
         await pilot.pause()
-        assert app.is_running and app.wb.done
+        assert app.is_running and app.main.wb.done
         await pilot.press("ctrl+q")
         await pilot.pause()
         await pilot.press("y")
@@ -222,18 +224,18 @@ async def test_overwrite_confirmation_focuses_cancel(demo_copy):
 
 async def test_search_typed_while_loading_does_not_crash(demo_copy, monkeypatch):
     gate = threading.Event()
-    real = app_module.load_session
+    real = main_screen.load_session
 
     def slow(*args, **kw):
         gate.wait(10)
         return real(*args, **kw)
 
-    monkeypatch.setattr(app_module, "load_session", slow)
+    monkeypatch.setattr(main_screen, "load_session", slow)
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("slash", *"toolu", "enter")
         await pilot.pause()
-        assert app.is_running and app.session is None
+        assert app.is_running and app.main.session is None
         gate.set()
         await wait_ready(pilot)
         await pilot.press("slash", *"toolu_06X", "enter")
@@ -282,7 +284,7 @@ async def test_export_to_a_copy_warns_when_the_source_changed(demo_copy):
         await pilot.press("y")
         await settle(pilot)
         await pilot.pause()
-        assert out.exists() and app.exported is app.wb.session
+        assert out.exists() and app.main.exported is app.main.wb.session
 
 
 async def test_export_to_a_copy_of_an_unchanged_source_does_not_ask(demo_copy):
@@ -303,13 +305,13 @@ async def test_reload_reads_the_file_again_and_asks_before_losing_fixes(demo_cop
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        n = len(app.session.messages)
+        n = len(app.main.session.messages)
         await pilot.press("A", "R")
         await settle(pilot)
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen) and app.screen.focused.id == "no"
         await pilot.press("n")
-        assert app.wb.done
+        assert app.main.wb.done
         # the file grows on disk; R and yes read it again, the fixes are gone
         doc = json.loads(demo_copy.read_text())
         doc.append({"role": "user", "content": "one more", "ts": doc[-1]["ts"] + 1000})
@@ -317,10 +319,10 @@ async def test_reload_reads_the_file_again_and_asks_before_losing_fixes(demo_cop
         await pilot.press("R", "y")
         await settle(pilot)
         await wait_ready(pilot)
-        assert len(app.session.messages) == n + 1 and not app.wb.done
+        assert len(app.main.session.messages) == n + 1 and not app.main.wb.done
         await pilot.press("R")  # nothing to lose: no question
         await wait_ready(pilot)
-        assert not isinstance(app.screen, ConfirmScreen) and app.wb is not None
+        assert not isinstance(app.screen, ConfirmScreen) and app.main.wb is not None
 
 
 def test_missing_file_is_an_error_line_and_exit_2(capsys, tmp_path):
@@ -342,7 +344,7 @@ async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
         for mi, bi, code in [(13, 0, "mismatched-tool-result-id"), (9, 1, "duplicate-tool-result")]:
             tl.go_to_row(_row(app, mi, bi))
             await pilot.pause()
-            fix = app._selected_fix()
+            fix = app.main._selected_fix()
             assert fix.code == code and fix.message_index == mi
             assert fix.detail[:25] in _text(app, "#diff")
         assert (tl.current_row.mi, tl.current_row.bi) == (9, 1)  # the cursor stayed
@@ -353,16 +355,16 @@ async def test_after_apply_the_next_fix_in_order_is_selected(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("g", "r")
-        order = [(f.code, f.message_index) for f in app.fixes if f.actionable]
-        assert app._selected_fix().code == order[0][0]
+        order = [(f.code, f.message_index) for f in app.main.fixes if f.actionable]
+        assert app.main._selected_fix().code == order[0][0]
         await pilot.press("a")
         await settle(pilot)
         # moving message 5's result home also ends the info finding before it: the next fix
         # in order is still the next one, not the one after it
-        assert app._selected_fix().code == order[1][0] == "tool-result-not-first"
+        assert app.main._selected_fix().code == order[1][0] == "tool-result-not-first"
         await pilot.press("a")
         await settle(pilot)
-        assert app._selected_fix().code == order[2][0] == "duplicate-tool-result"
+        assert app.main._selected_fix().code == order[2][0] == "duplicate-tool-result"
 
 
 async def test_fix_lines_that_would_read_the_same_name_their_tool_id():
@@ -370,12 +372,12 @@ async def test_fix_lines_that_would_read_the_same_name_their_tool_id():
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("r")
-        lines = [str(p) for p in fix_prompts(app.fixes)]
+        lines = [str(p) for p in fix_prompts(app.main.fixes)]
         dups = [t for t in lines if "duplicate-tool-result" in t]
         assert len(dups) == 2 and dups[0] != dups[1]
         assert "toolu_…AyOHF" in " ".join(dups) and "toolu_…rKwtP" in " ".join(dups)
         # the action column comes before the code and is never cut at 80 columns
-        fl = app.query_one("#fix-list")
+        fl = app.main.query_one("#fix-list")
         assert fl.size.width >= 2 + 3 + ACTION_WIDTH + 2
         assert all(t.index("keep-best") < t.index("duplicate") for t in dups)
 
@@ -389,7 +391,7 @@ async def test_toasts_never_cover_the_diff(demo_copy):
         await pilot.pause()
         toasts = list(app.screen.query("Toast"))
         assert toasts
-        diff = app.query_one("#diff-scroll").region
+        diff = app.main.query_one("#diff-scroll").region
         for toast in toasts:
             assert not toast.region.overlaps(diff)
 
@@ -419,7 +421,7 @@ async def test_d_cycles_the_detail_pane(demo_copy):
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        detail = app.query_one("#detail-scroll")
+        detail = app.main.query_one("#detail-scroll")
         tl = _tl(app)
         normal = detail.size.width
         await pilot.press("d")
@@ -442,7 +444,7 @@ async def test_j_k_scroll_the_detail_and_the_help(roo_copy):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("enter")
-        pane = app.query_one("#detail-scroll")
+        pane = app.main.query_one("#detail-scroll")
         assert app.focused is pane
         await pilot.press("j", "j", "j")
         assert pane.scroll_y == 3
@@ -495,7 +497,7 @@ async def test_search_counts_highlights_and_steps(roo_copy):
         await app.workers.wait_for_complete()
         await pilot.pause()
         tl = _tl(app)
-        rows = app.search.rows
+        rows = app.main.search.rows
         assert len(rows) == 5 and tl.current_row_index == rows[0]
         assert "match 1 of 5" in _text(app, "#search-bar")
         # the match is highlighted in the row
@@ -509,7 +511,7 @@ async def test_search_counts_highlights_and_steps(roo_copy):
         await pilot.press("n")  # n stays "next finding"
         assert tl.current_row.findings
         await pilot.press("escape")
-        assert app.search is None and not app.query_one("#search-bar").display
+        assert app.main.search is None and not app.main.query_one("#search-bar").display
 
 
 async def test_chosen_theme_is_kept_between_runs(demo_copy):

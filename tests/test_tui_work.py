@@ -33,7 +33,7 @@ def _copy(src: Path, tmp_path: Path) -> Path:
 
 
 def _tl(app) -> Timeline:
-    return app.query_one(Timeline)
+    return app.main.query_one(Timeline)
 
 
 async def _line(pilot, row: int) -> str:
@@ -46,7 +46,9 @@ async def _line(pilot, row: int) -> str:
 
 
 def _text(app, selector: str) -> str:
-    return str(app.query_one(selector).render())
+    """The text of a widget of the session screen (or of a modal screen given)."""
+    root = app.main if isinstance(app, HistviewApp) else app
+    return str(root.query_one(selector).render())
 
 
 @pytest.fixture
@@ -70,25 +72,25 @@ async def test_a_step_runs_off_the_ui_thread_with_a_busy_state_and_keys_wait(tmp
         await wait_ready(pilot)
         await pilot.press("r")
         await settle(pilot)
-        before = app.derived
+        before = app.main.derived
         await pilot.press("a")
         await pilot.pause()
         # the step is still running: the screen says so, and keeps answering keys
-        assert app.busy == "applying the fix…"
+        assert app.main.busy == "applying the fix…"
         assert "⟳ applying the fix…" in _text(app, "#header")
         row = _tl(app).cursor
         await pilot.press("escape", "j")
         assert _tl(app).cursor == row + 1
         # a key that would race the step waits for it, in order
         await pilot.press("u")
-        assert app._queued == ["undo"] and "(+1 waiting)" in _text(app, "#header")
-        assert app.derived is before and not app.wb.done
+        assert app.main._queued == ["undo"] and "(+1 waiting)" in _text(app, "#header")
+        assert app.main.derived is before and not app.main.wb.done
         held.set()
         await settle(pilot)
         # applied, then undone: back where it started
-        assert app.busy is None and not app._queued
-        assert not app.wb.done and len(app.wb.undone) == 1
-        assert app.derived.counts == before.counts
+        assert app.main.busy is None and not app.main._queued
+        assert not app.main.wb.done and len(app.main.wb.undone) == 1
+        assert app.main.derived.counts == before.counts
 
 
 async def test_a_step_that_keeps_the_tool_rows_reuses_the_row_table():
@@ -99,19 +101,19 @@ async def test_a_step_that_keeps_the_tool_rows_reuses_the_row_table():
         await wait_ready(pilot)
         await pilot.press("r")
         await settle(pilot)
-        assert app._selected_fix().action == "rename"
-        base = app.derived.base
+        assert app.main._selected_fix().action == "rename"
+        base = app.main.derived.base
         await pilot.press("a")
         await settle(pilot)
-        assert app.derived.rows_reused and app.derived.base is base
-        assert app.timings["step_ui"] < app.timings["step_total"]
+        assert app.main.derived.rows_reused and app.main.derived.base is base
+        assert app.main.timings["step_ui"] < app.main.timings["step_total"]
     app = HistviewApp(str(CLAUDE))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        rows = len(app.derived.table.rows)
+        rows = len(app.main.derived.table.rows)
         await pilot.press("r", "a")
         await settle(pilot)
-        assert not app.derived.rows_reused and len(app.derived.table.rows) == rows + 1
+        assert not app.main.derived.rows_reused and len(app.main.derived.table.rows) == rows + 1
 
 
 async def test_the_pane_shows_the_records_written_as_the_dry_run_does():
@@ -120,9 +122,9 @@ async def test_the_pane_shows_the_records_written_as_the_dry_run_does():
         await wait_ready(pilot)
         await pilot.press("r")
         await settle(pilot)
-        fix = app._selected_fix()
+        fix = app.main._selected_fix()
         diff = _text(app, "#diff")
-        pane = app.wb.preview(fix)
+        pane = app.main.wb.preview(fix)
         # the one renderer: the description, the new record, the line re-linked to it
         for sentence in pane.description:
             assert sentence in diff
@@ -157,7 +159,7 @@ async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         # the main conversation is clean; the header counts the thread's finding too
-        assert app.derived.counts["error"] + app.derived.counts["warning"] == 0
+        assert app.main.derived.counts["error"] + app.main.derived.counts["warning"] == 0
         assert "all: ● 0 ▲ 1" in _text(app, "#header")
         assert "(3 threads, 1 with problems: t lists them)" in _text(app, "#summary")
         await pilot.press("t")
@@ -173,19 +175,19 @@ async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
         await pilot.press("j", "j", "enter")
         await settle(pilot)
         # the thread, with its own counts, in the timeline
-        assert app.view == 1 and app.derived.view == 1
-        assert app.derived.session.label == "subagent agent-a1 (Explore: look)"
-        assert app.derived.counts["warning"] == 1
+        assert app.main.view == 1 and app.main.derived.view == 1
+        assert app.main.derived.session.label == "subagent agent-a1 (Explore: look)"
+        assert app.main.derived.counts["warning"] == 1
         assert "sess.jsonl › thread 2/3" in _text(app, "#header")
         assert _text(app, "#summary").startswith("subagent agent-a1 (Explore: look) · ")
         await pilot.press("r")
         await settle(pilot)
-        fix = app._selected_fix()
+        fix = app.main._selected_fix()
         assert fix.code == "orphan-tool-result"
         await pilot.press("a")
         await settle(pilot)
-        assert [f.code for f in app.wb.thread_applied[1]] == ["orphan-tool-result"]
-        assert app.derived.counts["warning"] == 0 and "all: ● 0 ▲ 0" in _text(app, "#header")
+        assert [f.code for f in app.main.wb.thread_applied[1]] == ["orphan-tool-result"]
+        assert app.main.derived.counts["warning"] == 0 and "all: ● 0 ▲ 0" in _text(app, "#header")
         assert "*unexported" in _text(app, "#header")
         await pilot.press("e")
         await settle(pilot)
@@ -202,11 +204,11 @@ async def test_the_palette_opens_the_thread_switcher(tmp_path):
     app = HistviewApp(str(session_with_subagents(tmp_path)))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        await app._palette_run("threads")
+        await app.main._palette_run("threads")
         await pilot.pause()
         assert isinstance(app.screen, ThreadScreen)
         await pilot.press("escape")
-        assert app.view is None
+        assert app.main.view is None
 
 
 async def test_a_broken_chain_row_and_its_relink(tmp_path):
@@ -217,15 +219,15 @@ async def test_a_broken_chain_row_and_its_relink(tmp_path):
         assert [f.code for f in row.findings] == ["broken-chain"]
         assert "broken-chain" in _text(app, "#detail")
         assert "chain broken by a lost record" in _text(app, "#summary")
-        live = sum(m.live for m in app.derived.session.messages)
+        live = sum(m.live for m in app.main.derived.session.messages)
         await pilot.press("r")
         await settle(pilot)
-        assert app._selected_fix().action == "relink"
+        assert app.main._selected_fix().action == "relink"
         assert "@@ line 7 @@" in _text(app, "#diff")  # the one line whose parentUuid changes
         await pilot.press("a")
         await settle(pilot)
-        assert app.derived.counts == {"error": 0, "warning": 0, "info": 0}
-        assert sum(m.live for m in app.derived.session.messages) > live
+        assert app.main.derived.counts == {"error": 0, "warning": 0, "info": 0}
+        assert sum(m.live for m in app.main.derived.session.messages) > live
 
 
 async def test_the_number_column_is_the_number_errors_use():
@@ -235,8 +237,8 @@ async def test_the_number_column_is_the_number_errors_use():
     app = HistviewApp(str(path))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        table = app.derived.table
-        numbers = app.derived.numbers
+        table = app.main.derived.table
+        numbers = app.main.derived.numbers
         assert any(k is None for k in numbers) and numbers != list(range(len(numbers)))
         for f in analyze(load_session(str(path))).findings:
             if f.message_index is None:

@@ -17,7 +17,8 @@ async def wait_ready(pilot) -> None:
     await app.workers.wait_for_complete()
     for _ in range(200):
         await pilot.pause()
-        if app.wb is not None or app.load_error is not None:
+        main = app.main
+        if main is not None and (main.wb is not None or main.load_error is not None):
             break
     await pilot.pause()
 
@@ -34,6 +35,8 @@ async def settle(pilot) -> None:
         except WorkerCancelled:  # an exclusive worker replaced by the next one
             pass
         await pilot.pause()
-        if not app.busy and not app._queued and not any(w.is_running for w in app.workers):
+        main = app.main
+        idle = main is None or (not main.busy and not main._queued)
+        if idle and not any(w.is_running for w in app.workers):
             break
     await pilot.pause()

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.keys import format_key
 from textual.widgets import OptionList
 
 # j/k (and g/G) next to the arrows, in every scrolling pane and every list
@@ -33,16 +34,40 @@ class JKOptionList(OptionList):
     BINDINGS = LIST_KEYS
 
 
-def key_name(app, key: str) -> str:
-    """How a key is written in help: `?`, `/`, `]`, `↓`, `ctrl+y` (as the README's key table writes it)."""
+# Keys of the app itself, on every screen: quit asks before losing fixes (the session screen
+# answers), the command palette.
+APP_KEYS = [
+    Binding(
+        "ctrl+q",
+        "quit",
+        "Quit",
+        show=False,
+        priority=True,
+        tooltip="quit histview; asks before losing fixes",
+        id="quit",
+    ),
+    Binding("ctrl+c", "quit", "Quit", show=False, id="quit-ctrl-c"),
+]
+PALETTE_KEY = Binding(
+    "ctrl+p",
+    "command_palette",
+    "Palette",
+    tooltip="command palette: every action, and the theme",
+    id="command_palette",
+)
+
+
+def key_name(key: str) -> str:
+    """How a key is written in help and the README: `?`, `/`, `]`, `↓`, `ctrl+y` (Textual's
+    footer names, ctrl spelled out)."""
     if key.startswith("ctrl+"):
         return key
-    return app.get_key_display(Binding(key, ""))
+    return format_key(key)
 
 
-def help_rows(app, bindings: Iterable[Binding]) -> list[tuple[str, str]]:
+def help_rows(bindings: Iterable[Binding]) -> list[tuple[str, str]]:
     """(keys, what) per action, in declaration order; keys bound to the same action share
-    one row ("q / ctrl+q")."""
+    one row ("ctrl+q / ctrl+c")."""
     order: list[str] = []
     keys: dict[str, list[str]] = {}
     what: dict[str, str] = {}
@@ -54,7 +79,7 @@ def help_rows(app, bindings: Iterable[Binding]) -> list[tuple[str, str]]:
         elif b.tooltip and what[b.action] == "":
             what[b.action] = b.tooltip
         for k in b.key.split(","):
-            name = key_name(app, k.strip())
+            name = key_name(k.strip())
             if name not in keys[b.action]:
                 keys[b.action].append(name)
     return [(" / ".join(keys[a]), what[a]) for a in order]

@@ -1,4 +1,5 @@
-"""The messages workers post to the app: each carries what the UI thread puts on screen."""
+"""The messages workers post to the session screen: each carries what the UI thread puts on
+screen. They do not bubble: only the screen that started the work takes them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .rows import RowTable
 from .state import Derived
 
 
-class SessionLoaded(Message):
+class SessionLoaded(Message, bubble=False):
     def __init__(self, session: Session, table: RowTable, seconds: float) -> None:
         super().__init__()
         self.session = session
@@ -22,20 +23,20 @@ class SessionLoaded(Message):
         self.seconds = seconds
 
 
-class AnalysisReady(Message):
+class AnalysisReady(Message, bubble=False):
     def __init__(self, workbench: Workbench, derived: Derived) -> None:
         super().__init__()
         self.workbench = workbench
         self.derived = derived
 
 
-class LoadFailed(Message):
+class LoadFailed(Message, bubble=False):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
 
 
-class SearchDone(Message):
+class SearchDone(Message, bubble=False):
     def __init__(self, query: str, version: int, rows: list[int], jump: bool) -> None:
         super().__init__()
         self.query = query
@@ -44,7 +45,7 @@ class SearchDone(Message):
         self.jump = jump
 
 
-class StepDone(Message):
+class StepDone(Message, bubble=False):
     """A repair step (apply, apply all, undo, redo) ran in the step worker: `result` is
     None when it changed nothing; `derived` the state to show; `note` the toast."""
 
@@ -72,7 +73,7 @@ class StepDone(Message):
         self.error = error
 
 
-class ViewShown(Message):
+class ViewShown(Message, bubble=False):
     """Another conversation (the main one or a thread) is ready to show."""
 
     def __init__(self, view: View, derived: Derived) -> None:
@@ -81,7 +82,7 @@ class ViewShown(Message):
         self.derived = derived
 
 
-class PreviewReady(Message):
+class PreviewReady(Message, bubble=False):
     """The preview of a fix: `pending` while its records are still being computed (the
     description comes first)."""
 
@@ -93,7 +94,7 @@ class PreviewReady(Message):
         self.pending = pending
 
 
-class PromiseReady(Message):
+class PromiseReady(Message, bubble=False):
     """What `check` would find in an export of the state `state` (the one read-back)."""
 
     def __init__(self, state: Session, checked: ReadBack | None, error: str | None) -> None:
@@ -103,7 +104,7 @@ class PromiseReady(Message):
         self.error = error
 
 
-class ExportDone(Message):
+class ExportDone(Message, bubble=False):
     def __init__(self, state: Session, result: ExportResult | None, error: str | None) -> None:
         super().__init__()
         self.state = state

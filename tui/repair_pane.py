@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
@@ -132,7 +134,15 @@ def diff_content(fix: Fix | None, pv: Preview | None, pending: bool = False) -> 
 
 
 class RepairPane(Vertical):
-    """The promise line (what check finds in an export now), the plan and the preview."""
+    """The promise line (what check finds in an export now), the plan and the preview. The
+    screen talks to it through its methods and `FixHighlighted`, never to its children."""
+
+    class FixHighlighted(Message):
+        """The fix list's cursor moved (by a key, a click or `selected`)."""
+
+        def __init__(self, index: int | None) -> None:
+            super().__init__()
+            self.index = index
 
     def compose(self) -> ComposeResult:
         yield Static(id="promise", markup=False)
@@ -140,6 +150,27 @@ class RepairPane(Vertical):
             yield FixList(id="fix-list", markup=False)
             with JKScroll(id="diff-scroll"):
                 yield Static(id="diff", markup=False)
+
+    @property
+    def selected(self) -> int | None:
+        """The index of the highlighted fix."""
+        return self.query_one(FixList).highlighted
+
+    @selected.setter
+    def selected(self, index: int | None) -> None:
+        self.query_one(FixList).highlighted = index
+
+    @property
+    def list_has_focus(self) -> bool:
+        return self.query_one(FixList).has_focus
+
+    def focus_list(self) -> None:
+        self.query_one(FixList).focus()
+
+    @on(FixList.OptionHighlighted, "#fix-list")
+    def _highlighted(self, event: FixList.OptionHighlighted) -> None:
+        event.stop()
+        self.post_message(self.FixHighlighted(event.option_index))
 
     def show_promise(self, text: Content) -> None:
         self.query_one("#promise", Static).update(text)

@@ -131,12 +131,16 @@ class Timeline(ScrollView, can_focus=True):
     }
 
     BINDINGS = [
-        Binding("j,down", "cursor(1)", "Next row", show=False, tooltip="next row"),
-        Binding("k,up", "cursor(-1)", "Previous row", show=False, tooltip="previous row"),
-        Binding("g,home", "top", "Top", show=False, tooltip="first row"),
-        Binding("G,end", "bottom", "Bottom", show=False, tooltip="last row"),
-        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="page down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="page up"),
+        Binding("j,down", "cursor(1)", "Next row", show=False, tooltip="next row", id="next_row"),
+        Binding(
+            "k,up", "cursor(-1)", "Previous row", show=False, tooltip="previous row", id="prev_row"
+        ),
+        Binding("g,home", "top", "Top", show=False, tooltip="first row", id="top"),
+        Binding("G,end", "bottom", "Bottom", show=False, tooltip="last row", id="bottom"),
+        Binding(
+            "pagedown", "page(1)", "Page down", show=False, tooltip="page down", id="page_down"
+        ),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="page up", id="page_up"),
     ]
 
     cursor: var[int] = var(0, init=False)

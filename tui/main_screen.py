@@ -1,0 +1,1550 @@
+"""The session screen (README, The TUI): a linked timeline, the selected message, the repair plan.
+
+Loading and the first analysis run in a thread worker; the screen paints the timeline as soon
+as the rows exist (SessionLoaded) and adds lanes, marks, counts and the summary line when the
+analysis is ready (AnalysisReady). Search, repair steps, previews and exports run in workers
+too. All engine work goes through `repair.workbench.Workbench`. Its keys are declared once,
+in `MainScreen.BINDINGS`: the footer, the help screen, the command palette and the README's
+key table come from them. Being a screen of its own, none of them works while a modal is on
+top of it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, LoadingIndicator, Static
+from textual.worker import get_current_worker
+
+from repair.errors import ExportRefused, InputError, WriteFailed
+from repair.files import (
+    default_output,
+    default_report,
+    numbered_report,
+    read_only,
+    same_file,
+)
+from repair.formats import load_session
+from repair.gcpause import gc_paused
+from repair.model import Session
+from repair.plan import Fix
+from repair.sanitize import clean_line
+from repair.workbench import View, Workbench
+
+from .detail import SEV_STYLE, message_detail, raw_json
+from .keys import APP_KEYS, PALETTE_KEY, JKScroll, help_rows, key_name
+from .messages import (
+    AnalysisReady,
+    ExportDone,
+    LoadFailed,
+    PreviewReady,
+    PromiseReady,
+    SearchDone,
+    SessionLoaded,
+    StepDone,
+    ViewShown,
+)
+from .picker import TASK_FILES
+from .repair_pane import RepairPane, fix_prompts
+from .rows import SEV_MARK, Row, build_rows, search_rows, short_id
+from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen, ThreadScreen
+from .state import Derived, snapshot
+from .summary import clean_text
+from .timeline import Timeline, TimelineState
+
+
+@dataclass
+class Search:
+    query: str
+    rows: list[int]  # matching table rows, ascending
+
+
+# What an action needs (check_action): the rows, the analysis, the repair pane open.
+NEEDS_ROWS = {"search", "next_match", "prev_match", "copy_id", "toggle_raw", "top", "bottom"}
+NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
+NEEDS_ANALYSIS = {
+    "toggle_repair",
+    "apply_fix",
+    "skip_fix",
+    "cycle_fix",
+    "apply_all",
+    "undo",
+    "redo",
+    "export",
+    "next_finding",
+    "prev_finding",
+    "toggle_filter",
+    "threads",
+}
+PROMISE_AUTO_BYTES = 16_000_000  # above: the promise is read back when exporting only
+PALETTE_SKIP = {"escape", "focus_detail"}
+DETAIL_MODES = ("normal", "wide", "hidden")
+
+
+class MainScreen(Screen[None]):
+    """One session: header, summary line, timeline and detail, the repair pane, search bar.
+    Dismissed (back to the picker) by q when it was opened from the picker."""
+
+    # Each key once: the footer shows those with show=True, the help screen lists them all
+    # (the tooltip is the longer text), the command palette runs them; the id names the
+    # binding for a keymap.
+    BINDINGS = [
+        Binding(
+            "question_mark", "help", "Help", tooltip="keys and what the timeline draws", id="help"
+        ),
+        Binding(
+            "q",
+            "close",
+            "Quit",
+            tooltip="quit (or back to the picker); asks before losing fixes",
+            id="close",
+        ),
+        Binding(
+            "n",
+            "next_finding",
+            "Next finding",
+            tooltip="next row with a finding",
+            id="next_finding",
+        ),
+        Binding(
+            "N",
+            "prev_finding",
+            "Previous finding",
+            show=False,
+            tooltip="previous row with a finding",
+            id="prev_finding",
+        ),
+        Binding("slash", "search", "Search", tooltip="search text or a tool id", id="search"),
+        Binding(
+            "right_square_bracket",
+            "next_match",
+            "Next match",
+            show=False,
+            tooltip="next search match",
+            id="next_match",
+        ),
+        Binding(
+            "left_square_bracket",
+            "prev_match",
+            "Previous match",
+            show=False,
+            tooltip="previous search match",
+            id="prev_match",
+        ),
+        Binding(
+            "f",
+            "toggle_filter",
+            "Findings only",
+            show=False,
+            tooltip="show only rows with findings (toggle)",
+            id="toggle_filter",
+        ),
+        Binding(
+            "enter",
+            "focus_detail",
+            "Detail",
+            show=False,
+            tooltip="focus the detail pane",
+            id="focus_detail",
+        ),
+        Binding(
+            "escape",
+            "escape",
+            "Back",
+            show=False,
+            tooltip="back to the timeline; there, clear the search",
+            id="escape",
+        ),
+        Binding(
+            "J",
+            "toggle_raw",
+            "Raw JSON",
+            show=False,
+            tooltip="raw JSON of the message",
+            id="toggle_raw",
+        ),
+        Binding(
+            "d",
+            "cycle_detail",
+            "Detail size",
+            show=False,
+            tooltip="detail pane: wider, hidden, back to normal",
+            id="cycle_detail",
+        ),
+        Binding(
+            "y",
+            "copy_id",
+            "Copy id",
+            show=False,
+            tooltip="copy the selected tool id (or message id)",
+            id="copy_id",
+        ),
+        Binding(
+            "r",
+            "toggle_repair",
+            "Repair",
+            tooltip="open / close the repair plan",
+            id="toggle_repair",
+        ),
+        Binding("a", "apply_fix", "Apply", tooltip="apply the selected fix", id="apply_fix"),
+        Binding(
+            "s",
+            "skip_fix",
+            "Skip",
+            show=False,
+            tooltip="skip the fix and go to the next (again: take it back)",
+            id="skip_fix",
+        ),
+        Binding(
+            "tab",
+            "cycle_fix",
+            "Alternative",
+            show=False,
+            priority=True,
+            tooltip="switch the fix to its alternative action",
+            id="cycle_fix",
+        ),
+        Binding(
+            "A",
+            "apply_all",
+            "Apply all",
+            show=False,
+            tooltip="apply all remaining fixes",
+            id="apply_all",
+        ),
+        Binding("u", "undo", "Undo", show=False, tooltip="undo the last repair step", id="undo"),
+        Binding(
+            "ctrl+y", "redo", "Redo", show=False, tooltip="redo the last undone step", id="redo"
+        ),
+        Binding(
+            "e",
+            "export",
+            "Export",
+            tooltip="write the repaired session and its report",
+            id="export",
+        ),
+        Binding(
+            "R",
+            "reload",
+            "Reload",
+            show=False,
+            tooltip="read the file again; asks before losing fixes",
+            id="reload",
+        ),
+        Binding(
+            "t",
+            "threads",
+            "Threads",
+            show=False,
+            tooltip="switch between the conversation and its sidechain and subagent threads",
+            id="threads",
+        ),
+    ]
+
+    # the state the screen shows; their watchers keep the widgets in step
+    repair_open = reactive(False, bindings=True)
+    detail_mode = reactive("normal")
+    raw = reactive(False, init=False)
+    # a repair step, a thread switch or an export running in a worker ("applying …")
+    busy: reactive[str | None] = reactive(None, bindings=True, init=False)
+
+    def __init__(
+        self,
+        path: str | None,
+        *,
+        session: Session | None = None,
+        format: str | None = None,
+        target: str | None = None,
+        from_picker: bool = False,
+        t0: float | None = None,
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.from_picker = from_picker
+        self.given_session = session
+        self.format = format
+        self.target = target
+        self.session: Session | None = None
+        self.wb: Workbench | None = None
+        self.derived: Derived | None = None
+        self.fixes: list[Fix] = []
+        self._fix_of_finding: dict[int, int] = {}
+        self.version = 0
+        self.last_search = ""
+        self.search: Search | None = None
+        self.exported: Session | None = None
+        self.load_error: str | None = None
+        self.timings: dict[str, float] = {}
+        self._first_analysis = True
+        self._t0 = time.perf_counter() if t0 is None else t0
+        self.view: View = None  # the conversation shown: None the main one, k thread k
+        # the keys pressed while busy that would race the step (run when it is done)
+        self._queued: list[str] = []  # toggle_repair, apply_fix, undo, export, ...
+        self._step_started = 0.0
+        # what check finds in an export of a state (read back): (state, the line shown)
+        self.promise: tuple[Session, Content] | None = None
+        self._preview_key: tuple | None = None  # the preview asked for (state, fix)
+        self._preview_running = False
+        self._preview_next: tuple | None = None  # asked while another one ran
+        self._previews: dict[tuple, tuple] = {}  # (state id, fix key, view) -> preview
+
+    def _gone(self) -> bool:
+        """The screen was closed or the app is shutting down: a worker's late result has
+        nowhere to go."""
+        return not self.is_attached or self.app._exit
+
+    # layout
+    def compose(self) -> ComposeResult:
+        yield Static(Content("histview"), id="header", markup=False)
+        yield Static(id="summary", markup=False)
+        with Horizontal(id="main"):
+            yield Timeline(id="timeline")
+            with JKScroll(id="detail-scroll", can_focus=True):
+                yield Static(id="detail", markup=False)
+        yield LoadingIndicator(id="loading")
+        yield Static(id="load-error", markup=False)
+        yield RepairPane(id="repair")
+        yield Static(id="search-bar", markup=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        for wid in ("#load-error", "#main", "#summary", "#search-bar"):
+            self.query_one(wid).display = False
+        self._narrow(self.size.width)
+        self._start_load()
+
+    def watch_repair_open(self, open_: bool) -> None:
+        self.query_one(RepairPane).display = open_
+
+    # loading
+    def _reset(self) -> None:
+        """Forget the session on screen (before a reload, or back to the picker)."""
+        for group in ("load", "search", "step", "preview", "describe", "promise", "export-check"):
+            self.workers.cancel_group(self, group)
+        self.session = self.wb = self.derived = self.exported = None
+        self._set_fixes([])
+        self.view = None
+        self.busy = None
+        self._queued = []
+        self.promise = None
+        self._previews.clear()
+        self._preview_key = self._preview_next = None
+        self.search = None
+        self.load_error = None
+        self.raw = False
+        self._first_analysis = True
+        self.repair_open = False
+        tl = self.query_one(Timeline)
+        tl.set_match("")
+        tl.findings_only = False
+        tl.set_state(None)
+        for wid in ("#main", "#summary", "#search-bar", "#load-error"):
+            self.query_one(wid).display = False
+        self.refresh_bindings()
+
+    def _start_load(self) -> None:
+        self._reset()
+        self.query_one("#loading").display = True
+        name = header_name(self.path or "session")
+        self._set_header(Content.assemble(("histview ", "bold"), f"loading {name} …"))
+        self.load()
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="load")
+    def load(self) -> None:
+        t0 = time.perf_counter()
+        # The cyclic GC would rescan the growing object graph again and again while a large
+        # session is built: it is off during the load, and what was built is frozen after.
+        with gc_paused(freeze=True):
+            try:
+                session = self.given_session or load_session(self.path, self.format, self.target)
+            except InputError as exc:
+                self.post_message(LoadFailed(str(exc)))
+                return
+            except Exception as exc:  # a bug in an adapter must not become a traceback
+                name = os.path.basename(self.path or "session")
+                self.post_message(
+                    LoadFailed(f"{name}: could not be read ({type(exc).__name__}: {exc})")
+                )
+                return
+            table = build_rows(session)
+            self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
+            wb = Workbench(session)
+            self.post_message(AnalysisReady(wb, snapshot(wb, None, table=table)))
+
+    def on_session_loaded(self, msg: SessionLoaded) -> None:
+        self.session = msg.session
+        self.query_one("#loading").display = False
+        self.query_one("#main").display = True
+        self.version += 1
+        tl = self.query_one(Timeline)
+        tl.set_state(TimelineState(msg.session, msg.table, None, self.version))
+        tl.focus()
+        self._update_header()
+        self.refresh_bindings()
+        self.timings["loaded"] = time.perf_counter() - self._t0
+        self.timings["load_worker"] = msg.seconds
+        self.call_after_refresh(self._mark, "first_paint")
+
+    def on_analysis_ready(self, msg: AnalysisReady) -> None:
+        self.wb = msg.workbench
+        self._show_state(msg.derived)
+        if self._first_analysis:
+            # the first screen names the problem: the cursor on the first error (or warning)
+            self._first_analysis = False
+            tl = self.query_one(Timeline)
+            first = msg.derived.first_problem
+            if first is not None and not tl.cursor:
+                tl.go_to_row(first)
+        self.refresh_bindings()
+        self._show_detail()
+        self._mark("analysis_ready")
+
+    def on_load_failed(self, msg: LoadFailed) -> None:
+        self.load_error = msg.text
+        self.query_one("#loading").display = False
+        box = self.query_one("#load-error", Static)
+        box.update(
+            Content.assemble(
+                ("Cannot open this session\n\n", "bold $text-error"),
+                clean_line(msg.text, 2000),
+                ("\n\nPress q to quit" + (", R to try again." if self.path else "."), "dim"),
+            )
+        )
+        box.display = True
+        self._set_header(Content.assemble(("histview ", "bold"), ("load failed", "$text-error")))
+        self.refresh_bindings()
+
+    def on_resize(self, event) -> None:
+        self._narrow(event.size.width)
+        self._update_header()
+
+    def _narrow(self, width: int) -> None:
+        self.query_one("#main").set_class(width < 100, "-narrow")
+
+    def _mark(self, what: str) -> None:
+        self.timings[what] = time.perf_counter() - self._t0
+
+    def _show_state(self, derived: Derived, keep_row: int | None = None) -> None:
+        """Put an analysed state on screen: rows, lanes, header, summary line."""
+        self.derived = derived
+        self.version += 1
+        tl = self.query_one(Timeline)
+        state = TimelineState(
+            derived.session,
+            derived.table,
+            derived.lanes,
+            self.version,
+            derived.pairing,
+            derived.numbers,
+        )
+        tl.set_state(state, keep_row=tl.current_row_index if keep_row is None else keep_row)
+        self._update_header()
+        self._update_summary()
+        if self.search is not None:
+            self._run_search(self.search.query, jump=False)
+
+    # header / summary / detail
+    def _set_header(self, content: Content) -> None:
+        self.query_one("#header", Static).update(content)
+
+    def _update_header(self) -> None:
+        d = self.derived
+        s = d.session if d is not None else self.session
+        if s is None:
+            return
+        width = self.size.width - 2
+        wide = width >= 100
+        right: list = [f"  {len(s.messages)} msgs  "]
+        if d is None:
+            right.append(("analysing…", "italic dim"))
+        else:
+            right += _counts(d.counts, wide)
+            if d.threads:
+                t = d.total
+                right.append(("  all:", "dim"))
+                right += _counts(t, False, short=True)
+            if d.applied:
+                right.append((f"  {d.applied} fixed", "$text-success"))
+            if self._unexported:
+                right.append(("  *unexported", "italic $text-warning"))
+        if self.busy:
+            waiting = f" (+{len(self._queued)} waiting)" if self._queued else ""
+            right.append((f"  ⟳ {self.busy}{waiting}", "bold reverse $text-warning"))
+        if self.query_one(Timeline).findings_only:
+            right.append(("  [findings only]", "reverse"))
+        # the target where it is not the format's own client (claude-code → claude-code)
+        fmt = f"  {s.format} → {s.target}" if wide and s.target != s.format else f"  {s.format}"
+        tail = Content.assemble(fmt, *right)
+        label = "histview " if wide else ""
+        # the counts and marks always show; the name gives way (shortened in its middle)
+        room = max(width - len(label) - tail.cell_length, 8)
+        # a thread shown: its label after the file's name (the label gives way first)
+        thread = ""
+        if d is not None and d.view is not None:  # named in full on the summary line
+            thread = f" › thread {d.view + 1}/{len(d.threads)}"
+        name = header_name(self.wb.original.path if self.wb else s.path, room - len(thread))
+        self._set_header(
+            Content.assemble(
+                (label, "bold"), (name, "bold $text-accent"), (thread, "bold $text-warning"), tail
+            )
+        )
+
+    def _update_summary(self) -> None:
+        box = self.query_one("#summary", Static)
+        if self.wb is None or self.derived is None:
+            box.display = False
+            return
+        items = self.derived.problems
+        if not items:
+            parts: list = [("✓ ", "bold $text-success"), clean_text(self.derived.session)]
+        elif all(sev == "info" for sev, _ in items):
+            parts = [
+                ("✓ ", "bold $text-success"),
+                "Nothing the provider rejects · ",
+                *_joined(items),
+            ]
+        else:
+            parts = _joined(items)
+        threads = self.derived.threads
+        if self.derived.view is not None:
+            label = clean_line(self.derived.session.label or "thread", 60)
+            parts = [(f"{label} ", "bold $text-warning"), ("· ", "dim"), *parts]
+        if threads and self.derived.view is None:
+            bad = sum(1 for _l, _n, c in threads if c["error"] or c["warning"])
+            parts.append(
+                (
+                    f"   ({len(threads)} thread{'s' if len(threads) != 1 else ''}"
+                    + (f", {bad} with problems" if bad else "")
+                    + ": t lists them)",
+                    "dim",
+                )
+            )
+        box.update(Content.assemble(*parts))
+        box.display = True
+
+    @property
+    def _unexported(self) -> bool:
+        d = self.derived
+        return bool(d is not None and d.dirty and d.state is not self.exported)
+
+    @on(Timeline.RowChanged)
+    def _row_changed(self, event: Timeline.RowChanged) -> None:
+        self._show_detail()
+        if self.search is not None:
+            self._update_search_bar()
+        if self.repair_open and event.row is not None:
+            self._select_fix_of_row(event.row)
+
+    def _show_detail(self) -> None:
+        tl = self.query_one(Timeline)
+        row = tl.current_row
+        detail = self.query_one("#detail", Static)
+        if row is None or tl.state is None:
+            detail.update(Content.styled("(no row selected)", "italic dim"))
+            return
+        session = tl.state.session
+        if self.raw:
+            detail.update(raw_json(session.messages[row.mi]))
+        else:
+            findings = []
+            sent_as: int | None | str = "?"
+            if self.derived is not None and tl.state.lanes is not None:
+                findings = self.derived.by_message.get(row.mi, [])
+                numbers = self.derived.numbers
+                sent_as = numbers[row.mi] if row.mi < len(numbers) else "?"
+            detail.update(message_detail(session, row, findings, tl.state.pairing, sent_as))
+        self.query_one("#detail-scroll", JKScroll).scroll_home(animate=False)
+
+    # state changes
+    def _refresh_fixes(self, keep: int | None = None) -> None:
+        """The plan of the state on screen into the fix list (its plan was made with it)."""
+        if keep is None:
+            keep = self.query_one(RepairPane).selected or 0
+        d = self.derived
+        self._set_fixes(d.fixes if d is not None else [])
+        prompts = d.prompts if d is not None and len(d.prompts) == len(self.fixes) else None
+        self.query_one(RepairPane).show_fixes(self.fixes, keep, prompts)
+        self._show_preview()
+
+    def _set_fixes(self, fixes: list[Fix]) -> None:
+        self.fixes = list(fixes)
+        # finding -> its fix (the first that changes something), for the cursor to follow
+        self._fix_of_finding = {}
+        for i, fix in enumerate(self.fixes):
+            for f in fix.findings:
+                k = self._fix_of_finding.get(id(f))
+                if k is None or (fix.actionable and not self.fixes[k].actionable):
+                    self._fix_of_finding[id(f)] = i
+
+    def _selected_fix(self) -> Fix | None:
+        if not self.repair_open or not self.fixes:
+            return None
+        i = self.query_one(RepairPane).selected
+        if i is None or i >= len(self.fixes):
+            return None
+        return self.fixes[i]
+
+    # the preview: what happens to the blocks comes first (its own worker, quick), the
+    # records written after (one worker at a time: the latest request waits for it)
+    def _show_preview(self) -> None:
+        fix = self._selected_fix()
+        pane = self.query_one(RepairPane)
+        if fix is None or not fix.edits or self.derived is None:
+            self._preview_key = None
+            pane.show_preview(fix, None)
+            return
+        key = (id(self.derived.state), fix.key, fix.action, self.view)
+        self._preview_key = key
+        got = self._previews.get(key)
+        if got is not None:
+            pane.show_preview(fix, got[0], pending=got[1])
+            if not got[1]:
+                return
+        else:
+            pane.show_preview(fix, None, pending=True)
+        if self.busy:
+            return  # asked again when the step is done
+        # a skipped fix still shows what it would change
+        shown = replace(fix, skipped=False) if fix.skipped else fix
+        if got is None:
+            self._describe_worker(key, shown, self.view)
+        if self._preview_running:
+            self._preview_next = key
+            return
+        self._start_preview(key, fix)
+
+    def _start_preview(self, key: tuple, fix: Fix) -> None:
+        self._preview_running = True
+        self._preview_worker(key, replace(fix, skipped=False) if fix.skipped else fix, self.view)
+
+    @work(thread=True, exclusive=True, group="describe", exit_on_error=False)
+    def _describe_worker(self, key: tuple, fix: Fix, view: View) -> None:
+        try:
+            with gc_paused(freeze=True):
+                quick = self.wb.preview(fix, view, records=False)
+        except Exception:  # the full preview says what went wrong
+            return
+        self.post_message(PreviewReady(key, fix, quick, pending=True))
+
+    @work(thread=True, group="preview", exit_on_error=False, description="preview")
+    def _preview_worker(self, key: tuple, fix: Fix, view: View) -> None:
+        try:
+            with gc_paused(freeze=True):
+                full = self.wb.preview(fix, view)
+        except Exception as exc:  # a preview must never take the app down
+            self.post_message(PreviewReady(key, fix, None, pending=False))
+            self.app.call_from_thread(
+                self.notify,
+                clean_line(f"No preview: {type(exc).__name__}: {exc}", 300),
+                markup=False,
+                severity="error",
+            )
+            return
+        self.post_message(PreviewReady(key, fix, full, pending=False))
+
+    def on_preview_ready(self, msg: PreviewReady) -> None:
+        if self._gone():
+            return
+        done = self._previews.get(msg.key)
+        if msg.pending and done is not None and not done[1]:
+            return  # the records came first: keep them
+        self._previews[msg.key] = (msg.preview, msg.pending)
+        if len(self._previews) > 64:
+            self._previews.pop(next(iter(self._previews)))
+        if msg.key == self._preview_key:
+            self.query_one(RepairPane).show_preview(msg.fix, msg.preview, pending=msg.pending)
+        if msg.pending:
+            return
+        self._preview_running = False
+        nxt, self._preview_next = self._preview_next, None
+        if nxt is not None and nxt == self._preview_key and not self.busy:
+            fix = self._selected_fix()
+            if fix is not None:
+                self._start_preview(nxt, fix)
+
+    def _fix_of_row(self, row: Row) -> int | None:
+        """The plan's fix for one of the row's findings (one that changes something first)."""
+        hits = [self._fix_of_finding[id(f)] for f in row.findings if id(f) in self._fix_of_finding]
+        if not hits:
+            return None
+        return min(hits, key=lambda i: (not self.fixes[i].actionable, i))
+
+    def _select_fix_of_row(self, row: Row) -> None:
+        current = self._selected_fix()
+        if current is not None and _shares_finding(current, row):
+            return  # the selected fix is already about this row
+        i = self._fix_of_row(row)
+        if i is not None:
+            self.query_one(RepairPane).selected = i
+
+    def on_repair_pane_fix_highlighted(self, event: RepairPane.FixHighlighted) -> None:
+        fix = self._selected_fix()
+        self._show_preview()
+        if fix is None:
+            return
+        tl = self.query_one(Timeline)
+        row = tl.current_row
+        if row is not None and _shares_finding(fix, row):
+            return  # the cursor is already on a row of this fix
+        target = tl.state.table.row_of(fix.position, fix.finding.block_index)
+        if target is not None:
+            tl.go_to_row(target)
+
+    def _next_fix(self, start: int) -> int:
+        """The first fix at/after `start` that changes something, else the first one from
+        the top that does, else `start` (clamped)."""
+        fixes = self.fixes
+        for i in [*range(start, len(fixes)), *range(0, min(start, len(fixes)))]:
+            if fixes[i].actionable:
+                return i
+        return max(0, min(start, len(fixes) - 1))
+
+    # actions
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in NEEDS_ROWS and self.session is None:
+            return False
+        if action in NEEDS_ANALYSIS and self.wb is None:
+            return False
+        if action in NEEDS_REPAIR_PANE and not self.repair_open:
+            return False
+        if action == "reload" and (not self.path or self.given_session is not None):
+            return False
+        return True
+
+    def _deferred(self, action: str) -> bool:
+        """While a step runs, an action that would race it waits for it (in order); True
+        when it was put in the queue."""
+        if not self.busy:
+            return False
+        self._queued.append(action)
+        self._update_header()
+        return True
+
+    async def _run_queued(self) -> None:
+        if self._queued and not self.busy and not self._modal_open():
+            await self.run_action(self._queued.pop(0))
+
+    def _modal_open(self) -> bool:
+        return self.app.screen is not self
+
+    def _jump_finding(self, forward: bool) -> None:
+        tl = self.query_one(Timeline)
+        rows = tl.state.table.finding_rows
+        if not rows:
+            self.notify("No findings in this session.", markup=False)
+            return
+        cur = tl.current_row_index or 0
+        if forward:
+            k = bisect_right(rows, cur)
+            target = rows[k] if k < len(rows) else rows[0]
+        else:
+            k = bisect_left(rows, cur) - 1
+            target = rows[k] if k >= 0 else rows[-1]
+        tl.go_to_row(target)
+        tl.focus()
+
+    def action_next_finding(self) -> None:
+        self._jump_finding(True)
+
+    def action_prev_finding(self) -> None:
+        self._jump_finding(False)
+
+    def action_top(self) -> None:
+        self.query_one(Timeline).action_top()
+
+    def action_bottom(self) -> None:
+        self.query_one(Timeline).action_bottom()
+
+    def action_toggle_filter(self) -> None:
+        tl = self.query_one(Timeline)
+        if not tl.findings_only and not tl.state.table.finding_rows:
+            self.notify("No findings in this session: nothing to filter to.", markup=False)
+            return
+        tl.set_findings_only(not tl.findings_only)
+        self._update_header()
+
+    def action_focus_detail(self) -> None:
+        if self.query_one(RepairPane).list_has_focus:
+            return
+        if self.detail_mode == "hidden":
+            self.detail_mode = "normal"
+        self.query_one("#detail-scroll").focus()
+
+    def action_escape(self) -> None:
+        tl = self.query_one(Timeline)
+        if self.focused is not tl:
+            tl.focus()
+        elif self.search is not None:
+            self._clear_search()
+
+    def action_toggle_raw(self) -> None:
+        self.raw = not self.raw
+
+    def watch_raw(self) -> None:
+        self._show_detail()
+
+    def action_cycle_detail(self) -> None:
+        i = DETAIL_MODES.index(self.detail_mode)
+        self.detail_mode = DETAIL_MODES[(i + 1) % len(DETAIL_MODES)]
+
+    def watch_detail_mode(self, mode: str) -> None:
+        main = self.query_one("#main")
+        for m in DETAIL_MODES:
+            main.set_class(m == mode, f"-detail-{m}")
+        if mode == "hidden" and self.focused is self.query_one("#detail-scroll"):
+            self.query_one(Timeline).focus()
+
+    def action_copy_id(self) -> None:
+        if self.query_one(RepairPane).list_has_focus:
+            fix = self._selected_fix()
+            text = fix.tool_use_id if fix is not None else None
+        else:
+            tl = self.query_one(Timeline)
+            row = tl.current_row
+            text = row_id(tl.state.session, row) if row is not None else None
+        if not text:
+            self.notify("This row has no id to copy.", markup=False)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {short_id(text, 40)} to the clipboard (OSC 52).", markup=False)
+
+    def action_toggle_repair(self) -> None:
+        if self._deferred("toggle_repair"):
+            return
+        self.repair_open = not self.repair_open
+        if self.repair_open:
+            self._set_fixes(self.derived.fixes)
+            row = self.query_one(Timeline).current_row
+            here = self._fix_of_row(row) if row is not None else None
+            self._refresh_fixes(keep=here if here is not None else self._next_fix(0))
+            self.query_one(RepairPane).focus_list()
+            self._ask_promise()
+        else:
+            self.query_one(Timeline).focus()
+        self.refresh_bindings()
+
+    # repair steps: each runs in the step worker; the screen shows "⟳ applying …" and the
+    # keys that would race it are disabled until StepDone puts the new state on screen
+    def action_apply_fix(self) -> None:
+        if self._deferred("apply_fix"):
+            return
+        fix = self._selected_fix()
+        if fix is None:
+            return
+        if not fix.actionable:
+            why = "it is skipped" if fix.skipped else "it changes nothing"
+            self.notify(f"Not applied: {why}.", markup=False, severity="warning")
+            return
+        self._run_step("apply", fix, self.fixes.index(fix))
+
+    def action_apply_all(self) -> None:
+        if self._deferred("apply_all"):
+            return
+        self._run_step("apply_all")
+
+    def action_undo(self) -> None:
+        if self._deferred("undo"):
+            return
+        self._run_step("undo")
+
+    def action_redo(self) -> None:
+        if self._deferred("redo"):
+            return
+        self._run_step("redo")
+
+    BUSY_TEXT = {
+        "apply": "applying the fix…",
+        "apply_all": "applying every fix…",
+        "undo": "undoing…",
+        "redo": "redoing…",
+    }
+
+    def _run_step(self, what: str, fix: Fix | None = None, at: int = 0) -> None:
+        self.busy = self.BUSY_TEXT[what]
+        self._step_started = time.perf_counter()
+        self._step_worker(what, fix, at, list(self.fixes), self.view, self.derived)
+
+    def watch_busy(self, text: str | None) -> None:
+        self._update_header()
+        if text is None and self._queued:
+            self.call_after_refresh(self._run_queued)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="step")
+    def _step_worker(
+        self,
+        what: str,
+        fix: Fix | None,
+        at: int,
+        old_fixes: list[Fix],
+        view: View,
+        shown: Derived | None,
+    ) -> None:
+        wb = self.wb
+        t0 = time.perf_counter()
+        try:
+            with gc_paused(freeze=True):
+                if what == "apply":
+                    result = wb.apply(fix, view)
+                elif what == "apply_all":
+                    result = wb.apply_all(threads=True)
+                elif what == "undo":
+                    result = wb.undo()
+                else:
+                    result = wb.redo()
+                derived = None
+                if result is not None:
+                    changed = result.changed.get(view)
+                    derived = snapshot(wb, view, reuse=shown, changed=changed)
+        except Exception as exc:  # a bug in a fix must not take the app down
+            self.post_message(StepDone(what, None, None, "", error=f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(
+            StepDone(
+                what, result, derived, "", fix, at, old_fixes, seconds=time.perf_counter() - t0
+            )
+        )
+
+    def on_step_done(self, msg: StepDone) -> None:
+        if self._gone():
+            return
+        t0 = time.perf_counter()
+        self.busy = None
+        if msg.error is not None:
+            self.notify(
+                clean_line(f"The step failed: {msg.error}", 400), markup=False, severity="error"
+            )
+            return
+        res = msg.result
+        if res is None:
+            self.notify(
+                {
+                    "apply": "Not applied: it changes nothing now.",
+                    "apply_all": "Nothing to apply.",
+                    "undo": "Nothing to undo.",
+                    "redo": "Nothing to redo.",
+                }[msg.what],
+                markup=False,
+            )
+            self._show_preview()
+            return
+        text = {
+            "apply": f"Applied: {clean_line(res.label, 200)}",
+            "apply_all": f"Applied {res.count} fix{'es' if res.count != 1 else ''}.",
+            "undo": f"Undone: {clean_line(res.label, 200)}",
+            "redo": f"Redone: {clean_line(res.label, 200)}",
+        }[msg.what]
+        self.notify(text, markup=False)
+        self._show_state(msg.derived)
+        if self.repair_open:
+            self._refresh_fixes()
+            if msg.what == "apply":
+                self._select_after(msg.old_fixes, msg.at)
+        self._ask_promise()
+        self.timings["step_ui"] = time.perf_counter() - t0
+        self.timings["step_worker"] = msg.seconds
+        self.call_after_refresh(self._step_drawn)
+
+    def _step_drawn(self) -> None:
+        self.timings["step_total"] = time.perf_counter() - self._step_started
+        self.timings["steps"] = self.timings.get("steps", 0) + 1
+
+    def _select_after(self, old: list[Fix], at: int) -> None:
+        """After `old[at]` was applied: select the first fix after it (in the old order)
+        that is still in the plan and changes something."""
+        where: dict[tuple, int] = {}
+        for j, f in enumerate(self.fixes):
+            for fd in f.findings:
+                if fd.key:
+                    where.setdefault(fd.key, j)
+        target = None
+        for f in old[at + 1 :]:
+            hits = [where[fd.key] for fd in f.findings if fd.key in where]
+            if hits and self.fixes[min(hits)].actionable:
+                target = min(hits)
+                break
+        if target is None:
+            target = self._next_fix(0)
+        if self.fixes:
+            self.query_one(RepairPane).selected = target
+
+    def action_skip_fix(self) -> None:
+        if self._deferred("skip_fix"):
+            return
+        fix = self._selected_fix()
+        if fix is None:
+            return
+        at = self.fixes.index(fix)
+        now = self.wb.skip(fix)
+        self.notify("Skipped." if now else "Not skipped any more.", markup=False)
+        self._replan(keep=at, then=self._next_fix(at + 1) if now else None)
+
+    def action_cycle_fix(self) -> None:
+        if self._deferred("cycle_fix"):
+            return
+        fix = self._selected_fix()
+        if fix is None:
+            return
+        if len(fix.actions) < 2:
+            self.notify(f"{fix.code} has no alternative.", markup=False)
+            return
+        new = self.wb.cycle(fix)
+        self.notify(f"Action: {new}", markup=False)
+        self._replan(keep=self.fixes.index(fix))
+
+    def _replan(self, keep: int, then: int | None = None) -> None:
+        """A choice changed (skip, alternative): the plan is made again in the step worker
+        (the analysis stays); the list keeps its place."""
+        self.busy = "planning…"
+        self._plan_worker(self.view, keep, then)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="plan")
+    def _plan_worker(self, view: View, keep: int, then: int | None) -> None:
+        with gc_paused(freeze=True):
+            fixes = list(self.wb.plan_of(view).fixes)
+            prompts = fix_prompts(fixes)
+        self.app.call_from_thread(self._replanned, fixes, prompts, keep, then)
+
+    def _replanned(self, fixes: list[Fix], prompts: list, keep: int, then: int | None) -> None:
+        self.busy = None
+        if self.derived is not None:
+            self.derived.fixes, self.derived.prompts = fixes, prompts
+        self._refresh_fixes(keep=keep)
+        if then is not None and self.fixes:
+            self.query_one(RepairPane).selected = then
+
+    # threads: the conversation and its sidechain / subagent threads, one at a time
+    def action_threads(self) -> None:
+        if self._deferred("threads"):
+            return
+        d = self.derived
+        if d is None:
+            return
+        if not d.threads:
+            self.notify("This session has no sidechain or subagent threads.", markup=False)
+            return
+        rows = [("main conversation", *d.main), *d.threads]
+        current = 0 if self.view is None else self.view + 1
+        self.app.push_screen(ThreadScreen(rows, current), self._thread_chosen)
+
+    def _thread_chosen(self, choice: int | None) -> None:
+        if choice is None:
+            return
+        view: View = None if choice == 0 else choice - 1
+        if view == self.view:
+            return
+        self.busy = "opening the thread…"
+        self._view_worker(view)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="view")
+    def _view_worker(self, view: View) -> None:
+        with gc_paused(freeze=True):
+            derived = snapshot(self.wb, view)
+        self.post_message(ViewShown(view, derived))
+
+    def on_view_shown(self, msg: ViewShown) -> None:
+        if self._gone():
+            return
+        self.view = msg.view
+        self.busy = None
+        self._clear_search()
+        tl = self.query_one(Timeline)
+        tl.findings_only = False
+        self._show_state(msg.derived, keep_row=msg.derived.first_problem or 0)
+        tl.go_to_row(msg.derived.first_problem or 0)
+        if self.repair_open:
+            self._refresh_fixes(keep=self._next_fix(0))
+        label = msg.derived.session.label if msg.view is not None else "main conversation"
+        self.notify(f"Showing {clean_line(label, 80)}.", markup=False)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(help_sections(), self.query_one(Timeline).legend()))
+
+    # search (in a worker: it reads every row)
+    def action_search(self) -> None:
+        self.app.push_screen(SearchScreen(self.last_search), self._search_done)
+
+    def _search_done(self, query: str | None) -> None:
+        if not query or self.query_one(Timeline).state is None:
+            return  # nothing typed, or the session went away meanwhile
+        self.last_search = query
+        self._run_search(query, jump=True)
+
+    def _run_search(self, query: str, jump: bool) -> None:
+        state = self.query_one(Timeline).state
+        if state is not None:
+            self._search_worker(query, state, jump)
+
+    # description: the default would repr() the arguments, i.e. the whole session
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
+    def _search_worker(self, query: str, state: TimelineState, jump: bool) -> None:
+        worker = get_current_worker()
+        rows = search_rows(
+            state.session, state.table, query, lambda: worker.is_cancelled, state.pairing
+        )
+        if rows is not None:
+            self.post_message(SearchDone(query, state.version, rows, jump))
+
+    def on_search_done(self, msg: SearchDone) -> None:
+        tl = self.query_one(Timeline)
+        if tl.state is None or msg.version != tl.state.version:
+            return  # the rows changed meanwhile; a newer search is on its way
+        if not msg.rows:
+            if msg.jump:
+                self.notify(
+                    f"Not found: {clean_line(msg.query, 80)}", markup=False, severity="warning"
+                )
+            self._clear_search()
+            return
+        self.search = Search(msg.query, msg.rows)
+        tl.set_match(msg.query)
+        if msg.jump:
+            self._step_match(True, include_current=False)
+        self._update_search_bar()
+
+    def _step_match(self, forward: bool, include_current: bool = False) -> None:
+        tl = self.query_one(Timeline)
+        rows = self.search.rows
+        cur = tl.current_row_index or 0
+        if forward:
+            k = bisect_left(rows, cur) if include_current else bisect_right(rows, cur)
+            target = rows[k] if k < len(rows) else rows[0]
+        else:
+            k = bisect_left(rows, cur) - 1
+            target = rows[k] if k >= 0 else rows[-1]
+        if tl.findings_only and not tl.state.table.rows[target].findings:
+            tl.set_findings_only(False)
+            self._update_header()
+        tl.go_to_row(target)
+        tl.focus()
+        self._update_search_bar()
+
+    def action_next_match(self) -> None:
+        if self.search is None:
+            self.notify("No search yet: press / first.", markup=False)
+            return
+        self._step_match(True)
+
+    def action_prev_match(self) -> None:
+        if self.search is None:
+            self.notify("No search yet: press / first.", markup=False)
+            return
+        self._step_match(False)
+
+    def _update_search_bar(self) -> None:
+        bar = self.query_one("#search-bar", Static)
+        if self.search is None:
+            bar.display = False
+            return
+        rows = self.search.rows
+        n = len(rows)
+        cur = self.query_one(Timeline).current_row_index
+        k = bisect_left(rows, cur) if cur is not None else n
+        count = f"match {k + 1} of {n}" if k < n and rows[k] == cur else f"{n} matches"
+        bar.update(
+            Content.assemble(
+                ("/", "bold $text-accent"),
+                (clean_line(self.search.query, 40), "bold"),
+                f"  {count}",
+                ("   ] next  [ previous  esc clears", "dim"),
+            )
+        )
+        bar.display = True
+
+    def _clear_search(self) -> None:
+        self.workers.cancel_group(self, "search")
+        self.search = None
+        self.query_one(Timeline).set_match("")
+        self._update_search_bar()
+
+    # export
+    def action_export(self) -> None:
+        if self._deferred("export"):
+            return
+        src = self.wb.original.path
+        out = default_output(src)
+        self.app.push_screen(
+            ExportScreen(out, numbered_report(default_report(out))), self._export_chosen
+        )
+
+    def _export_chosen(self, paths: tuple[str, str] | None) -> None:
+        if paths is None:
+            return
+        out, rep = paths
+        src = self.wb.original.path
+        if same_file(out, src):
+            try:
+                locked = read_only(os.stat(src), src)
+            except OSError:
+                locked = False
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"Overwrite the input file {clean_line(os.path.basename(src), 60)}"
+                    + (", which is read-only" if locked else "")
+                    + "? A backup copy (.bak) is written first.",
+                    yes="Overwrite",
+                    no="Cancel",
+                ),
+                lambda yes: yes and self._do_export(out, rep, in_place=True, force=locked),
+            )
+            return
+        self._check_source(out, rep)
+
+    @work(thread=True, exclusive=True, group="export-check", exit_on_error=False)
+    def _check_source(self, out: str, rep: str) -> None:
+        """Has the input changed on disk since it was read? (stat first; its bytes only when
+        the stat differs)."""
+        why = source_changed(self.wb.original)
+        self.app.call_from_thread(self._source_checked, out, rep, why)
+
+    def _source_checked(self, out: str, rep: str, why: str | None) -> None:
+        if why is not None:
+            name = clean_line(os.path.basename(self.wb.original.path), 60)
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"{name} {why} since histview read it. The copy is made from the "
+                    "version read then, not from the file as it is now (R reloads it). "
+                    "Export anyway?",
+                    yes="Export anyway",
+                    no="Cancel",
+                ),
+                lambda yes: yes and self._export_to_copy(out, rep),
+            )
+            return
+        self._export_to_copy(out, rep)
+
+    def _export_to_copy(self, out: str, rep: str) -> None:
+        existing = [p for p in (out, rep) if p and os.path.lexists(p)]
+        if existing:
+            names = ", ".join(clean_line(os.path.basename(p), 60) for p in existing)
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"{names} already exist{'s' if len(existing) == 1 else ''}. Overwrite?",
+                    yes="Overwrite",
+                    no="Cancel",
+                ),
+                lambda yes: yes and self._do_export(out, rep, overwrite=True),
+            )
+            return
+        self._do_export(out, rep)
+
+    def _do_export(
+        self,
+        out: str,
+        rep: str,
+        *,
+        in_place: bool = False,
+        overwrite: bool = False,
+        force: bool = False,
+    ) -> None:
+        self.busy = "exporting…"
+        self._export_worker(out, rep, in_place, overwrite, force)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="export")
+    def _export_worker(
+        self, out: str, rep: str, in_place: bool, overwrite: bool, force: bool
+    ) -> None:
+        wb = self.wb
+        state = wb.session
+        try:
+            with gc_paused(freeze=True):
+                res = wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
+        except (ExportRefused, WriteFailed, OSError) as exc:
+            self.post_message(ExportDone(state, None, str(exc)))
+            return
+        except Exception as exc:  # a bug must not take the app (and the fixes) down
+            self.post_message(
+                ExportDone(state, None, f"internal error: {type(exc).__name__}: {exc}")
+            )
+            return
+        self.post_message(ExportDone(state, res, None))
+
+    def on_export_done(self, msg: ExportDone) -> None:
+        if self._gone():
+            return
+        self.busy = None
+        if msg.result is None:
+            self.notify(
+                clean_line(f"Export refused: {msg.error}; nothing was written", 400),
+                markup=False,
+                severity="error",
+                timeout=8,
+            )
+            return
+        res = msg.result
+        self.exported = msg.state
+        text = f"Wrote {os.path.basename(res.output)}"
+        if res.report:
+            text += f" and {os.path.basename(res.report)}"
+        if res.backup:
+            text += f" (backup {os.path.basename(res.backup)})"
+        if res.checked is not None:
+            text += f"; check finds {_counts_text(res.checked.counts())} in it"
+        if res.late_copy or res.late_error:
+            kept = (
+                f"is in {os.path.basename(res.late_copy)}"
+                if res.late_copy
+                else f"could not be kept ({res.late_error})"
+            )
+            self.notify(
+                clean_line(
+                    f"The file was written to while it was replaced; what it held then {kept}; "
+                    "the repaired file lacks those writes.",
+                    400,
+                ),
+                markup=False,
+                severity="error",
+                timeout=12,
+            )
+        self.notify(clean_line(text, 400), markup=False, timeout=8)
+        self._update_header()
+
+    # the promise: what `check` finds in an export of the state on screen (the bytes it
+    # would write, read back), while the repair pane is open
+    def _ask_promise(self) -> None:
+        if not self.repair_open or self.wb is None or self.derived is None:
+            return
+        src = self.wb.original.source
+        size = len(src.data) if src is not None else 0
+        if size > PROMISE_AUTO_BYTES:
+            # the read-back parses the whole file again: on a large session it would hold
+            # the interpreter for seconds after every step; the export does it instead
+            self.query_one(RepairPane).show_promise(
+                Content.assemble(
+                    ("Exported now: ", "bold"),
+                    (
+                        f"what check finds is read back from the {size / 1e6:.0f} MB written "
+                        "when you export (e)",
+                        "dim",
+                    ),
+                )
+            )
+            return
+        state = self.derived.state
+        if self.promise is not None and self.promise[0] is state:
+            self.query_one(RepairPane).show_promise(self.promise[1])
+            return
+        self.query_one(RepairPane).show_promise(
+            Content.styled("Exported now: checking what it would write…", "italic dim")
+        )
+        self._promise_worker(state)
+
+    @work(thread=True, exclusive=True, group="promise", exit_on_error=False, description="promise")
+    def _promise_worker(self, state: Session) -> None:
+        try:
+            with gc_paused(freeze=True):
+                checked = self.wb.read_back(state)
+        except (ExportRefused, InputError) as exc:
+            self.post_message(PromiseReady(state, None, str(exc)))
+            return
+        except Exception as exc:
+            self.post_message(PromiseReady(state, None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(PromiseReady(state, checked, None))
+
+    def on_promise_ready(self, msg: PromiseReady) -> None:
+        if self._gone():
+            return
+        if self.derived is None or msg.state is not self.derived.state:
+            return  # a newer state is on screen; its promise is on its way
+        if msg.checked is None:
+            text = Content.assemble(
+                ("Exported now: refused: ", "bold $text-error"),
+                clean_line(msg.error or "", 300),
+            )
+        else:
+            c = msg.checked.counts()
+            text = Content.assemble(
+                ("Exported now, check finds: ", "bold"),
+                *_counts(c, True),
+                ("  (the bytes it would write, read back)", "dim"),
+            )
+        self.promise = (msg.state, text)
+        if self.repair_open:
+            self.query_one(RepairPane).show_promise(text)
+
+    # reload, close, quit: none of them loses applied fixes without asking
+    def _confirm_loss(self, question: str, yes: str, then) -> None:
+        """Run `then` at once, or after a yes when applied fixes are not exported."""
+        if not self._unexported:
+            then()
+            return
+        if any(isinstance(s, ConfirmScreen) and s.purpose == "loss" for s in self.app.screen_stack):
+            return  # already asking
+        n = self.derived.applied if self.derived is not None else 0
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{n} applied fix{'es are' if n != 1 else ' is'} not exported. {question}",
+                yes=yes,
+                no="Stay",
+                purpose="loss",
+            ),
+            lambda ok: ok and then(),
+        )
+
+    def action_reload(self) -> None:
+        if self._deferred("reload"):
+            return
+        self._confirm_loss("Reload the file and lose them?", "Reload", self._start_load)
+
+    def action_close(self) -> None:
+        if self.from_picker:
+            self._confirm_loss("Close the session and lose them?", "Close", self._back_to_picker)
+        else:
+            self.ask_quit()
+
+    def ask_quit(self) -> None:
+        """q, ctrl+q, ctrl+c and the palette's Quit ask before losing fixes."""
+        self._confirm_loss("Quit anyway?", "Quit", self.app.exit)
+
+    def _back_to_picker(self) -> None:
+        self._reset()
+        self.dismiss()
+
+    # command palette: the app asks the screen it was opened on
+    def palette_commands(self) -> Iterator[SystemCommand]:
+        for b in palette_bindings():
+            keys = " / ".join(key_name(k) for k in b.key.split(","))
+            help_text = f"{b.tooltip or b.description} ({keys})"
+            yield SystemCommand(b.description, help_text, lambda a=b.action: self._palette_run(a))
+
+    async def _palette_run(self, action: str) -> None:
+        if self.wb is None and action in NEEDS_ANALYSIS:
+            self.notify("The analysis is not ready yet.", markup=False)
+            return
+        if self.session is None and action in NEEDS_ROWS:
+            self.notify("No session is open yet.", markup=False)
+            return
+        if action in NEEDS_REPAIR_PANE and not self.repair_open:
+            self.action_toggle_repair()
+        await self.run_action(action)
+
+
+def _shares_finding(fix: Fix, row: Row) -> bool:
+    ids = {id(f) for f in row.findings}
+    return any(id(f) in ids for f in fix.findings)
+
+
+def key_sections() -> list[tuple[str, list[Binding]]]:
+    """Every key of a session, by where it works (the declarations themselves)."""
+    return [
+        ("Timeline", list(Timeline.BINDINGS)),
+        ("Session", list(MainScreen.BINDINGS)),
+        ("Everywhere", [*APP_KEYS, PALETTE_KEY]),
+    ]
+
+
+def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The help screen's key list: every Binding, by where it works, and two notes."""
+    notes = [
+        ("j / k", "also scroll the detail, diff and help; move in lists"),
+        ("click", "select a row"),
+    ]
+    return [
+        (title, help_rows(keys) + (notes if title == "Everywhere" else []))
+        for title, keys in key_sections()
+    ]
+
+
+def readme_key_table() -> str:
+    """The README's key table (Markdown, two keys a row), made from the same declarations;
+    a test keeps the README equal to it."""
+    rows = [row for _title, keys in key_sections() for row in help_rows(keys)]
+    cells = [f"| `{k}` | {what} |" for k, what in rows]
+    if len(cells) % 2:
+        cells.append("| | |")
+    lines = ["| key | action | key | action |", "|---|---|---|---|"]
+    lines += [a + b[1:] for a, b in zip(cells[::2], cells[1::2], strict=True)]
+    return "\n".join(lines) + "\n"
+
+
+def palette_bindings() -> list[Binding]:
+    """The palette's commands: the session screen's keys and the timeline's top/bottom."""
+    extra = [b for b in Timeline.BINDINGS if b.action in ("top", "bottom")]
+    return [b for b in [*MainScreen.BINDINGS, *extra] if b.action not in PALETTE_SKIP]
+
+
+def _counts(c: dict[str, int], wide: bool, short: bool = False) -> list:
+    """Header parts for severity counts: ● 2 errors  ▲ 1 warning  ○ 0 info."""
+    e, w, i = c.get("error", 0), c.get("warning", 0), c.get("info", 0)
+    sep = " " if short else "  "
+    return [
+        (
+            f"{' ' if short else ''}● {e}" + (f" error{'s' if e != 1 else ''}" if wide else ""),
+            "bold $text-error" if e else "dim",
+        ),
+        sep,
+        (
+            f"▲ {w}" + (f" warning{'s' if w != 1 else ''}" if wide else ""),
+            "bold $text-warning" if w else "dim",
+        ),
+        sep,
+        (f"○ {i}" + (" info" if wide else ""), "$text-primary" if i else "dim"),
+    ]
+
+
+def _counts_text(c: dict[str, int]) -> str:
+    e, w, i = c.get("error", 0), c.get("warning", 0), c.get("info", 0)
+    return f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}, {i} info"
+
+
+def _joined(items: list[tuple[str, str]]) -> list:
+    parts: list = []
+    for k, (sev, text) in enumerate(items):
+        if k:
+            parts.append((" · ", "dim"))
+        parts.append((f"{SEV_MARK[sev]} ", SEV_STYLE[sev]))
+        parts.append(text)
+    return parts
+
+
+def header_name(path: str, limit: int = 60) -> str:
+    """The session's name in the header: a Roo/Cline/Kilo task's folder, else the file name;
+    shortened in its middle to fit."""
+    parent, name = os.path.split(path)
+    if name in TASK_FILES:
+        grand, task = os.path.split(parent)
+        name = f"{os.path.basename(grand) or 'task'}/{task}"
+    return short_id(name, limit)
+
+
+def row_id(session: Session, row: Row) -> str | None:
+    """The id `y` copies: a block's tool id; for a message row, the message's own id
+    (Claude Code uuid, Roo/OpenAI id), else its first tool id."""
+    msg = session.messages[row.mi]
+    if row.bi is not None:
+        return msg.blocks[row.bi].tool_id
+    own = msg.meta.get("uuid")
+    if not own and isinstance(msg.raw, dict) and isinstance(msg.raw.get("id"), str):
+        own = msg.raw["id"]
+    if own:
+        return own
+    return next((b.tool_id for b in msg.blocks if b.tool_id), None)
+
+
+def source_changed(original: Session) -> str | None:
+    """Why the input is not what was read ('changed on disk', 'was deleted'), or None."""
+    path = original.path
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "was deleted or cannot be read"
+    src = original.source
+    if src is None or src.same_state(st):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            same = fh.read() == src.data
+    except OSError:
+        return "cannot be read"
+    return None if same else "changed on disk"
