@@ -6,19 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.keys import format_key
 from textual.widgets import OptionList
 
 # j/k (and g/G) next to the arrows, in every scrolling pane and every list
-SCROLL_KEYS = [
+SCROLL_KEYS: list[BindingType] = [
     Binding("j", "scroll_down", "Scroll down", show=False),
     Binding("k", "scroll_up", "Scroll up", show=False),
     Binding("g", "scroll_home", "Top", show=False),
     Binding("G", "scroll_end", "Bottom", show=False),
 ]
-LIST_KEYS = [
+LIST_KEYS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False),
     Binding("k", "cursor_up", "Up", show=False),
     Binding("g", "first", "First", show=False),
@@ -36,7 +36,7 @@ class JKOptionList(OptionList):
 
 # Keys of the app itself, on every screen: quit asks before losing fixes (the session screen
 # answers), the command palette.
-APP_KEYS = [
+APP_KEYS: list[BindingType] = [
     Binding(
         "ctrl+q",
         "quit",
@@ -55,6 +55,11 @@ PALETTE_KEY = Binding(
     tooltip="command palette: every action, and the theme",
     id="command_palette",
 )
+
+
+def declared(bindings: Iterable[BindingType]) -> list[Binding]:
+    """The Binding objects of a BINDINGS list (histview declares no tuples)."""
+    return [b for b in bindings if isinstance(b, Binding)]
 
 
 def key_name(key: str) -> str:

@@ -165,9 +165,9 @@ def _intervals(pairing: Pairing, table: RowTable) -> list[Interval]:
             out.append(Interval(u, min(u + 1, n - 1), ORPHAN_USE, (u,)))
     for res in pairing.results:
         if res.use is None and res.partner is None:
-            r = br.get((res.mi, res.bi))
-            if r is not None:
-                out.append(Interval(max(r - 1, 0), r, ORPHAN_RESULT, (r,)))
+            at = br.get((res.mi, res.bi))
+            if at is not None:
+                out.append(Interval(max(at - 1, 0), at, ORPHAN_RESULT, (at,)))
     return out
 
 

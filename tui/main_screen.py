@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from textual import on, work
@@ -43,7 +43,7 @@ from repair.sanitize import clean_line
 from repair.workbench import View, Workbench
 
 from .detail import SEV_STYLE, message_detail, raw_json
-from .keys import APP_KEYS, PALETTE_KEY, JKScroll, help_rows, key_name
+from .keys import APP_KEYS, PALETTE_KEY, JKScroll, declared, help_rows, key_name
 from .messages import (
     AnalysisReady,
     ExportDone,
@@ -299,6 +299,14 @@ class MainScreen(Screen[None]):
         self._preview_next: tuple | None = None  # asked while another one ran
         self._previews: dict[tuple, tuple] = {}  # (state id, fix key, view) -> preview
 
+    @property
+    def bench(self) -> Workbench:
+        """The workbench of the session on screen. The actions that use it are enabled once
+        the analysis is ready (check_action: NEEDS_ANALYSIS), and their workers after them."""
+        if self.wb is None:
+            raise RuntimeError("the session is not analysed yet")
+        return self.wb
+
     def _gone(self) -> bool:
         """The screen was closed or the app is shutting down: a worker's late result has
         nowhere to go."""
@@ -367,7 +375,9 @@ class MainScreen(Screen[None]):
         # session is built: it is off during the load, and what was built is frozen after.
         with gc_paused(freeze=True):
             try:
-                session = self.given_session or load_session(self.path, self.format, self.target)
+                session = self.given_session or load_session(
+                    self.path or "", self.format, self.target
+                )
             except InputError as exc:
                 self.post_message(LoadFailed(str(exc)))
                 return
@@ -632,7 +642,7 @@ class MainScreen(Screen[None]):
     def _describe_worker(self, key: tuple, fix: Fix, view: View) -> None:
         try:
             with gc_paused(freeze=True):
-                quick = self.wb.preview(fix, view, records=False)
+                quick = self.bench.preview(fix, view, records=False)
         except Exception:  # the full preview says what went wrong
             return
         self.post_message(PreviewReady(key, fix, quick, pending=True))
@@ -641,7 +651,7 @@ class MainScreen(Screen[None]):
     def _preview_worker(self, key: tuple, fix: Fix, view: View) -> None:
         try:
             with gc_paused(freeze=True):
-                full = self.wb.preview(fix, view)
+                full = self.bench.preview(fix, view)
         except Exception as exc:  # a preview must never take the app down
             self.post_message(PreviewReady(key, fix, None, pending=False))
             self.app.call_from_thread(
@@ -697,6 +707,8 @@ class MainScreen(Screen[None]):
         row = tl.current_row
         if row is not None and _shares_finding(fix, row):
             return  # the cursor is already on a row of this fix
+        if tl.state is None:
+            return
         target = tl.state.table.row_of(fix.position, fix.finding.block_index)
         if target is not None:
             tl.go_to_row(target)
@@ -740,6 +752,8 @@ class MainScreen(Screen[None]):
 
     def _jump_finding(self, forward: bool) -> None:
         tl = self.query_one(Timeline)
+        if tl.state is None:
+            return
         rows = tl.state.table.finding_rows
         if not rows:
             self.notify("No findings in this session.", markup=False)
@@ -768,6 +782,8 @@ class MainScreen(Screen[None]):
 
     def action_toggle_filter(self) -> None:
         tl = self.query_one(Timeline)
+        if tl.state is None:
+            return
         if not tl.findings_only and not tl.state.table.finding_rows:
             self.notify("No findings in this session: nothing to filter to.", markup=False)
             return
@@ -812,7 +828,7 @@ class MainScreen(Screen[None]):
         else:
             tl = self.query_one(Timeline)
             row = tl.current_row
-            text = row_id(tl.state.session, row) if row is not None else None
+            text = row_id(tl.state.session, row) if row is not None and tl.state else None
         if not text:
             self.notify("This row has no id to copy.", markup=False)
             return
@@ -824,7 +840,7 @@ class MainScreen(Screen[None]):
             return
         self.repair_open = not self.repair_open
         if self.repair_open:
-            self._set_fixes(self.derived.fixes)
+            self._set_fixes(self.derived.fixes if self.derived is not None else [])
             row = self.query_one(Timeline).current_row
             here = self._fix_of_row(row) if row is not None else None
             self._refresh_fixes(keep=here if here is not None else self._next_fix(0))
@@ -890,12 +906,12 @@ class MainScreen(Screen[None]):
         view: View,
         shown: Derived | None,
     ) -> None:
-        wb = self.wb
+        wb = self.bench
         t0 = time.perf_counter()
         try:
             with gc_paused(freeze=True):
                 if what == "apply":
-                    result = wb.apply(fix, view)
+                    result = wb.apply(fix, view) if fix is not None else None
                 elif what == "apply_all":
                     result = wb.apply_all(threads=True)
                 elif what == "undo":
@@ -945,7 +961,8 @@ class MainScreen(Screen[None]):
             "redo": f"Redone: {clean_line(res.label, 200)}",
         }[msg.what]
         self.notify(text, markup=False)
-        self._show_state(msg.derived)
+        if msg.derived is not None:
+            self._show_state(msg.derived)
         if self.repair_open:
             self._refresh_fixes()
             if msg.what == "apply":
@@ -985,7 +1002,7 @@ class MainScreen(Screen[None]):
         if fix is None:
             return
         at = self.fixes.index(fix)
-        now = self.wb.skip(fix)
+        now = self.bench.skip(fix)
         self.notify("Skipped." if now else "Not skipped any more.", markup=False)
         self._replan(keep=at, then=self._next_fix(at + 1) if now else None)
 
@@ -998,7 +1015,7 @@ class MainScreen(Screen[None]):
         if len(fix.actions) < 2:
             self.notify(f"{fix.code} has no alternative.", markup=False)
             return
-        new = self.wb.cycle(fix)
+        new = self.bench.cycle(fix)
         self.notify(f"Action: {new}", markup=False)
         self._replan(keep=self.fixes.index(fix))
 
@@ -1011,7 +1028,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="plan")
     def _plan_worker(self, view: View, keep: int, then: int | None) -> None:
         with gc_paused(freeze=True):
-            fixes = list(self.wb.plan_of(view).fixes)
+            fixes = list(self.bench.plan_of(view).fixes)
             prompts = fix_prompts(fixes)
         self.app.call_from_thread(self._replanned, fixes, prompts, keep, then)
 
@@ -1049,7 +1066,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="view")
     def _view_worker(self, view: View) -> None:
         with gc_paused(freeze=True):
-            derived = snapshot(self.wb, view)
+            derived = snapshot(self.bench, view)
         self.post_message(ViewShown(view, derived))
 
     def on_view_shown(self, msg: ViewShown) -> None:
@@ -1114,6 +1131,8 @@ class MainScreen(Screen[None]):
 
     def _step_match(self, forward: bool, include_current: bool = False) -> None:
         tl = self.query_one(Timeline)
+        if self.search is None or tl.state is None:
+            return
         rows = self.search.rows
         cur = tl.current_row_index or 0
         if forward:
@@ -1171,7 +1190,7 @@ class MainScreen(Screen[None]):
     def action_export(self) -> None:
         if self._deferred("export"):
             return
-        src = self.wb.original.path
+        src = self.bench.original.path
         out = default_output(src)
         self.app.push_screen(
             ExportScreen(out, numbered_report(default_report(out))), self._export_chosen
@@ -1181,7 +1200,7 @@ class MainScreen(Screen[None]):
         if paths is None:
             return
         out, rep = paths
-        src = self.wb.original.path
+        src = self.bench.original.path
         if same_file(out, src):
             try:
                 locked = read_only(os.stat(src), src)
@@ -1195,7 +1214,7 @@ class MainScreen(Screen[None]):
                     yes="Overwrite",
                     no="Cancel",
                 ),
-                lambda yes: yes and self._do_export(out, rep, in_place=True, force=locked),
+                _on_yes(lambda: self._do_export(out, rep, in_place=True, force=locked)),
             )
             return
         self._check_source(out, rep)
@@ -1204,12 +1223,12 @@ class MainScreen(Screen[None]):
     def _check_source(self, out: str, rep: str) -> None:
         """Has the input changed on disk since it was read? (stat first; its bytes only when
         the stat differs)."""
-        why = source_changed(self.wb.original)
+        why = source_changed(self.bench.original)
         self.app.call_from_thread(self._source_checked, out, rep, why)
 
     def _source_checked(self, out: str, rep: str, why: str | None) -> None:
         if why is not None:
-            name = clean_line(os.path.basename(self.wb.original.path), 60)
+            name = clean_line(os.path.basename(self.bench.original.path), 60)
             self.app.push_screen(
                 ConfirmScreen(
                     f"{name} {why} since histview read it. The copy is made from the "
@@ -1218,7 +1237,7 @@ class MainScreen(Screen[None]):
                     yes="Export anyway",
                     no="Cancel",
                 ),
-                lambda yes: yes and self._export_to_copy(out, rep),
+                _on_yes(lambda: self._export_to_copy(out, rep)),
             )
             return
         self._export_to_copy(out, rep)
@@ -1233,7 +1252,7 @@ class MainScreen(Screen[None]):
                     yes="Overwrite",
                     no="Cancel",
                 ),
-                lambda yes: yes and self._do_export(out, rep, overwrite=True),
+                _on_yes(lambda: self._do_export(out, rep, overwrite=True)),
             )
             return
         self._do_export(out, rep)
@@ -1254,7 +1273,7 @@ class MainScreen(Screen[None]):
     def _export_worker(
         self, out: str, rep: str, in_place: bool, overwrite: bool, force: bool
     ) -> None:
-        wb = self.wb
+        wb = self.bench
         state = wb.session
         try:
             with gc_paused(freeze=True):
@@ -1314,7 +1333,7 @@ class MainScreen(Screen[None]):
     def _ask_promise(self) -> None:
         if not self.repair_open or self.wb is None or self.derived is None:
             return
-        src = self.wb.original.source
+        src = self.bench.original.source
         size = len(src.data) if src is not None else 0
         if size > PROMISE_AUTO_BYTES:
             # the read-back parses the whole file again: on a large session it would hold
@@ -1343,7 +1362,7 @@ class MainScreen(Screen[None]):
     def _promise_worker(self, state: Session) -> None:
         try:
             with gc_paused(freeze=True):
-                checked = self.wb.read_back(state)
+                checked = self.bench.read_back(state)
         except (ExportRefused, InputError) as exc:
             self.post_message(PromiseReady(state, None, str(exc)))
             return
@@ -1389,7 +1408,7 @@ class MainScreen(Screen[None]):
                 no="Stay",
                 purpose="loss",
             ),
-            lambda ok: ok and then(),
+            _on_yes(then),
         )
 
     def action_reload(self) -> None:
@@ -1430,6 +1449,16 @@ class MainScreen(Screen[None]):
         await self.run_action(action)
 
 
+def _on_yes(then: Callable[[], object]) -> Callable[[bool | None], None]:
+    """A ConfirmScreen's callback: `then()` after a yes."""
+
+    def answer(yes: bool | None) -> None:
+        if yes:
+            then()
+
+    return answer
+
+
 def _shares_finding(fix: Fix, row: Row) -> bool:
     ids = {id(f) for f in row.findings}
     return any(id(f) in ids for f in fix.findings)
@@ -1438,9 +1467,9 @@ def _shares_finding(fix: Fix, row: Row) -> bool:
 def key_sections() -> list[tuple[str, list[Binding]]]:
     """Every key of a session, by where it works (the declarations themselves)."""
     return [
-        ("Timeline", list(Timeline.BINDINGS)),
-        ("Session", list(MainScreen.BINDINGS)),
-        ("Everywhere", [*APP_KEYS, PALETTE_KEY]),
+        ("Timeline", declared(Timeline.BINDINGS)),
+        ("Session", declared(MainScreen.BINDINGS)),
+        ("Everywhere", [*declared(APP_KEYS), PALETTE_KEY]),
     ]
 
 
@@ -1470,8 +1499,8 @@ def readme_key_table() -> str:
 
 def palette_bindings() -> list[Binding]:
     """The palette's commands: the session screen's keys and the timeline's top/bottom."""
-    extra = [b for b in Timeline.BINDINGS if b.action in ("top", "bottom")]
-    return [b for b in [*MainScreen.BINDINGS, *extra] if b.action not in PALETTE_SKIP]
+    extra = [b for b in declared(Timeline.BINDINGS) if b.action in ("top", "bottom")]
+    return [b for b in declared(MainScreen.BINDINGS) + extra if b.action not in PALETTE_SKIP]
 
 
 def _counts(c: dict[str, int], wide: bool, short: bool = False) -> list:

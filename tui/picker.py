@@ -199,8 +199,9 @@ class PickerScreen(Screen[str | None]):
         if i is None:
             return
         self.health[h.path] = h
+        now = self.now if self.now is not None else time.time()
         self.query_one("#picker-list", JKOptionList).replace_option_prompt_at_index(
-            i, row_content(self.found[i], h, self.now)
+            i, row_content(self.found[i], h, now)
         )
         self._update_status()
 

@@ -48,7 +48,7 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
         action = ("(none)", "dim")
     else:
         action = (fix.action, "$text-accent")
-    n = f" ×{len(fix.findings)}" if len(fix.findings) > 1 else ""
+    times = f" ×{len(fix.findings)}" if len(fix.findings) > 1 else ""
     tid = f"{short_id(fix.tool_use_id, 12)} " if with_id and fix.tool_use_id else ""
     return Content.assemble(
         (f"{SEV_MARK[sev]} ", SEV_STYLE[sev]),
@@ -56,7 +56,7 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
         (f"{action[0]:<{ACTION_WIDTH + 1}}", action[1]),
         ("⇄ " if alts else "  ", "dim"),
         (tid, "$text-muted"),
-        (fix.code + n, "bold"),
+        (fix.code + times, "bold"),
     )
 
 

@@ -44,6 +44,13 @@ class Row:
         return tuple(s for s in Severity if s in present)
 
     @property
+    def block(self) -> int:
+        """The block index of a block row (a call or a result)."""
+        if self.bi is None:
+            raise ValueError("a message row has no block")
+        return self.bi
+
+    @property
     def travel(self) -> bool:
         """Stamped before its call, or earlier than the message before it."""
         return any(codes.get(f.code).about_time for f in self.findings)
@@ -172,7 +179,7 @@ def row_time(session: Session, row: Row) -> float | None:
     msg = session.messages[row.mi]
     if row.kind == MSG:
         return msg.timestamp
-    own = block_time(session, msg.blocks[row.bi])
+    own = block_time(session, msg.blocks[row.block])
     if own is not None or row.kind == USE:
         return own
     return msg.timestamp
@@ -218,7 +225,7 @@ def time_cell(session: Session, row: Row, pairing: Pairing | None, relative: boo
         return delta(t - ref) if ref is not None else "0s"
     if row.kind == USE:
         return delta(t - msg.timestamp) if msg.timestamp is not None else ""
-    res = result_at(pairing, row.mi, row.bi)
+    res = result_at(pairing, row.mi, row.block)
     use = None if res is None else res.use or res.partner
     if use is None:
         return ""
@@ -265,10 +272,10 @@ def _inline_json(value, limit: int) -> str:
 
 def tool_name(session: Session, row: Row, pairing: Pairing | None) -> str | None:
     """The tool's name: the call's own, or for a result its call's (when paired)."""
-    block = session.messages[row.mi].blocks[row.bi]
+    block = session.messages[row.mi].blocks[row.block]
     if block.type == TOOL_USE:
         return block.name
-    res = result_at(pairing, row.mi, row.bi)
+    res = result_at(pairing, row.mi, row.block)
     if res is not None:
         use = res.use or res.partner
         if use is not None:
@@ -299,7 +306,7 @@ def summary(session: Session, row: Row, limit: int = 200, pairing: Pairing | Non
             )
         prefix = "(hidden) " if msg.hidden else ""
         return clean_line(prefix + text + extra, limit)
-    block = msg.blocks[row.bi]
+    block = msg.blocks[row.block]
     name = tool_name(session, row, pairing)
     if row.kind == USE:
         data = block.data if isinstance(block.data, dict) else {}

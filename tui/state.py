@@ -100,7 +100,7 @@ def _same_rows(before: Derived, session: Session, changed: frozenset[int] | None
 def _block_rows(table: RowTable, mi: int) -> list[tuple[int, int]]:
     start = table.message_row[mi] + 1
     end = table.message_row[mi + 1] if mi + 1 < len(table.message_row) else len(table.rows)
-    return [(r.mi, r.bi) for r in table.rows[start:end]]
+    return [(r.mi, r.block) for r in table.rows[start:end]]
 
 
 def snapshot(

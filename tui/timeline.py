@@ -316,14 +316,18 @@ class Timeline(ScrollView, can_focus=True):
         key = (ri, selected, width, self.state.version, lane_key)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._cache[key] = self._render_row(ri, selected, width, lane_key)
+            strip = self._cache[key] = self._render_row(self.state, ri, selected, width, lane_key)
         fill = self.rich_style + self._style("timeline--cursor") if selected else self.rich_style
         return strip.crop_extend(0, width, fill).apply_offsets(0, pos)
 
     def _render_row(
-        self, ri: int, selected: bool, width: int, lane: tuple[int, int, int] | None
+        self,
+        state: TimelineState,
+        ri: int,
+        selected: bool,
+        width: int,
+        lane: tuple[int, int, int] | None,
     ) -> Strip:
-        state = self.state
         row = state.table.rows[ri]
         msg = state.session.messages[row.mi]
         cols = columns(state, width)
@@ -356,10 +360,11 @@ class Timeline(ScrollView, can_focus=True):
         else:
             add(" " * cols.index)
         add(" ")
-        if cols.lanes:
-            mine = state.lanes.own.get(ri) if lane is not None else None
+        layout = state.lanes
+        if cols.lanes and layout is not None:
+            mine = layout.own.get(ri) if lane is not None else None
             own = mine is not None and (mine.lane, mine.start, mine.end) == lane
-            for c, (ch, lane_state) in enumerate(state.lanes.cells(ri, cols.lanes)):
+            for c, (ch, lane_state) in enumerate(layout.cells(ri, cols.lanes)):
                 on_lane = lane is not None and (c == lane[0] or (own and c > lane[0]))
                 add(
                     ch,
