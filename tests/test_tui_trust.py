@@ -382,6 +382,25 @@ async def test_fix_lines_that_would_read_the_same_name_their_tool_id():
         assert all(t.index("keep-best") < t.index("duplicate") for t in dups)
 
 
+async def test_fix_lines_and_the_summary_keep_their_spaces_on_screen(demo_copy):
+    """What the terminal receives has a space between the message number and the action
+    (also m10 and the selected line) and ` · ` between the summary's problems (PNGs made
+    from the snapshots with a proportional fallback font squeeze them; the cells do not)."""
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        fl = app.main.query_one("#fix-list")
+        lines = ["".join(s.text for s in fl.render_line(y)) for y in range(fl.size.height)]
+        assert any("m10 insert-result" in t for t in lines)
+        selected = lines[fl.highlighted - fl.scroll_offset.y]
+        assert "m7 reorder" in selected
+        summary = app.main.query_one("#summary")
+        text = "".join(s.text for s in summary.render_line(0))
+        assert "execute_command) · ● 1 message" in text
+
+
 async def test_toasts_never_cover_the_diff(demo_copy):
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
