@@ -424,7 +424,9 @@ class Timeline(ScrollView, can_focus=True):
     # the help legend, drawn with the styles the rows use
     def legend(self) -> list[tuple[str, str, Style]]:
         """(glyphs, meaning, style) for every mark the timeline draws."""
-        out = [(SEV_MARK[s], s, self._style(f"timeline--{s}")) for s in Severity]
+        out: list[tuple[str, str, Style]] = [
+            (SEV_MARK[s], s, self._style(f"timeline--{s}")) for s in Severity
+        ]
         out.append(
             (
                 f"12:00:00{TRAVEL_GLYPH}",
