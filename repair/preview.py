@@ -52,7 +52,7 @@ class Preview:
         return out
 
 
-def message_json(msg: Message) -> dict:
+def message_json(msg: Message) -> dict[str, Any]:
     return {"role": msg.role, "content": [_short(b.data) for b in msg.blocks]}
 
 
@@ -165,11 +165,11 @@ def describe(before: Session, after: Session, numbers: list[int | None] | None =
         and not {m.uid for _, m in old} & {m.uid for _, m in new}
     ):
         # the adapter loaded the file again (a record re-linked): no message is the same
-        b = sum(1 for m in before.messages if m.live)
-        a = sum(1 for m in after.messages if m.live)
+        sent_before = sum(1 for m in before.messages if m.live)
+        sent_after = sum(1 for m in after.messages if m.live)
         return [
-            f"The conversation is read again from the records as written: {b} messages "
-            f"sent before, {a} after."
+            f"The conversation is read again from the records as written: {sent_before} "
+            f"messages sent before, {sent_after} after."
         ]
     before_at = {m.uid: i for i, m in enumerate(before.messages)} if old or new else {}
 

@@ -11,13 +11,17 @@ here and there), records that carry a uuid are paired by it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .gcpause import gc_paused
 from .place import Place
+
+if TYPE_CHECKING:
+    from .model import Message
 
 WINDOW = 64  # how far ahead a record is looked for when the versions differ
 
@@ -59,7 +63,7 @@ def _record(raw: bytes) -> Any:
         return raw
 
 
-def _trim(a: list, b: list) -> tuple[int, int, int]:
+def _trim(a: Sequence[object], b: Sequence[object]) -> tuple[int, int, int]:
     """Common prefix length, and the ends of the differing stretch in a and in b."""
     n = min(len(a), len(b))
     lo = 0
@@ -72,7 +76,7 @@ def _trim(a: list, b: list) -> tuple[int, int, int]:
     return lo, ea, eb
 
 
-def align(a: list, b: list) -> list[tuple[int | None, int | None]]:
+def align(a: Sequence[object], b: Sequence[object]) -> list[tuple[int | None, int | None]]:
     """The records of two mostly equal versions that differ: (i, j) changed in place,
     (i, None) no longer written, (None, j) new. Greedy: at a difference, the nearer of "b
     gained records before a[i]" and "a lost records before b[j]" (within WINDOW), else
@@ -110,10 +114,10 @@ def line_changes(la: list[bytes], lb: list[bytes]) -> list[RecordChange]:
     # a record that keeps its uuid is the same record, wherever the alignment put it
     old_by_id = {_ident(r): i for i, r in olds.items() if _ident(r) is not None}
     by_uuid: list[tuple[int, int]] = []
-    for j, r in news.items():
-        i = old_by_id.get(_ident(r)) if _ident(r) is not None else None
-        if i is not None:
-            by_uuid.append((i, j))
+    for new_at, r in news.items():
+        old_at = old_by_id.get(_ident(r)) if _ident(r) is not None else None
+        if old_at is not None:
+            by_uuid.append((old_at, new_at))
     used_old = {i for i, _ in by_uuid}
     used_new = {j for _, j in by_uuid}
     pairs: list[tuple[int | None, int | None]] = list(by_uuid)
@@ -123,14 +127,15 @@ def line_changes(la: list[bytes], lb: list[bytes]) -> list[RecordChange]:
         if i2 is not None or j2 is not None:
             pairs.append((i2, j2))
     out: list[RecordChange] = []
-    for i, j in pairs:
-        if i is None:
-            out.append(RecordChange(f"line {j + 1}", None, news[j], "new"))
-        elif j is None:
-            out.append(RecordChange(f"line {i + 1}", olds[i], None, "removed"))
-        elif la[i] != lb[j]:
-            note = f"was line {i + 1}" if i != j else ""
-            out.append(RecordChange(f"line {j + 1}", olds[i], news[j], note))
+    for pair in pairs:
+        match pair:
+            case (None, int() as j):
+                out.append(RecordChange(f"line {j + 1}", None, news[j], "new"))
+            case (int() as i, None):
+                out.append(RecordChange(f"line {i + 1}", olds[i], None, "removed"))
+            case (int() as i, int() as j) if la[i] != lb[j]:
+                note = f"was line {i + 1}" if i != j else ""
+                out.append(RecordChange(f"line {j + 1}", olds[i], news[j], note))
     out.sort(key=lambda c: int(c.where.split()[1]))
     return out
 
@@ -171,36 +176,40 @@ def _doc_changes(a: Any, b: Any, path: str) -> list[RecordChange]:
     return [RecordChange(_place(path) or "the document", a, b)]
 
 
-def entry_changes(a: list, b: list, entry, prefix: str = "") -> list[RecordChange]:
+def entry_changes(
+    a: list[Message], b: list[Message], entry: Callable[[list[Message], int], Any], prefix: str = ""
+) -> list[RecordChange]:
     """The entries of a JSON document that change when its messages go from `a` to `b`
     (one entry per message, in order): `entry(messages, k)` is what the writer writes for
     message k. Only the changed messages are encoded, so a preview of one fix on a large
     document costs no whole-document write or parse. Messages compare by identity (an
     edited message is a new object)."""
     out: list[RecordChange] = []
-    for i, j in align(a, b):
-        if i is None:
-            out.append(RecordChange(_place(f"{prefix}/{j}"), None, entry(b, j), "new"))
-        elif j is None:
-            out.append(RecordChange(_place(f"{prefix}/{i}"), entry(a, i), None, "removed"))
-        else:
-            old, new = entry(a, i), entry(b, j)
-            if old != new:
-                note = f"was {_place(f'{prefix}/{i}')}" if i != j else ""
-                out.append(RecordChange(_place(f"{prefix}/{j}"), old, new, note))
+    for pair in align(a, b):
+        match pair:
+            case (None, int() as j):
+                out.append(RecordChange(_place(f"{prefix}/{j}"), None, entry(b, j), "new"))
+            case (int() as i, None):
+                out.append(RecordChange(_place(f"{prefix}/{i}"), entry(a, i), None, "removed"))
+            case (int() as i, int() as j):
+                old, new = entry(a, i), entry(b, j)
+                if old != new:
+                    note = f"was {_place(f'{prefix}/{i}')}" if i != j else ""
+                    out.append(RecordChange(_place(f"{prefix}/{j}"), old, new, note))
     return out
 
 
-def _list_changes(a: list, b: list, path: str) -> list[RecordChange]:
+def _list_changes(a: list[Any], b: list[Any], path: str) -> list[RecordChange]:
     out: list[RecordChange] = []
-    for i, j in align(a, b):
-        if i is None:
-            out.append(RecordChange(_place(f"{path}/{j}"), None, b[j], "new"))
-        elif j is None:
-            out.append(RecordChange(_place(f"{path}/{i}"), a[i], None, "removed"))
-        else:
-            note = f"was {_place(f'{path}/{i}')}" if i != j else ""
-            out.append(RecordChange(_place(f"{path}/{j}"), a[i], b[j], note))
+    for pair in align(a, b):
+        match pair:
+            case (None, int() as j):
+                out.append(RecordChange(_place(f"{path}/{j}"), None, b[j], "new"))
+            case (int() as i, None):
+                out.append(RecordChange(_place(f"{path}/{i}"), a[i], None, "removed"))
+            case (int() as i, int() as j):
+                note = f"was {_place(f'{path}/{i}')}" if i != j else ""
+                out.append(RecordChange(_place(f"{path}/{j}"), a[i], b[j], note))
     return out
 
 

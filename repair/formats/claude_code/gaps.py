@@ -14,9 +14,12 @@ tells. Anything else is ambiguous and left as it is.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
+from ...edits import Relink
 from ...model import Session
+from ..base import JsonlLine
 from ..probe import probe_bytes
 from .chain import Graph, ts_ms, walk
 from .load import CCState
@@ -27,13 +30,17 @@ CUT = "not connected to the resumed conversation"
 SIDECHAIN = "a gap inside an inline sidechain is left as it is (it is written with the session)"
 
 
-def chain_findings(session: Session) -> list[tuple]:
+# (code, message position, detail, key, whether the client target repairs it)
+RecordFinding = tuple[str, int, str, tuple[Hashable, ...], bool]
+
+
+def chain_findings(session: Session) -> list[RecordFinding]:
     st = session.state
     if not isinstance(st, CCState) or st.walk is None:
         return []
     g = st.file.graph
     w = st.walk
-    out: list[tuple] = []
+    out: list[RecordFinding] = []
     for b in w.bridges:
         mi = _message_at(session, g, w.chain, b.uuid)
         if mi is None:
@@ -50,18 +57,18 @@ def chain_findings(session: Session) -> list[tuple]:
         if st.inline_thread:
             to, where = "", SIDECHAIN
         lost = "every reader then follows the chain across the gap"
-        key = (b.uuid, to, where, lost, b.missing, line)
+        key: tuple[Hashable, ...] = (b.uuid, to, where, lost, b.missing, line)
         out.append(("broken-chain", mi, detail, key, True))
     if w.stop is not None and w.stop_at is not None:
         mi = next((k for k, m in enumerate(session.messages) if m.live), None)
         if mi is None:
             return out
-        to, where = relink_target(st, w.stop_at, w.stop_uuid)
+        parent, where = relink_target(st, w.stop_at, w.stop_uuid)
         if st.inline_thread:
-            to, where = None, SIDECHAIN
+            parent, where = None, SIDECHAIN
         cut = [m for m in session.messages if m.hidden and m.meta.get("hidden_reason") == CUT]
-        if to:  # what the link brings back: the chain that ends at its new parent
-            back = {g.nodes[u].idx for u in walk(g, to).chain}
+        if parent:  # what the link brings back: the chain that ends at its new parent
+            back = {g.nodes[u].idx for u in walk(g, parent).chain}
             cut = [m for m in cut if back.intersection(_origin(m))]
         lines = sorted(st.file.lines[i].lineno for m in cut for i in _origin(m))
         line = _line(g, w.stop_at)
@@ -75,7 +82,7 @@ def chain_findings(session: Session) -> list[tuple]:
             f"line {line}."
         )
         lost = f"the {n} messages before the gap rejoin the conversation"
-        key = (w.stop_at, to or "", where, lost, w.stop_uuid, line)
+        key = (w.stop_at, parent or "", where, lost, w.stop_uuid, line)
         out.append(("broken-chain", mi, detail, key, False))
     return out
 
@@ -116,7 +123,7 @@ def relink_target(st: CCState, uuid: str, missing: str | None) -> tuple[str | No
     return None, "the gap is ambiguous: no record of this session comes before it"
 
 
-def _snapshot_of(lines: list, uuid: str | None) -> int | None:
+def _snapshot_of(lines: list[JsonlLine], uuid: str | None) -> int | None:
     """The line of a file-history-snapshot naming `uuid` (Claude Code writes one per
     prompt), if any."""
     if uuid is None:
@@ -159,7 +166,7 @@ def _message_at(session: Session, g: Graph, chain: list[str], uuid: str) -> int 
     return None
 
 
-def apply_relinks(session: Session, edits: list) -> Session:
+def apply_relinks(session: Session, edits: list[Relink]) -> Session:
     """The session as written, with each edited record pointing at its new parent, loaded
     again: the records before a gap become part of the conversation. The lines loaded keep
     the numbers they had in the file as read (a record histview wrote takes the number of
@@ -189,7 +196,7 @@ def apply_relinks(session: Session, edits: list) -> Session:
     reread = probe_bytes(body, path=session.path)
     for ln, was in zip(reread.lines, probe.lines, strict=False):
         ln.lineno = was.lineno
-    again = session.adapter.load_file(reread)
+    again = session.adapter.read_back(reread)  # the Claude Code adapter's load_file
     again.state.file.carried = written.dropped_records
     again.target, again.source, again.label = session.target, session.source, session.label
     # subagent files are threads of their own file: they stay as they are
