@@ -15,10 +15,13 @@ from .anthropic_list import (
     encode_entry,
     make_state,
     messages_from_entries,
+    read_back_entries,
     record_changes,
+    to_read_again,
     write_document,
+    written_anew,
 )
-from .base import Adapter, Export, Probe
+from .base import Adapter, Edited, Export, Probe
 from .registry import register
 
 if TYPE_CHECKING:
@@ -63,6 +66,12 @@ class AnthropicAdapter(Adapter):
         bytes_of: Callable[[Session], bytes] | None = None,
     ) -> list[RecordChange]:
         return record_changes(before, after)
+
+    def read_back_edited(self, session: Session) -> Edited | None:
+        if session.state.container not in ("list", "body"):
+            return None
+        positions = to_read_again(session, written_anew(session))
+        return read_back_entries(session, positions, lambda messages, k: encode_entry(messages[k]))
 
 
 register(AnthropicAdapter())

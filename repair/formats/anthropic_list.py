@@ -10,12 +10,15 @@ blocks' data.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..jsonio import JsonStyle, detect_style, dumps
+from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
-from .base import Probe, shown, type_name
+from ..place import Place
+from .base import Edited, Probe, shown, type_name
 
 if TYPE_CHECKING:
     from ..records import RecordChange
@@ -264,6 +267,7 @@ class DocState:
     container: str  # "list" | "body" | "v2"
     style: JsonStyle
     loaded: tuple[Message, ...]
+    tags: Any = None  # Roo: the condense and truncation tags in effect (roo.meta.roo_tags)
 
 
 def make_state(probe: Probe, container: str, messages: list[Message]) -> DocState:
@@ -313,6 +317,112 @@ def encode_entry(msg: Message, new_extra: dict[str, Any] | None = None) -> Any:
     entry = dict(msg.raw)
     entry["content"] = encode_content(msg)
     return entry
+
+
+def copied(msg: Message) -> bool:
+    """The message's entry is written as it was read (`encode_entry` gives back `raw`)."""
+    if msg.raw is None:
+        return False
+    return (
+        msg.malformed is not None
+        or msg.role is None
+        or not isinstance(msg.raw, dict)
+        or untouched(msg)
+    )
+
+
+def written_anew(session: Session) -> list[int]:
+    """The positions whose entry the writer builds (a new or rebuilt message); every other
+    entry is written as it was read."""
+    loaded = {id(m) for m in session.state.loaded}
+    return [p for p, m in enumerate(session.messages) if id(m) not in loaded and not copied(m)]
+
+
+def to_read_again(session: Session, fresh: list[int]) -> list[int]:
+    """The positions written anew (`fresh`) and those that follow a message that was not
+    their neighbour in the file read (one was dropped or put between): what a message
+    reads as may depend on the one before it."""
+    where = {id(m): k for k, m in enumerate(session.state.loaded)}
+    out = set(fresh)
+    before = None
+    for p, m in enumerate(session.messages):
+        k = where.get(id(m))
+        if p and (k is None or before is None or k != before + 1):
+            out.add(p)
+        before = k
+    return sorted(out)
+
+
+def read_back_entries(
+    session: Session,
+    positions: list[int],
+    entry_at: Callable[[list[Message], int], Any],
+    reload: Callable[[list[Message], list[Any]], None] | None = None,
+) -> Edited | None:
+    """The entries a list or request body writes anew and those after a seam (`positions`:
+    `to_read_again`), each encoded as the writer encodes it and read again, with the messages around them that
+    read differently when a neighbour changes (a Cline text result answers the call of the
+    assistant message before it). `entry_at(messages, k)` is the writer's entry for message
+    k; `reload(messages, entries)` finishes messages read from those entries (Roo's keys).
+    Untouched entries are the very values that were read: they load as they did. None
+    when an entry does not read back (the whole file is read back then, and refused)."""
+    state = session.state
+    if not isinstance(state, DocState) or state.container not in ("list", "body"):
+        return None
+    msgs = session.messages
+    prefix = "" if state.container == "list" else "/messages"
+    # ranges [lo, hi]: a fresh message with the role-bearing messages either side of it
+    ranges: list[list[int]] = []
+    for p in positions:
+        lo, hi = _neighbour(msgs, p, -1), _neighbour(msgs, p, 1)
+        if ranges and lo <= ranges[-1][1] + 1:
+            ranges[-1][1] = max(ranges[-1][1], hi)
+        else:
+            ranges.append([lo, hi])
+    fresh_set = set(positions)
+    style = dataclasses.replace(state.style, trailing_newline=False, bom=False)
+    out: dict[int, Message] = {}
+    for lo, hi in ranges:
+        part: list[Message] = []
+        entries: list[Any] = []
+        for p in range(lo, hi + 1):
+            entry = entry_at(msgs, p)
+            try:
+                again = loads(dumps(entry, style))
+            except (ValueError, RecursionError):
+                return None
+            entries.append(again)
+            part.append(message_from_entry(again, f"{prefix}/{p}"))
+        if reload is not None:
+            reload(part, entries)
+        for p, m in zip(range(lo, hi + 1), part, strict=True):
+            # the first of a range only gives its neighbour context (unless written anew):
+            # what it reads as depends on the message before it, outside the range
+            if p != lo or p in fresh_set:
+                out[p] = m
+    n = len(prefix) + 1
+
+    def moved(place: Place, position: int) -> Place:
+        path = place.pointer
+        if path is None or not path.startswith(prefix + "/"):
+            return place
+        rest = path[n:]
+        cut = rest.find("/")
+        pointer = f"{prefix}/{position}" + (rest[cut:] if cut >= 0 else "")
+        return dataclasses.replace(place, pointer=pointer)
+
+    return Edited(out, moved)
+
+
+def _neighbour(msgs: list[Message], p: int, step: int) -> int:
+    """The nearest message with a role from p on in `step`'s direction (Roo's role-less
+    reasoning items sit between turns), else the last one looked at."""
+    q = p + step
+    while 0 <= q < len(msgs):
+        if msgs[q].role is not None or msgs[q].malformed is not None:
+            return q
+        q += step
+    return max(0, min(q, len(msgs) - 1))
 
 
 def write_document(state: DocState, entries: list[Any]) -> bytes:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..jsonio import JsonNumber
 from ..model import Message, Session
+from ..place import Place
 
 if TYPE_CHECKING:
     from ..records import RecordChange
@@ -103,6 +104,21 @@ class Export:
     dropped_records: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass
+class Edited:
+    """The written file read back where its writer wrote something new (`read_back_edited`):
+    the other records are byte copies of what was read, which load as they did.
+
+    `messages`: position -> what the written record loads to, for every message written
+    anew and every message whose load depends on one (its neighbour); each must equal the
+    repaired message there, else the whole file is read back. `moved(place, position)`:
+    where a byte-copied message's finding is in the written file (its record moved when
+    messages before it came or went)."""
+
+    messages: dict[int, Message]
+    moved: Callable[[Place, int], Place]
+
+
 class Adapter(ABC):
     """One on-disk format: detection, load into the normal form, export back.
 
@@ -177,6 +193,11 @@ class Adapter(ABC):
         """The written bytes (probed) loaded again as `check` loads the written file (its
         own file only: files written beside it are read back on their own)."""
         return self.load(probe)
+
+    def read_back_edited(self, session: Session) -> Edited | None:
+        """The records `session` writes anew, read back (repair.readback's narrowed path);
+        None: this format reads the whole written file back."""
+        return None
 
     def check_written(self, session: Session, again: Session) -> None:
         """Refuse (ExportRefused) a write whose bytes do not load back as `session`; `again`

@@ -23,11 +23,14 @@ from ..anthropic_list import (
     encode_entry,
     make_state,
     messages_from_entries,
+    read_back_entries,
+    to_read_again,
     write_document,
+    written_anew,
 )
-from ..base import Adapter, Export, Probe
+from ..base import Adapter, Edited, Export, Probe
 from ..registry import register
-from .meta import apply_roo_meta, pair_text_results
+from .meta import apply_roo_meta, pair_text_results, roo_tags
 from .v2 import dump_records, first_record, load_v2
 
 if TYPE_CHECKING:
@@ -73,9 +76,13 @@ class RooAdapter(Adapter):
         else:
             prefix = "" if shape.container == "list" else "/messages"
             messages = messages_from_entries(shape.entries, prefix)
-            apply_roo_meta(messages, _raw)
+            tags = roo_tags(shape.entries)
+            apply_roo_meta(messages, _raw, tags)
         pair_text_results(messages)
-        return self.session(probe.path, messages, make_state(probe, shape.container, messages))
+        state = make_state(probe, shape.container, messages)
+        if shape.container != "v2":
+            state.tags = tags
+        return self.session(probe.path, messages, state)
 
     def write(self, session: Session) -> Export:
         state = session.state
@@ -89,6 +96,26 @@ class RooAdapter(Adapter):
             if isinstance(entry, dict) and _is_time(entry.get("ts")):
                 last_ts = entry["ts"]
         return Export(write_document(state, entries))
+
+    def read_back_edited(self, session: Session) -> Edited | None:
+        if session.state.container not in ("list", "body"):
+            return None
+        msgs = session.messages
+        fresh = {p: _entry_at(msgs, p) for p in written_anew(session)}
+        # the condense and truncation tags in effect in the written document: others than
+        # those read change what untouched messages read as (hidden or not)
+        tags = roo_tags(fresh[p] if p in fresh else m.raw for p, m in enumerate(msgs))
+        if tags != session.state.tags:
+            return None
+
+        def entry_at(messages: list[Message], k: int) -> object:
+            return fresh[k] if k in fresh else messages[k].raw
+
+        def reload(part: list[Message], entries: list[Any]) -> None:
+            apply_roo_meta(part, _raw, tags)
+            pair_text_results(part)
+
+        return read_back_entries(session, to_read_again(session, list(fresh)), entry_at, reload)
 
     def record_changes(
         self,

@@ -12,7 +12,7 @@ noted in `meta["orphan_tag"]`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ...model import TOOL_RESULT, TOOL_USE, Message
@@ -28,19 +28,30 @@ def timestamp_seconds(ts: Any) -> float | None:
     return ts / 1000.0
 
 
-def apply_roo_meta(messages: Sequence[Message], record_of: Callable[[Message], Any]) -> None:
-    """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
-    message's record. Runs once at load, on freshly built messages."""
+def roo_tags(records: Iterable[Any]) -> tuple[set[str], set[str]]:
+    """The condense ids of the summaries and the truncation ids of the markers the records
+    hold: the tags that take effect."""
     summaries: set[str] = set()
     markers: set[str] = set()
-    for m in messages:
-        rec = record_of(m)
+    for rec in records:
         if not isinstance(rec, dict):
             continue
         if rec.get("isSummary") is True and isinstance(rec.get("condenseId"), str):
             summaries.add(rec["condenseId"])
         if rec.get("isTruncationMarker") is True and isinstance(rec.get("truncationId"), str):
             markers.add(rec["truncationId"])
+    return summaries, markers
+
+
+def apply_roo_meta(
+    messages: Sequence[Message],
+    record_of: Callable[[Message], Any],
+    tags: tuple[set[str], set[str]] | None = None,
+) -> None:
+    """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
+    message's record. Runs once at load, on freshly built messages; `tags`: those of the
+    whole document (`roo_tags`) when `messages` are only some of its messages."""
+    summaries, markers = tags if tags is not None else roo_tags(record_of(m) for m in messages)
     for m in messages:
         rec = record_of(m)
         if not isinstance(rec, dict):
