@@ -101,17 +101,23 @@ def _collect(
     target: str,
     numbers: list[int | None],
     client: wire.Request | None,
+    only: set[int] | None = None,
 ) -> _Collector:
+    """The findings; with `only`, those at these positions alone (repair.incremental: `p`
+    then holds the calls and results there, with the whole session's links)."""
     out = _Collector(msgs, target, numbers, client)
     _id_findings(p, msgs, out)
     _role_findings(p, msgs, out)
     _tool_findings(p, msgs, out)
-    _shape_findings(p, msgs, out)
+    _shape_findings(p, msgs, out, only)
     _time_findings(p, msgs, out)
     _client_findings(msgs, out)
-    for i, m in enumerate(msgs):
+    for i in range(len(msgs)) if only is None else sorted(only):
+        m = msgs[i]
         if m.malformed is not None:
             out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
+    if only is not None:
+        out.findings = [f for f in out.findings if f.position in only]
     return out
 
 
@@ -500,13 +506,17 @@ def _client_findings(msgs: list[Message], out: _Collector) -> None:
         )
 
 
-def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+def _shape_findings(
+    p: Pairing, msgs: list[Message], out: _Collector, only: set[int] | None = None
+) -> None:
     last_live = p.live[-1] if p.live else None
     separate_results = targets.get(out.target).separate_results
     client = targets.get(out.target).is_client
-    prev: int | None = None
-    for mi in p.live:
+    for mi in p.live if only is None else sorted(only):
         m = msgs[mi]
+        if not m.live:
+            continue
+        prev = p.prev_live.get(mi)
         blocks = m.blocks
         # tool-result-not-first: one finding per message, at the first late result (a result
         # in an assistant message is wrong-role-block instead)
@@ -567,7 +577,6 @@ def _shape_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                     f"two {m.role} messages in a row (messages {out.n(prev)} and {out.n(mi)}).",
                     key=(m.uid,),
                 )
-        prev = mi
 
 
 def _whitespace_only(blocks) -> bool:

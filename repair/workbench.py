@@ -19,6 +19,7 @@ from . import codes
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
 from .files import Staging, Watch, backup_path, plan_paths
+from .incremental import changed_positions, reanalyze
 from .model import Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, describe, preview
@@ -91,6 +92,10 @@ class Workbench:
         self.done: list[Step] = []
         self.undone: list[Step] = []
         self._analysis: tuple[list, Analysis] | None = None
+        # the analyses of the last few states (by their message list): an undo or a redo
+        # goes back to a state analysed already
+        self._recent: list[tuple[list, Analysis]] = []
+        self._recent_plans: list[tuple[list, int, Plan]] = []
         self._plan: tuple[list, int, Plan] | None = None
         self._choice_version = 0
         self._original_analysis: Analysis | None = None
@@ -104,9 +109,19 @@ class Workbench:
     @property
     def analysis(self) -> Analysis:
         # keyed by the message list: a step that changes only a thread keeps it
-        if self._analysis is None or self._analysis[0] is not self.session.messages:
-            self._analysis = (self.session.messages, analyze(self.session))
+        msgs = self.session.messages
+        if self._analysis is None or self._analysis[0] is not msgs:
+            got = next((a for m, a in self._recent if m is msgs), None)
+            if got is None and self._analysis is not None:
+                # from the state analysed last (the one before this step): what changed
+                prev, before = self._analysis
+                got = reanalyze(before, prev, self.session, changed_positions(prev, msgs))
+            self._remember(msgs, got or analyze(self.session))
         return self._analysis[1]
+
+    def _remember(self, msgs: list, analysis: Analysis) -> None:
+        self._analysis = (msgs, analysis)
+        self._recent = [(msgs, analysis), *(r for r in self._recent if r[0] is not msgs)][:4]
 
     def conversation(self, view: View = None) -> Session:
         """The main conversation (None) or thread `view`, as it is now."""
@@ -152,16 +167,18 @@ class Workbench:
 
     @property
     def plan(self) -> Plan:
-        if (
-            self._plan is None
-            or self._plan[0] is not self.session.messages
-            or self._plan[1] != self._choice_version
-        ):
+        msgs, version = self.session.messages, self._choice_version
+        if self._plan is None or self._plan[0] is not msgs or self._plan[1] != version:
+            got = next((p for m, v, p in self._recent_plans if m is msgs and v == version), None)
             self._plan = (
-                self.session.messages,
-                self._choice_version,
-                make_plan(self.session, self.analysis, self.choices),
+                msgs,
+                version,
+                got or make_plan(self.session, self.analysis, self.choices),
             )
+            self._recent_plans = [
+                self._plan,
+                *(r for r in self._recent_plans if r[0] is not msgs or r[1] != version),
+            ][:4]
         return self._plan[2]
 
     @property
@@ -282,7 +299,7 @@ class Workbench:
         if not n:
             return None
         result = self._push(Step(self.session, after, done, f"apply all ({n} fixes)", steps))
-        self._analysis = (after.messages, settled.last)  # the last round analysed it already
+        self._remember(after.messages, settled.last)  # the last round analysed it already
         return result
 
     def _push(self, step: Step) -> StepResult:
@@ -341,8 +358,11 @@ class Workbench:
     def _known(self, state: Session | None = None) -> dict[int, Analysis]:
         """Analyses already made, by id() of their session: what a read-back of bytes that
         did not change need not make again."""
+        current = state or self.session
         known = {id(self.original): self.original_analysis}
-        for k, thread in enumerate((state or self.session).threads):
+        if self._analysis is not None and self._analysis[0] is current.messages:
+            known[id(current)] = self._analysis[1]
+        for k, thread in enumerate(current.threads):
             got = self._thread_analysis.get(k)
             if got is not None and got[0] is thread:
                 known[id(thread)] = got[1]
@@ -564,15 +584,6 @@ def _result(step: Step, *, undone: bool) -> StepResult:
         a, b = (ts.after, ts.before) if undone else (ts.before, ts.after)
         changed[ts.index] = changed_positions(a.messages, b.messages)
     return StepResult(step, undone, changed)
-
-
-def changed_positions(old: list, new: list) -> frozenset[int] | None:
-    """Positions in `new` holding a message that is not in `old` (messages are never
-    mutated: an edited one is a new object); None when messages came or went, so every
-    position after the first change moved."""
-    if len(old) != len(new):
-        return None
-    return frozenset(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b)
 
 
 def _mode_of(path: str, replace: bool, src_stat) -> dict:

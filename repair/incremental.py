@@ -1,0 +1,299 @@
+"""The analysis after a step, from the analysis before it: only the messages the step
+changed and what pairs with them are looked at again.
+
+A step (one fix applied, undone or redone) replaces a few messages (`changed`: their
+positions; messages are never mutated, an edited one is a new object). What the analysis
+finds depends on the rest of the session through tool ids (a result pairs with a call of
+the same id anywhere, a repeated id is a duplicate of the first), through neighbours (a
+call's home is the next live message, a turn's calls pair by position with its home's
+unknown results, two messages of one role in a row) and through the numbering. So:
+
+- the messages to pair again are the changed ones, every message holding a block with one
+  of their tool ids (before or after the step), and the assistant message and home of
+  each turn among them, until no new id comes in;
+- they are paired by `pairing.pair` itself, on those messages alone with placeholders
+  (same role, same liveness, no blocks) for the neighbours they read: the calls and
+  results elsewhere keep their links, which cannot reach the re-paired ones;
+- the findings are made again, by the analysis itself (`analysis._collect` with `only`),
+  at those messages, at the message after each changed one, and where a
+  misplaced-tool-result finding was (its detail reads the messages up to its call's
+  home); every other finding is kept as it was.
+
+`reanalyze` declines (None: analyse the whole session) where that does not hold: messages
+came or went (positions moved), a changed message changed its role, liveness, timestamp
+or number of wire entries, the target is a client whose sending is emulated, the format
+adds findings from its records (Claude Code's chains), or the ids to pair again reach a
+large part of the session. tests/test_incremental.py checks it equals `analyze` after
+random steps.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from . import clients, codes, wire
+from .analysis import Analysis, _collect
+from .gcpause import gc_paused
+from .model import Message, Session
+from .pairing import Pairing, Result, Use, pair
+
+# Beyond this share of the messages, pairing them again is no cheaper than the whole.
+_MAX_SHARE = 0.2
+
+
+def reanalyze(
+    before: Analysis, old: list[Message], session: Session, changed: frozenset[int] | None
+) -> Analysis | None:
+    """The analysis of `session` (its target), given `before`, the analysis of the message
+    list `old` it was made from by replacing the messages at `changed`; None when this
+    step needs the whole analysis."""
+    with gc_paused():
+        return _reanalyze(before, old, session, changed)
+
+
+def _reanalyze(
+    before: Analysis, old: list[Message], session: Session, changed: frozenset[int] | None
+) -> Analysis | None:
+    new = session.messages
+    target = session.target
+    if changed is None or len(old) != len(new) or before.target != target:
+        return None
+    if not changed:
+        return before
+    client = clients.get(target)
+    if client is not None and not client.only_repairs:
+        return None
+    adapter = session.adapter
+    if getattr(type(adapter), "chain_findings", None) is not _base_chain_findings():
+        return None
+    load = {id(f) for f in session.load_findings}
+    if sum(1 for f in before.findings if id(f) in load) != len(session.load_findings):
+        return None
+    w = wire.wire_for(target)
+    for c in changed:
+        a, b = old[c], new[c]
+        if (
+            a.role != b.role
+            or a.live != b.live
+            or a.timestamp != b.timestamp
+            or wire.is_sent(a, w) != wire.is_sent(b, w)
+        ):
+            return None
+        if w.split is not wire.WIRES["anthropic"].split and _entries(a, w) != _entries(b, w):
+            return None
+    p = before.pairing
+    got = _to_pair_again(p, old, new, changed)
+    if got is None:
+        return None
+    redo, ids = got
+    pairing = _pair_again(p, new, redo, ids, adapter)
+    where = set(redo)
+    for c in changed:
+        nxt = p.next_live.get(c)
+        if nxt is not None:
+            where.add(nxt)
+    where.update(
+        f.position
+        for f in before.findings
+        if f.code == "misplaced-tool-result" and f.position is not None
+    )
+    positions = sorted(where)
+    view = Pairing(
+        _at(pairing.uses, positions),
+        _at(pairing.results, positions),
+        pairing.live,
+        pairing.next_live,
+        pairing.prev_live,
+        pairing.uses_by_message,
+        pairing.results_by_message,
+        pairing.wrong_role,
+    )
+    out = _collect(view, new, target, before.numbers, None, where)
+    if client is not None and any(codes.get(f.code).repair_by_client(target) for f in out.findings):
+        return None  # the client would repair it: its sending is emulated then
+    kept = [f for f in before.findings if f.position not in where and id(f) not in load]
+    if client is not None and any(codes.get(f.code).repair_by_client(target) for f in kept):
+        return None
+    findings = kept + out.findings + list(session.load_findings)
+    findings.sort(
+        key=lambda f: (
+            f.position if f.position is not None else -1,
+            f.block_index if f.block_index is not None else -1,
+            f.severity.rank,
+            f.code,
+        )
+    )
+    return Analysis(findings, pairing, target, before.numbers, before.sent)
+
+
+def _base_chain_findings():
+    from .formats.base import Adapter
+
+    return Adapter.chain_findings
+
+
+def _entries(m: Message, w: wire.Wire) -> int:
+    return len(w.split(wire.SentMessage(m.role or "user", wire.sent_blocks(m), [])))
+
+
+def _ids_at(p: Pairing) -> dict[str, list[int]]:
+    """Tool id -> the positions of the calls and results that carry it (kept with the
+    pairing: each step's pairing gets its own, updated)."""
+    got = p.__dict__.get("_ids_at")
+    if got is None:
+        got = {}
+        for u in p.uses:
+            if u.tool_id:
+                got.setdefault(u.tool_id, []).append(u.mi)
+        for r in p.results:
+            if r.tool_id:
+                got.setdefault(r.tool_id, []).append(r.mi)
+        p.__dict__["_ids_at"] = got
+    return got
+
+
+def _to_pair_again(
+    p: Pairing, old: list[Message], new: list[Message], changed: frozenset[int]
+) -> tuple[list[int], set[str]] | None:
+    """The positions whose calls and results are paired again (sorted) and the tool ids
+    they hold (every position holding one is among them); None when too many."""
+    at = _ids_at(p)
+    limit = max(64, int(len(new) * _MAX_SHARE))
+    todo = sorted(changed)
+    seen: set[int] = set()
+    ids: set[str] = set()
+    while todo:
+        mi = todo.pop()
+        if mi in seen:
+            continue
+        seen.add(mi)
+        if len(seen) > limit:
+            return None
+        for m in (old[mi], new[mi]) if mi in changed else (new[mi],):
+            for b in m.blocks:
+                tid = b.tool_id
+                if tid and tid not in ids:
+                    ids.add(tid)
+                    todo.extend(at.get(tid, ()))
+        # a turn is paired with its home: the call message and the message after it
+        if new[mi].live:
+            nxt, prv = p.next_live.get(mi), p.prev_live.get(mi)
+            if new[mi].role == "assistant" and nxt is not None:
+                todo.append(nxt)
+            if prv is not None and new[prv].role == "assistant":
+                todo.append(prv)
+    return sorted(seen), ids
+
+
+def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], adapter) -> Pairing:
+    """`p` with the calls and results of the messages at `redo` paired again."""
+    redo_set = set(redo)
+    # the messages paired, with placeholders for the neighbours they read: each one's next
+    # live message (a call's home) and the live assistant message before it (whose calls
+    # a result looks at first)
+    take: set[int] = set(redo)
+    for mi in redo:
+        nxt = p.next_live.get(mi)
+        if nxt is not None:
+            take.add(nxt)
+        prv = p.prev_live.get(mi)
+        while prv is not None:
+            take.add(prv)
+            if new[prv].role == "assistant":
+                break
+            prv = p.prev_live.get(prv)
+    order = sorted(take)
+    part = [new[mi] if mi in redo_set else _placeholder(new[mi]) for mi in order]
+    sub = pair(part, remap=not getattr(adapter, "unique_call_ids", False))
+    for u in sub.uses:
+        u.mi = order[u.mi]
+        if u.home is not None:
+            u.home = order[u.home]
+    for r in sub.results:
+        r.mi = order[r.mi]
+    uses_by_message = dict(p.uses_by_message)
+    results_by_message = dict(p.results_by_message)
+    for mi in redo:
+        uses_by_message.pop(mi, None)
+        results_by_message.pop(mi, None)
+    for k, v in sub.uses_by_message.items():
+        uses_by_message[order[k]] = v
+    for k, v in sub.results_by_message.items():
+        results_by_message[order[k]] = v
+    uses = _replace(p.uses, redo, sub.uses)
+    results = _replace(p.results, redo, sub.results)
+    wrong_role = sub.wrong_role or (
+        p.wrong_role and (any(u.wrong_role for u in uses) or any(r.wrong_role for r in results))
+    )
+    out = Pairing(
+        uses,
+        results,
+        p.live,
+        p.next_live,
+        p.prev_live,
+        uses_by_message,
+        results_by_message,
+        wrong_role,
+    )
+    at = dict(_ids_at(p))
+    for tid in ids:
+        at.pop(tid, None)
+    for x in (*sub.uses, *sub.results):
+        if x.tool_id:
+            at.setdefault(x.tool_id, []).append(x.mi)
+    out.__dict__["_ids_at"] = at
+    return out
+
+
+def _mi(x: Use | Result) -> int:
+    return x.mi
+
+
+def _replace(items: list, positions: list[int], fresh: list) -> list:
+    """`items` (calls or results in file order) with those of the messages at `positions`
+    (sorted) replaced by `fresh` (in file order)."""
+    out: list = []
+    start = 0
+    k = 0
+    for mi in positions:
+        lo = bisect_left(items, mi, lo=start, key=_mi)
+        hi = bisect_right(items, mi, lo=lo, key=_mi)
+        out += items[start:lo]
+        while k < len(fresh) and fresh[k].mi == mi:
+            out.append(fresh[k])
+            k += 1
+        start = hi
+    out += items[start:]
+    return out
+
+
+def _at(items: list, positions: list[int]) -> list:
+    """The calls or results (in file order) of the messages at `positions` (sorted)."""
+    out: list = []
+    for mi in positions:
+        lo = bisect_left(items, mi, key=_mi)
+        out += items[lo : bisect_right(items, mi, lo=lo, key=_mi)]
+    return out
+
+
+_PLACEHOLDERS: dict[tuple, Message] = {}
+
+
+def _placeholder(m: Message) -> Message:
+    """A message with `m`'s role and liveness and no blocks."""
+    key = (m.role, m.hidden, m.malformed is not None)
+    got = _PLACEHOLDERS.get(key)
+    if got is None:
+        got = _PLACEHOLDERS[key] = Message(
+            role=m.role, blocks=(), hidden=m.hidden, malformed="" if m.malformed else None
+        )
+    return got
+
+
+def changed_positions(old: list, new: list) -> frozenset[int] | None:
+    """Positions in `new` holding a message that is not in `old` (messages are never
+    mutated: an edited one is a new object); None when messages came or went, so every
+    position after the first change moved."""
+    if len(old) != len(new):
+        return None
+    return frozenset(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b)

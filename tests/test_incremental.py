@@ -1,0 +1,278 @@
+"""The analysis after a step made from the analysis before it (repair.incremental) is the
+analysis of the whole session: the same findings (codes, places, texts, severities, keys),
+numbers and pairing, after random applies, undos, redos and changed actions, on every
+sample and corpus file, fuzzed copies of them and generated sessions."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from fuzz_support import mutate, seeds
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from repair import incremental
+from repair.analysis import Analysis, analyze
+from repair.errors import InputError
+from repair.formats import load_bytes
+from repair.plan import apply_fixes, make_plan
+from repair.workbench import Workbench
+
+SEEDS = seeds()
+
+
+def _place(x) -> tuple | None:
+    return None if x is None else (x.mi, x.bi)
+
+
+def facts(a: Analysis) -> dict:
+    """Everything an analysis says, by value."""
+    p = a.pairing
+    return {
+        "findings": [(f.to_json(), f.position, f.key, f.severity) for f in a.findings],
+        "numbers": a.numbers,
+        "sent": a.sent,
+        "target": a.target,
+        "uses": [
+            (
+                u.mi,
+                u.bi,
+                u.block.bid,
+                u.order,
+                u.home,
+                [_place(r) for r in u.results],
+                _place(u.dup_of),
+                _place(u.partner),
+                u.wrong_role,
+            )
+            for u in p.uses
+        ],
+        "results": [
+            (r.mi, r.bi, r.block.bid, _place(r.use), r.before_use, _place(r.partner), r.wrong_role)
+            for r in p.results
+        ],
+        "live": p.live,
+        "next_live": p.next_live,
+        "prev_live": p.prev_live,
+        "uses_by_message": {k: [_place(u) for u in v] for k, v in p.uses_by_message.items()},
+        "results_by_message": {k: [_place(r) for r in v] for k, v in p.results_by_message.items()},
+        "wrong_role": p.wrong_role,
+    }
+
+
+class Counted:
+    """How often the incremental analysis answered (and did not decline)."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.answered = 0
+        real = incremental.reanalyze
+
+        def counting(*args):
+            got = real(*args)
+            self.answered += got is not None
+            return got
+
+        monkeypatch.setattr("repair.workbench.reanalyze", counting)
+
+
+def _steps(wb: Workbench, rng: random.Random, n: int, check) -> list[str]:
+    done = []
+    for _ in range(n):
+        roll = rng.random()
+        if wb.done and roll < 0.15:
+            wb.undo()
+            done.append("undo")
+        elif wb.undone and roll < 0.25:
+            wb.redo()
+            done.append("redo")
+        else:
+            choosable = [f for f in wb.plan.fixes if len(f.actions) > 1]
+            if choosable and rng.random() < 0.3:
+                fix = rng.choice(choosable)
+                wb.cycle(fix)
+                done.append(f"cycle {fix.code}")
+            fixes = wb.plan.actionable
+            if not fixes:
+                break
+            fix = rng.choice(fixes)
+            if wb.apply(fix) is None:
+                continue
+            done.append(f"{fix.code} -> {fix.action}")
+        check(wb, done)
+    return done
+
+
+def _same_as_whole(wb: Workbench, done: list[str]) -> None:
+    assert facts(wb.analysis) == facts(analyze(wb.session)), done
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    which=st.integers(0, len(SEEDS) - 1),
+    rng_seed=st.integers(0, 2**32 - 1),
+    mutations=st.integers(0, 2),
+    steps=st.integers(1, 8),
+)
+def test_the_analysis_after_random_steps_is_the_whole_analysis(which, rng_seed, mutations, steps):
+    seed = SEEDS[which]
+    rng = random.Random(rng_seed)
+    data, how = mutate(seed, rng, mutations) if mutations else (seed.data, [])
+    note(f"{seed.name}: {'; '.join(how)}")
+    try:
+        session = load_bytes(data, f"/tmp/input{seed.suffix}")
+    except InputError:
+        return
+    _steps(Workbench(session), rng, steps, _same_as_whole)
+
+
+_IDS = ["t1", "t2", "t3", "t4"]
+_block = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, st.sampled_from(["", " ", "ok"])),
+    st.builds(
+        lambda i, n: {"type": "tool_use", "id": i, "name": n, "input": {}},
+        st.sampled_from([*_IDS, ""]),
+        st.sampled_from(["read_file", "ls"]),
+    ),
+    st.builds(
+        lambda i: {"type": "tool_result", "tool_use_id": i, "content": "out"},
+        st.sampled_from([*_IDS, "", "x9"]),
+    ),
+    st.builds(
+        lambda n: {"type": "text", "text": f"[{n} for 'a'] Result: ok"},
+        st.sampled_from(["read_file", "ls"]),
+    ),
+)
+_entry = st.builds(
+    lambda role, content, ts, extra: {"role": role, "content": content, "ts": ts, **extra},
+    st.sampled_from(["user", "assistant", "user", "assistant", "system"]),
+    st.one_of(st.sampled_from(["", "text"]), st.lists(_block, max_size=4)),
+    st.integers(1000, 9000),
+    st.sampled_from(
+        [{}, {}, {}, {"condenseParent": "c1"}, {"isSummary": True, "condenseId": "c1"}]
+    ),
+)
+_TARGETS = ["anthropic", "bedrock", "openai-chat", "openai-responses", "gemini"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_entry, min_size=1, max_size=12),
+    fmt=st.sampled_from(["roo", "anthropic"]),
+    target=st.sampled_from(_TARGETS),
+    rng_seed=st.integers(0, 2**32 - 1),
+)
+def test_generated_sessions_after_random_steps(doc, fmt, target, rng_seed):
+    """Small generated sessions (repeated and missing ids, id-less calls, text results,
+    empty messages, condense tags, stamps out of order), under every provider target."""
+    try:
+        session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format=fmt, target=target)
+    except InputError:
+        return
+    _steps(Workbench(session), random.Random(rng_seed), 6, _same_as_whole)
+
+
+def _long(n: int) -> bytes:
+    """n turns of one call and its result, some broken (a result missing, duplicated,
+    under a wrong id, in the turn after), a user prompt now and then."""
+    msgs: list[dict] = [{"role": "user", "content": "start"}]
+    for k in range(n):
+        tid = f"toolu_{k:05d}"
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"step {k}"},
+                    {"type": "tool_use", "id": tid, "name": "read_file", "input": {"k": k}},
+                ],
+            }
+        )
+        fault = k % 17
+        results = (
+            [] if fault == 3 else [{"type": "tool_result", "tool_use_id": tid, "content": "ok"}]
+        )
+        if fault == 5:
+            results[0]["tool_use_id"] = "wrong_" + tid
+        if fault == 7:
+            results.append(dict(results[0]))
+        msgs.append({"role": "user", "content": results or [{"type": "text", "text": "go on"}]})
+    return json.dumps(msgs).encode()
+
+
+def test_one_fix_at_a_time_on_a_long_session_is_followed_step_by_step(monkeypatch):
+    """Every fix of a 300-turn session applied one by one, some undone and redone: each
+    state's analysis is made from the one before (not the whole session) and equals it."""
+    counted = Counted(monkeypatch)
+    wb = Workbench(load_bytes(_long(300), "/tmp/long.json", format="anthropic"))
+    rng = random.Random(7)
+    steps = _steps(wb, rng, 60, _same_as_whole)
+    assert len(steps) >= 40
+    assert counted.answered >= len(steps) // 2
+
+
+def test_a_round_of_many_fixes_is_followed_too():
+    """apply_fixes with a whole plan (what `fix` does in a round), then the increment."""
+    session = load_bytes(_long(400), "/tmp/long.json", format="anthropic")
+    before = analyze(session)
+    plan = make_plan(session, before)
+    after, done = apply_fixes(session, plan.actionable)
+    assert done
+    changed = incremental.changed_positions(session.messages, after.messages)
+    got = incremental.reanalyze(before, session.messages, after, changed)
+    if changed is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert facts(got) == facts(analyze(after))
+
+
+@pytest.mark.parametrize("target", ["claude-code"])
+def test_a_client_target_that_emulates_its_sending_is_analysed_whole(target):
+    """Claude Code's chain findings and emulated request are not followed step by step: the
+    increment declines and the whole analysis runs."""
+    seed = next(s for s in SEEDS if s.name.endswith("claude_code_parallel_interrupted.jsonl"))
+    session = load_bytes(seed.data, "/tmp/input.jsonl")
+    before = analyze(session)
+    fix = make_plan(session, before).actionable[0]
+    after, _ = apply_fixes(session, [fix])
+    changed = incremental.changed_positions(session.messages, after.messages)
+    assert incremental.reanalyze(before, session.messages, after, changed) is None
+
+
+def test_a_misplaced_result_is_judged_again_when_a_message_on_its_way_home_changes(monkeypatch):
+    """The result of call b sits three messages after its home; the first between them
+    holds a result and a blank text. Dropping that text leaves only results between the
+    home and b's result: the misplaced finding of b, at a message the fix did not touch,
+    now says the provider merges them (a warning under Anthropic)."""
+    counted = Counted(monkeypatch)
+    call = {"type": "tool_use", "name": "ls", "input": {}}
+    doc = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{**call, "id": "a"}, {**call, "id": "b"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "1"}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "c", "content": "2"},
+                {"type": "text", "text": " "},
+            ],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "d", "content": "3"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b", "content": "4"}]},
+        {"role": "assistant", "content": "done"},
+    ]
+    wb = Workbench(load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format="anthropic"))
+    before = {f.code: f.severity for f in wb.analysis.findings if f.position == 5}
+    fix = next(f for f in wb.plan.actionable if f.code == "empty-content")
+    assert wb.apply(fix) is not None
+    _same_as_whole(wb, [fix.code])
+    assert counted.answered == 1
+    after = {f.code: f.severity for f in wb.analysis.findings if f.position == 5}
+    assert before["misplaced-tool-result"] != after["misplaced-tool-result"]
