@@ -189,7 +189,8 @@ def _load(session: Session, data: bytes, path: str) -> Session:
     """The bytes read as the session's format; ExportRefused (nothing is written) when they
     do not read."""
     try:
-        return session.adapter.read_back(probe_bytes(data, path=path))
+        parsed = session.adapter.parsed_records(session)
+        return session.adapter.read_back(probe_bytes(data, path=path, parsed=parsed))
     except InputError as exc:
         at = f"{exc.where}: " if exc.where else ""
         raise ExportRefused(

@@ -7,6 +7,7 @@ catches."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -285,3 +286,52 @@ def test_generated_sessions_read_back_narrowed_as_whole(doc, rng_seed):
     wb = Workbench(load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format="roo"))
     note(f"steps: {_steps(wb, random.Random(rng_seed), 4)}")
     assert _outcome(wb, narrow=True) == _outcome(wb, narrow=False)
+
+
+_CC = [s for s in seeds() if s.suffix == ".jsonl" and "claude" in s.name]
+
+
+@pytest.mark.skipif(not _CC, reason="no Claude Code samples")
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(which=st.integers(0, max(len(_CC) - 1, 0)), rng_seed=st.integers(0, 2**32 - 1))
+def test_the_resume_check_refuses_what_the_signatures_refuse(which, rng_seed):
+    """Claude Code's resume check compares block data as they are before it builds
+    signatures: it refuses a reloaded conversation exactly when the signatures differ
+    (blocks dropped, swapped, changed, a text written as a string or as a text block)."""
+    from repair.errors import ExportRefused
+    from repair.formats.claude_code.write import _same_conversation, _signature
+
+    rng = random.Random(rng_seed)
+    try:
+        session = load_bytes(_CC[which].data, "/tmp/input.jsonl")
+    except InputError:
+        return
+    want = session.messages
+    got = list(want)
+    for _ in range(rng.randrange(0, 3)):
+        live = [k for k, m in enumerate(got) if m.live and m.blocks]
+        if not live:
+            break
+        k = rng.choice(live)
+        blocks = list(got[k].blocks)
+        roll = rng.random()
+        i = rng.randrange(len(blocks))
+        if roll < 0.25:
+            del blocks[i]
+        elif roll < 0.5:
+            rng.shuffle(blocks)
+        elif roll < 0.75 and isinstance(blocks[i].data, dict):
+            data = dict(blocks[i].data)
+            data[rng.choice(list(data))] = rng.choice(["x", 1, None])
+            blocks[i] = dataclasses.replace(blocks[i], data=data)
+        elif isinstance(blocks[i].data, str):
+            blocks[i] = dataclasses.replace(
+                blocks[i], data={"type": "text", "text": blocks[i].data}
+            )
+        got[k] = got[k].with_blocks(blocks)
+    try:
+        _same_conversation("s.jsonl", want, got)
+        refused = False
+    except ExportRefused:
+        refused = True
+    assert refused == (_signature(want) != _signature(got))

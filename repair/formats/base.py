@@ -194,6 +194,11 @@ class Adapter(ABC):
         own file only: files written beside it are read back on their own)."""
         return self.load(probe)
 
+    def parsed_records(self, session: Session) -> dict[bytes, Any] | None:
+        """The lines of the file `session` was read from, parsed, by their bytes (JSONL
+        formats): a written line equal to one of them is not parsed again on read-back."""
+        return None
+
     def read_back_edited(self, session: Session) -> Edited | None:
         """The records `session` writes anew, read back (repair.readback's narrowed path);
         None: this format reads the whole written file back."""

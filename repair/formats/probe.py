@@ -4,6 +4,7 @@ JSON document or as JSONL lines (a `Probe`)."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import orjson
 
@@ -51,7 +52,11 @@ def probe_path(given: str) -> Probe:
     return probe
 
 
-def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
+def probe_bytes(
+    data: bytes, path: str, given: str | None = None, parsed: dict[bytes, Any] | None = None
+) -> Probe:
+    """`parsed`: JSONL lines parsed already, by their bytes (a written file's lines copied
+    from the file read are not parsed again)."""
     given = given or path
     body, bom = strip_bom(data)
     if not body.strip():
@@ -80,7 +85,7 @@ def probe_bytes(data: bytes, path: str, given: str | None = None) -> Probe:
     except RecursionError:
         raise InputError(path, MAX_DEPTH_HINT) from None
     # Not one JSON document: JSONL if the first non-blank line is a JSON value.
-    lines, newline, trailing = split_lines(body)
+    lines, newline, trailing = split_lines(body, parsed)
     first = next((ln for ln in lines if not ln.blank), None)
     if first is None or first.error is not None or len(lines) < 2:
         if isinstance(whole_error, UnicodeDecodeError):
@@ -129,7 +134,9 @@ def _json_error_place(exc: Exception) -> str | None:
     return None
 
 
-def split_lines(body: bytes) -> tuple[list[JsonlLine], str, bool]:
+def split_lines(
+    body: bytes, parsed: dict[bytes, Any] | None = None
+) -> tuple[list[JsonlLine], str, bool]:
     newline = "\r\n" if b"\r\n" in body[:65536] else "\n"
     parts = body.split(b"\n")
     trailing = parts[-1] == b""
@@ -137,13 +144,21 @@ def split_lines(body: bytes) -> tuple[list[JsonlLine], str, bool]:
         parts.pop()
     out: list[JsonlLine] = []
     # One scan of the whole file; only when it finds a number orjson would change is each
-    # line scanned (and that line parsed keeping its literals).
-    parse = loads if has_inexact_numbers(body) else loads_fast
+    # line scanned (and that line parsed keeping its literals). With lines parsed already,
+    # each other line is scanned on its own.
+    if parsed is None:
+        parsed = {}
+        parse = loads if has_inexact_numbers(body) else loads_fast
+    else:
+        parse = loads
     for i, raw in enumerate(parts, 1):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         line = JsonlLine(lineno=i, raw=raw)
-        if raw.strip():
+        known = parsed.get(raw)
+        if known is not None:
+            line.obj = known
+        elif raw.strip():
             try:
                 line.obj = parse(raw)
             except (ValueError, RecursionError) as exc:

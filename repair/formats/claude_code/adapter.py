@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+from typing import Any
 
 from ...errors import InputError
 from ...files import Source
@@ -146,6 +147,12 @@ class ClaudeCodeAdapter(Adapter):
 
     def read_back(self, probe: Probe) -> Session:
         return self.load_file(probe)
+
+    def parsed_records(self, session: Session) -> dict[bytes, Any] | None:
+        state = session.state
+        if not isinstance(state, CCState):
+            return None
+        return {ln.raw: ln.obj for ln in state.file.lines if ln.obj is not None}
 
     def chain_findings(self, session: Session) -> list[tuple]:
         return chain_findings(session)

@@ -972,16 +972,7 @@ def _signature(messages: list[Message]) -> list[tuple]:
     merged (the loader merges consecutive user records; providers merge the rest), and the
     tool_results that open a user message compared as a set (the writer keeps result records
     where they were, so their order may differ from the repaired message's)."""
-    out: list[tuple] = []
-    for m in messages:
-        if not m.live:
-            continue
-        blocks = tuple(_block_sig(b) for b in m.blocks)
-        if out and out[-1][0] == m.role:
-            out[-1] = (m.role, out[-1][1] + blocks)
-        else:
-            out.append((m.role, blocks))
-    return [(role, _results_as_set(blocks)) for role, blocks in out]
+    return [_signature_of(role, blocks) for role, blocks in _merged(messages)]
 
 
 def _results_as_set(blocks: tuple) -> tuple:
@@ -1029,10 +1020,7 @@ def check_resumes(session: Session, again: Session) -> None:
         got_threads = [_signature(again.messages)] + [_signature(t.messages) for t in again.threads]
         want_threads = [_signature(session.messages)]
     else:
-        got_main = _signature(again.messages)
-        want = _signature(session.messages)
-        if got_main != want:
-            raise ExportRefused(_mismatch(path, want, got_main))
+        _same_conversation(path, session.messages, again.messages)
         got_threads = [_signature(t.messages) for t in again.threads]
         held = [_records(msgs) for msgs in (session.messages, *threads)]
         want_threads = [
@@ -1052,14 +1040,40 @@ def _records(messages: list[Message]) -> set[int]:
     return {b.origin for m in messages if m.live for b in m.blocks if isinstance(b.origin, int)}
 
 
-def _mismatch(path: str, want: list, got: list) -> str:
-    for i, (a, b) in enumerate(zip(want, got, strict=False)):
-        if a != b:
-            return (
+def _same_conversation(path: str, want: list[Message], got: list[Message]) -> None:
+    """ExportRefused unless `got` has `want`'s signature (`_signature`). Merged message by
+    merged message, block data compared as they are first (the lines written as read are
+    the very objects read, and equal data has an equal signature); only a message that
+    differs so is compared by its signature."""
+    a, b = _merged(want), _merged(got)
+    for i, ((ra, xa), (rb, xb)) in enumerate(zip(a, b, strict=False)):
+        if ra == rb and len(xa) == len(xb):
+            if all(x.data is y.data or x.data == y.data for x, y in zip(xa, xb, strict=True)):
+                continue
+        if _signature_of(ra, xa) != _signature_of(rb, xb):
+            raise ExportRefused(
                 f"{path}: the written file would not resume as the repaired conversation "
                 f"(message {i} differs on reload)"
             )
-    return (
-        f"{path}: the written file would not resume as the repaired conversation "
-        f"({len(got)} live messages on reload, {len(want)} expected)"
-    )
+    if len(a) != len(b):
+        raise ExportRefused(
+            f"{path}: the written file would not resume as the repaired conversation "
+            f"({len(b)} live messages on reload, {len(a)} expected)"
+        )
+
+
+def _merged(messages: list[Message]) -> list[tuple[str | None, list[Block]]]:
+    """The live messages with consecutive ones of one role merged (as `_signature`)."""
+    out: list[tuple[str | None, list[Block]]] = []
+    for m in messages:
+        if not m.live:
+            continue
+        if out and out[-1][0] == m.role:
+            out[-1][1].extend(m.blocks)
+        else:
+            out.append((m.role, list(m.blocks)))
+    return out
+
+
+def _signature_of(role: str | None, blocks: list[Block]) -> tuple:
+    return (role, _results_as_set(tuple(_block_sig(b) for b in blocks)))
