@@ -110,7 +110,7 @@ def _collect(
     _role_findings(p, msgs, out)
     _tool_findings(p, msgs, out)
     _shape_findings(p, msgs, out, only)
-    _time_findings(p, msgs, out)
+    _time_findings(p, msgs, out, only)
     _client_findings(msgs, out)
     for i in range(len(msgs)) if only is None else sorted(only):
         m = msgs[i]
@@ -595,13 +595,20 @@ def _blank_text(data) -> bool:
     return False
 
 
-def _time_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
+def _time_findings(
+    p: Pairing, msgs: list[Message], out: _Collector, only: set[int] | None = None
+) -> None:
     prev_t: float | None = None
     prev_i: int | None = None
-    for mi in p.live:
+    for mi in p.live if only is None else sorted(only):
         t = msgs[mi].timestamp
-        if t is None:
+        if t is None or not msgs[mi].live:
             continue
+        if only is not None:  # the live message stamped last before this one
+            prev_i = p.prev_live.get(mi)
+            while prev_i is not None and msgs[prev_i].timestamp is None:
+                prev_i = p.prev_live.get(prev_i)
+            prev_t = msgs[prev_i].timestamp if prev_i is not None else None
         if prev_t is not None and t < prev_t:
             out.add(
                 "out-of-order-timestamp",

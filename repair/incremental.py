@@ -30,12 +30,13 @@ random steps.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from operator import attrgetter
 
 from . import clients, codes, wire
 from .analysis import Analysis, _collect
 from .gcpause import gc_paused
 from .model import Message, Session
-from .pairing import Pairing, Result, Use, pair
+from .pairing import Pairing, pair
 
 # Beyond this share of the messages, pairing them again is no cheaper than the whole.
 _MAX_SHARE = 0.2
@@ -152,6 +153,18 @@ def _ids_at(p: Pairing) -> dict[str, list[int]]:
     return got
 
 
+def _wrong_at(p: Pairing) -> set[int]:
+    """The positions of the calls and results in the wrong role's message (kept with the
+    pairing, like `_ids_at`)."""
+    got = p.__dict__.get("_wrong_at")
+    if got is None:
+        got = set()
+        if p.wrong_role:
+            got = {x.mi for x in (*p.uses, *p.results) if x.wrong_role}
+        p.__dict__["_wrong_at"] = got
+    return got
+
+
 def _to_pair_again(
     p: Pairing, old: list[Message], new: list[Message], changed: frozenset[int]
 ) -> tuple[list[int], set[str]] | None:
@@ -222,9 +235,7 @@ def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], 
         results_by_message[order[k]] = v
     uses = _replace(p.uses, redo, sub.uses)
     results = _replace(p.results, redo, sub.results)
-    wrong_role = sub.wrong_role or (
-        p.wrong_role and (any(u.wrong_role for u in uses) or any(r.wrong_role for r in results))
-    )
+    wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in (*sub.uses, *sub.results) if x.wrong_role}
     out = Pairing(
         uses,
         results,
@@ -233,7 +244,7 @@ def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], 
         p.prev_live,
         uses_by_message,
         results_by_message,
-        wrong_role,
+        bool(wrong_at),
     )
     at = dict(_ids_at(p))
     for tid in ids:
@@ -242,11 +253,8 @@ def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], 
         if x.tool_id:
             at.setdefault(x.tool_id, []).append(x.mi)
     out.__dict__["_ids_at"] = at
+    out.__dict__["_wrong_at"] = wrong_at
     return out
-
-
-def _mi(x: Use | Result) -> int:
-    return x.mi
 
 
 def _replace(items: list, positions: list[int], fresh: list) -> list:
@@ -275,6 +283,8 @@ def _at(items: list, positions: list[int]) -> list:
         out += items[lo : bisect_right(items, mi, lo=lo, key=_mi)]
     return out
 
+
+_mi = attrgetter("mi")  # a call's or result's message position
 
 _PLACEHOLDERS: dict[tuple, Message] = {}
 

@@ -198,20 +198,55 @@ class Settled:
 
 def settle(session: Session, choices: Choices | None = None, max_rounds: int = 50) -> Settled:
     with gc_paused():
+        from .incremental import changed_positions, reanalyze
+
         applied: list[Fix] = []
         first = None
+        analysis = None
         for _ in range(max_rounds):
-            plan = make_plan(session, choices=choices)
+            plan = make_plan(session, analysis, choices)
             first = first or plan.analysis
             todo = plan.actionable
             if not todo:
                 return Settled(session, applied, first, plan.analysis)
-            session, done = apply_fixes(session, todo)
+            after, done = apply_fixes(session, todo)
             applied.extend(done)
-        return Settled(session, applied, first or analyze(session), analyze(session))
+            # the next round's analysis from this one's, where the round allows it
+            changed = changed_positions(session.messages, after.messages)
+            analysis = reanalyze(plan.analysis, session.messages, after, changed)
+            session = after
+        return Settled(session, applied, first or analyze(session), analysis or analyze(session))
 
 
 _ID_OK = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class _At:
+    """(message, block) -> the call or result there, found in its message's list (a plan
+    builds no index of every call and result of the session); those in no list (`others`,
+    asked for when first needed) in an index of their own."""
+
+    def __init__(self, by_message: dict[int, list[Any]], others: Callable[[], list[Any]]) -> None:
+        self.by_message = by_message
+        self.others = others
+        self._rest: dict[tuple[int, int], Any] | None = None
+
+    def get(self, at: tuple[int | None, int | None]) -> Any:
+        mi, bi = at
+        if mi is None:
+            return None
+        for x in self.by_message.get(mi, ()):
+            if x.bi == bi:
+                return x
+        if self._rest is None:
+            self._rest = {(x.mi, x.bi): x for x in self.others()}
+        return self._rest.get((mi, bi))  # type: ignore[arg-type]
+
+    def __getitem__(self, at: tuple[int | None, int | None]) -> Any:
+        got = self.get(at)
+        if got is None:
+            raise KeyError(at)
+        return got
 
 
 class _Ctx:
@@ -224,8 +259,11 @@ class _Ctx:
         self.p = p
         self.target = target
         self.numbers = numbers  # the provider's messages.N by position
-        self.use_at = {(u.mi, u.bi): u for u in p.uses}
-        self.result_at = {(r.mi, r.bi): r for r in p.results}
+        # a call in the wrong role's message is in no turn; every result is in its message's list
+        self.use_at = _At(
+            p.uses_by_message, lambda: [u for u in p.uses if u.wrong_role] if p.wrong_role else []
+        )
+        self.result_at = _At(p.results_by_message, list)
         self._ids: set[str] | None = None
         self._next_n: dict[str, int] = {}
         self._orders: dict[int, dict[str, int]] = {}
