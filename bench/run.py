@@ -17,8 +17,9 @@ For every file in bench/out/manifest.json, each figure comes from its own fresh 
   net of an idle interpreter that imported the same modules; and the tracemalloc peak of
   the work itself (Python allocations only).
 
-A file whose manifest entry says `"mode": "fix"` is timed with the repair instead of the
-check: `load_session` + `apply_all` (every round of plan and apply) + the export's bytes,
+A file whose manifest entry says `"mode": "fix"` (or every file, with `--fix`) is timed
+with the repair instead of the check: `load_session`, `Workbench.apply_all` (every round of
+plan and apply) and `Workbench.export` (the bytes, the one read-back, the report, written),
 and `histview fix FILE -o OUT` for the command.
 
 A format that cannot be loaded (its adapter is missing) is skipped with the reason.
@@ -69,16 +70,21 @@ def _check(path: str) -> tuple[float, float]:
 
 
 def _fix(path: str) -> tuple[float, float, float]:
+    """What `histview fix FILE -o OUT` does: load, apply every fix (every round), export:
+    the bytes, the one read-back, the report, written to a temporary folder."""
     from repair.formats import load_session
-    from repair.plan import apply_all
+    from repair.gcpause import gc_paused
+    from repair.workbench import Workbench
 
-    t0 = time.perf_counter()
-    session = load_session(path)
-    t1 = time.perf_counter()
-    fixed, _ = apply_all(session)
-    t2 = time.perf_counter()
-    fixed.export_bytes()
-    return t1 - t0, t2 - t1, time.perf_counter() - t2
+    with tempfile.TemporaryDirectory() as tmp, gc_paused():  # as the CLI runs it
+        t0 = time.perf_counter()
+        session = load_session(path)
+        t1 = time.perf_counter()
+        wb = Workbench(session)
+        wb.apply_all(threads=True)
+        t2 = time.perf_counter()
+        wb.export(os.path.join(tmp, "out" + Path(path).suffix))
+        return t1 - t0, t2 - t1, time.perf_counter() - t2
 
 
 def _imports(mode: str) -> None:
@@ -296,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="print the raw figures as JSON")
     ap.add_argument("--profile", metavar="NAME", help="cProfile one check of this file")
+    ap.add_argument(
+        "--fix", action="store_true", help="time `fix -o` on every file named (not `check`)"
+    )
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--worker", nargs=2, metavar=("MODE", "FILE"), help=argparse.SUPPRESS)
     ap.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
@@ -326,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         if why:
             print(f"{name}: skipped ({why})")
             continue
-        r = measure(path, args.repeat, info.get("mode", "check"))
+        r = measure(path, args.repeat, "fix" if args.fix else info.get("mode", "check"))
         results[name] = r
         print(report(name, manifest.get(name, {}).get("messages", 0), r), flush=True)
     if args.json:
