@@ -152,8 +152,8 @@ def _narrowed(session: Session, path: str, known: dict[int, Analysis]) -> ReadBa
     if edited is None:
         return None
     msgs = session.messages
-    for p, m in edited.messages.items():
-        if _as_analysed(m) != _as_analysed(msgs[p]):
+    for at, m in edited.messages.items():
+        if _as_analysed(m) != _as_analysed(msgs[at]):
             return None
     analysis = known.get(id(session)) or analyze(session)
     findings = []
