@@ -255,11 +255,17 @@ def plan_paths(
     return paths
 
 
+def as_read(src: str, source: Source | None) -> Source:
+    """The file `src` as it was read, which an in-place write backs up and checks again."""
+    if source is None:
+        raise ExportRefused(f"{src} was not read from a file; write it elsewhere with -o")
+    return source
+
+
 def in_place_target(src: str, source: Source | None, *, force: bool = False) -> str:
     """The file an in-place write of `src` replaces (through a symlink), checked: read from
     that file, unchanged since, writable unless `force`."""
-    if source is None:
-        raise ExportRefused(f"{src} was not read from a file; write it elsewhere with -o")
+    source = as_read(src, source)
     real = _through_link(src)
     try:
         st = os.stat(real)

@@ -31,12 +31,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from operator import attrgetter
+from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
 from .analysis import Analysis, _collect
 from .gcpause import gc_paused
 from .model import Message, Session
-from .pairing import Pairing, pair
+from .pairing import Pairing, Result, Use, pair
+
+if TYPE_CHECKING:
+    from .formats.base import Adapter
+
+_Tool = TypeVar("_Tool", Use, Result)  # a call or a result
 
 # Beyond this share of the messages, pairing them again is no cheaper than the whole.
 _MAX_SHARE = 0.2
@@ -127,7 +133,7 @@ def _reanalyze(
     return Analysis(findings, pairing, target, before.numbers, before.sent)
 
 
-def _base_chain_findings():
+def _base_chain_findings() -> object:
     from .formats.base import Adapter
 
     return Adapter.chain_findings
@@ -160,7 +166,7 @@ def _wrong_at(p: Pairing) -> set[int]:
     if got is None:
         got = set()
         if p.wrong_role:
-            got = {x.mi for x in (*p.uses, *p.results) if x.wrong_role}
+            got = {u.mi for u in p.uses if u.wrong_role} | {r.mi for r in p.results if r.wrong_role}
         p.__dict__["_wrong_at"] = got
     return got
 
@@ -198,7 +204,9 @@ def _to_pair_again(
     return sorted(seen), ids
 
 
-def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], adapter) -> Pairing:
+def _pair_again(
+    p: Pairing, new: list[Message], redo: list[int], ids: set[str], adapter: Adapter
+) -> Pairing:
     """`p` with the calls and results of the messages at `redo` paired again."""
     redo_set = set(redo)
     # the messages paired, with placeholders for the neighbours they read: each one's next
@@ -229,13 +237,14 @@ def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], 
     for mi in redo:
         uses_by_message.pop(mi, None)
         results_by_message.pop(mi, None)
-    for k, v in sub.uses_by_message.items():
-        uses_by_message[order[k]] = v
-    for k, v in sub.results_by_message.items():
-        results_by_message[order[k]] = v
+    for k, calls in sub.uses_by_message.items():
+        uses_by_message[order[k]] = calls
+    for k, answers in sub.results_by_message.items():
+        results_by_message[order[k]] = answers
     uses = _replace(p.uses, redo, sub.uses)
     results = _replace(p.results, redo, sub.results)
-    wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in (*sub.uses, *sub.results) if x.wrong_role}
+    fresh: list[Use | Result] = [*sub.uses, *sub.results]
+    wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in fresh if x.wrong_role}
     out = Pairing(
         uses,
         results,
@@ -249,7 +258,7 @@ def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], 
     at = dict(_ids_at(p))
     for tid in ids:
         at.pop(tid, None)
-    for x in (*sub.uses, *sub.results):
+    for x in fresh:
         if x.tool_id:
             at.setdefault(x.tool_id, []).append(x.mi)
     out.__dict__["_ids_at"] = at
@@ -257,10 +266,10 @@ def _pair_again(p: Pairing, new: list[Message], redo: list[int], ids: set[str], 
     return out
 
 
-def _replace(items: list, positions: list[int], fresh: list) -> list:
+def _replace(items: list[_Tool], positions: list[int], fresh: list[_Tool]) -> list[_Tool]:
     """`items` (calls or results in file order) with those of the messages at `positions`
     (sorted) replaced by `fresh` (in file order)."""
-    out: list = []
+    out: list[_Tool] = []
     start = 0
     k = 0
     for mi in positions:
@@ -275,9 +284,9 @@ def _replace(items: list, positions: list[int], fresh: list) -> list:
     return out
 
 
-def _at(items: list, positions: list[int]) -> list:
+def _at(items: list[_Tool], positions: list[int]) -> list[_Tool]:
     """The calls or results (in file order) of the messages at `positions` (sorted)."""
-    out: list = []
+    out: list[_Tool] = []
     for mi in positions:
         lo = bisect_left(items, mi, key=_mi)
         out += items[lo : bisect_right(items, mi, lo=lo, key=_mi)]
@@ -286,7 +295,7 @@ def _at(items: list, positions: list[int]) -> list:
 
 _mi = attrgetter("mi")  # a call's or result's message position
 
-_PLACEHOLDERS: dict[tuple, Message] = {}
+_PLACEHOLDERS: dict[tuple[str | None, bool, bool], Message] = {}
 
 
 def _placeholder(m: Message) -> Message:
@@ -300,7 +309,7 @@ def _placeholder(m: Message) -> Message:
     return got
 
 
-def changed_positions(old: list, new: list) -> frozenset[int] | None:
+def changed_positions(old: list[Message], new: list[Message]) -> frozenset[int] | None:
     """Positions in `new` holding a message that is not in `old` (messages are never
     mutated: an edited one is a new object); None when messages came or went, so every
     position after the first change moved."""

@@ -14,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import codes
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
-from .files import Staging, Watch, backup_path, plan_paths
+from .files import Staging, Watch, as_read, backup_path, plan_paths
 from .incremental import changed_positions, reanalyze
-from .model import Session
+from .model import Message, Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, describe, preview
 from .readback import ReadBack, read_back
@@ -91,12 +92,12 @@ class Workbench:
         self.choices = choices or Choices()
         self.done: list[Step] = []
         self.undone: list[Step] = []
-        self._analysis: tuple[list, Analysis] | None = None
+        self._analysis: tuple[list[Message], Analysis] | None = None
         # the analyses of the last few states (by their message list): an undo or a redo
         # goes back to a state analysed already
-        self._recent: list[tuple[list, Analysis]] = []
-        self._recent_plans: list[tuple[list, int, Plan]] = []
-        self._plan: tuple[list, int, Plan] | None = None
+        self._recent: list[tuple[list[Message], Analysis]] = []
+        self._recent_plans: list[tuple[list[Message], int, Plan]] = []
+        self._plan: tuple[list[Message], int, Plan] | None = None
         self._choice_version = 0
         self._original_analysis: Analysis | None = None
         # thread index -> (thread, its analysis) and (thread, choice version, plan)
@@ -116,10 +117,12 @@ class Workbench:
                 # from the state analysed last (the one before this step): what changed
                 prev, before = self._analysis
                 got = reanalyze(before, prev, self.session, changed_positions(prev, msgs))
-            self._remember(msgs, got or analyze(self.session))
+            analysis = got or analyze(self.session)
+            self._remember(msgs, analysis)
+            return analysis
         return self._analysis[1]
 
-    def _remember(self, msgs: list, analysis: Analysis) -> None:
+    def _remember(self, msgs: list[Message], analysis: Analysis) -> None:
         self._analysis = (msgs, analysis)
         self._recent = [(msgs, analysis), *(r for r in self._recent if r[0] is not msgs)][:4]
 
@@ -372,10 +375,10 @@ class Workbench:
         self,
         output: str | None,
         backup: str | None = None,
-        dropped_records: list[dict] | None = None,
+        dropped_records: list[dict[str, Any]] | None = None,
         thread_writes: ThreadPlan | None = None,
         checked: ReadBack | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """The report; `checked`: the written files read back (what remains in them)."""
         doc = build_report(
             file=self.original.path,
@@ -400,7 +403,7 @@ class Workbench:
 
     def _thread_reports(
         self, output: str | None, plan: ThreadPlan | None, checked: ReadBack | None = None
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """Per thread: what was fixed, what its file lost, what remains (the report's
         `threads`); an inline sidechain is written with the session, into `output`."""
         written = {w.index: w for w in plan.writes} if plan is not None else {}
@@ -505,10 +508,12 @@ class Workbench:
                 os.mkdir(folder)
                 made.append(folder)
             if paths.backup:
-                staging.add(paths.backup, source.data, like=src_stat, exact=True)
+                read = as_read(self.original.path, source)
+                staging.add(paths.backup, read.data, like=src_stat, exact=True)
             for w in threads.writes:
                 if w.backup:
-                    staging.add(w.backup, w.source.data, like=w.source.stat, exact=True)
+                    read = as_read(w.path, w.source)
+                    staging.add(w.backup, read.data, like=read.stat, exact=True)
             staging.add(
                 paths.report,
                 report_bytes,
@@ -528,21 +533,28 @@ class Workbench:
                     **_mode_of(paths.output, paths.replace_output, src_stat),
                 )
             if in_place and paths.backup:
-                watches.append(Watch(source, paths.output))
-                watches += [Watch(w.source, w.path) for w in threads.writes if w.replace]
-            staging.commit(
-                before_replace=(lambda: [w.check() for w in watches]) if watches else None
-            )
+                watches.append(Watch(as_read(self.original.path, source), paths.output))
+                watches += [
+                    Watch(as_read(w.path, w.source), w.path) for w in threads.writes if w.replace
+                ]
+
+            def check_inputs() -> None:
+                for watch in watches:
+                    watch.check()
+
+            staging.commit(before_replace=check_inputs if watches else None)
             for watch in watches:
                 if not watch.moved():
                     continue
-                copy = backup_path(watch.real)
+                kept = backup_path(watch.real)
+                copy: str | None = None
+                error: str | None = None
                 try:
-                    watch.save_as(copy)
+                    watch.save_as(kept)
                 except (ExportRefused, OSError) as exc:
-                    copy, error = None, str(exc)
+                    error = str(exc)
                 else:
-                    error = None
+                    copy = kept
                 if watch.real == paths.output:
                     late, late_error = copy, error
                 else:
@@ -586,7 +598,7 @@ def _result(step: Step, *, undone: bool) -> StepResult:
     return StepResult(step, undone, changed)
 
 
-def _mode_of(path: str, replace: bool, src_stat) -> dict:
+def _mode_of(path: str, replace: bool, src_stat: os.stat_result | None) -> dict[str, Any]:
     """A replaced file keeps its mode and owner; a new one is narrowed to the input's."""
     if replace:
         return {"like": os.stat(path), "exact": True}

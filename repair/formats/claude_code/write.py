@@ -29,6 +29,7 @@ import hashlib
 import re
 import uuid as uuidlib
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -36,7 +37,7 @@ from typing import Any
 from ...errors import ExportRefused
 from ...jsonio import compact
 from ...model import TOOL_RESULT, Block, Message, Session, content_text
-from ..base import Export, same_messages
+from ..base import Export, JsonlLine, same_messages
 from .chain import ts_ms
 from .load import CCFile, CCState, View
 
@@ -157,7 +158,7 @@ class _New:
     role: str
     blocks: list[Block]
     base: int | None = None  # clone: the record it is split from
-    obj: dict | None = None
+    obj: dict[str, Any] | None = None
     uuid: str = ""
     ts_ms: float | None = None
 
@@ -176,7 +177,7 @@ class _Writer:
     f: CCFile
     deleted: set[int] = field(default_factory=set)
     relink: dict[int, str | None] = field(default_factory=dict)  # line -> new parentUuid
-    rewrite: dict[int, dict] = field(default_factory=dict)  # line -> new record object
+    rewrite: dict[int, dict[str, Any]] = field(default_factory=dict)  # line -> new record object
     after: dict[Any, list[Any]] = field(default_factory=dict)  # emitted-after links
     deferred: set[int] = field(default_factory=set)
     new_records: list[_New] = field(default_factory=list)
@@ -280,7 +281,9 @@ class _Writer:
         self._relink_orphaned_children(view, chain_idx, set(seq))
         self._place(seq)
 
-    def _runs(self, view: View, messages: list[Message], orig_by_uid: dict) -> list[_Run]:
+    def _runs(
+        self, view: View, messages: list[Message], orig_by_uid: dict[int, Message]
+    ) -> list[_Run]:
         """Each live message's blocks grouped by the record that will hold them."""
         plans: list[tuple[Message, bool, list[Any]]] = []  # (message, unchanged, runs|items)
         used: set[int] = set()
@@ -359,9 +362,9 @@ class _Writer:
                 if r not in used:
                     used.add(r)
                     mruns.append(_Run(r, [], role, edited=True))
-        for r in mruns:
-            if isinstance(r.rec, _New):
-                r.rec.blocks = r.blocks
+        for run in mruns:
+            if isinstance(run.rec, _New):
+                run.rec.blocks = run.blocks
         return mruns
 
     def _finish_runs(self, view: View, runs: list[_Run]) -> None:
@@ -435,7 +438,7 @@ class _Writer:
         uid: str,
         ts: float | None,
         prompt_id: str | None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         lines = self.f.lines
         src_obj = lines[src].obj if src is not None else {}
         tmpl_idx = self._template(src)
@@ -458,7 +461,7 @@ class _Writer:
             "toolUseResult": text,
             "sourceToolAssistantUUID": src_obj.get("uuid"),
         }
-        rec: dict = {}
+        rec: dict[str, Any] = {}
         for k in keys:
             if k in values:
                 rec[k] = values[k]
@@ -487,7 +490,7 @@ class _Writer:
 
     def _clone_record(
         self, base: int | None, e: _New, parent: str | None, ts: float | None
-    ) -> dict:
+    ) -> dict[str, Any]:
         lines = self.f.lines
         src = lines[base].obj if base is not None else {"type": e.role}
         rec = _copy_record(src)
@@ -498,7 +501,9 @@ class _Writer:
         rec["uuid"] = e.uuid
         if ts is not None:
             rec["timestamp"] = _iso(ts)
-        msg = rec.get("message") if isinstance(rec.get("message"), dict) else {"role": e.role}
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            msg = {"role": e.role}
         msg["content"] = [_block_dict(b) for b in e.blocks]
         rec["message"] = msg
         if "parentUuid" in rec and next(iter(rec)) != "parentUuid":
@@ -570,7 +575,8 @@ class _Writer:
     def _uuid_of(self, e: Any) -> str | None:
         if isinstance(e, _New):
             return e.uuid
-        return self.f.lines[e].obj.get("uuid")
+        uuid: str | None = self.f.lines[e].obj.get("uuid")  # a record of the chain: a str
+        return uuid
 
     def _ts_of(self, seq: list[Any], i: int) -> float | None:
         """The timestamp of entry i, or of the nearest entry before it that has one."""
@@ -659,7 +665,7 @@ class _Writer:
                 pos[e] = e
 
     # --- the report
-    def dropped_records(self) -> list[dict]:
+    def dropped_records(self) -> list[dict[str, Any]]:
         lines = self.f.lines
         lost_parent = self._lost_parents()
         out = []
@@ -753,7 +759,7 @@ class _Writer:
     def _bytes(self, k: Any) -> bytes:
         if isinstance(k, _New):
             return compact(k.obj)
-        ln = self.f.lines[k]
+        ln: JsonlLine = self.f.lines[k]
         if k in self.rewrite:
             obj = self.rewrite[k]
             if k in self.relink:
@@ -853,23 +859,23 @@ def _is_result_record(rec: Any) -> bool:
     return isinstance(rec, _New) and rec.kind == "result"
 
 
-def _same_blocks(a, b) -> bool:
+def _same_blocks(a: Sequence[Block], b: Sequence[Block]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
-def _mid(obj: dict) -> str | None:
+def _mid(obj: dict[str, Any]) -> str | None:
     msg = obj.get("message")
     mid = msg.get("id") if type(msg) is dict else None
     return mid if isinstance(mid, str) else None
 
 
-def _content_list(obj: dict) -> list[dict]:
+def _content_list(obj: dict[str, Any]) -> list[dict[str, Any]]:
     msg = obj.get("message")
     content = msg.get("content") if type(msg) is dict else None
     return [b for b in content if type(b) is dict] if type(content) is list else []
 
 
-def _first_result_block(obj: Any) -> dict | None:
+def _first_result_block(obj: Any) -> dict[str, Any] | None:
     if type(obj) is not dict:
         return None
     for b in _content_list(obj):
@@ -878,7 +884,7 @@ def _first_result_block(obj: Any) -> dict | None:
     return None
 
 
-def _ordered_like(data: dict, like: dict | None) -> dict:
+def _ordered_like(data: dict[str, Any], like: dict[str, Any] | None) -> dict[str, Any]:
     if not like:
         return dict(data)
     out = {k: data[k] for k in like if k in data}
@@ -892,14 +898,16 @@ def _block_dict(b: Block) -> Any:
     return b.data
 
 
-def _copy_record(obj: dict) -> dict:
+def _copy_record(obj: dict[str, Any]) -> dict[str, Any]:
     rec = dict(obj)
     if type(rec.get("message")) is dict:
         rec["message"] = dict(rec["message"])
     return rec
 
 
-def _with_content(obj: dict, blocks: list[Block], orig: tuple[Block, ...]) -> dict:
+def _with_content(
+    obj: dict[str, Any], blocks: list[Block], orig: tuple[Block, ...]
+) -> dict[str, Any]:
     rec = _copy_record(obj)
     msg = rec.get("message")
     if type(msg) is not dict:
@@ -919,7 +927,7 @@ def _with_content(obj: dict, blocks: list[Block], orig: tuple[Block, ...]) -> di
     return rec
 
 
-def _set_parent(obj: dict, parent: str | None) -> dict:
+def _set_parent(obj: dict[str, Any], parent: str | None) -> dict[str, Any]:
     if "parentUuid" in obj:
         rec = dict(obj)
         rec["parentUuid"] = parent
@@ -935,7 +943,7 @@ def _plain_token(v: Any) -> bool:
     return v is None or (type(v) is str and _PLAIN.fullmatch(v) is not None)
 
 
-def _swap_parent(raw: bytes, obj: dict, parent: str | None) -> bytes:
+def _swap_parent(raw: bytes, obj: dict[str, Any], parent: str | None) -> bytes:
     """Replace only the parentUuid value in the original bytes when it is the first key."""
     old = obj.get("parentUuid")
     if not (_plain_token(old) and _plain_token(parent)):
@@ -967,7 +975,7 @@ def _iso(ms: float) -> str:
 # --------------------------------------------------------------------------- verification
 
 
-def _signature(messages: list[Message]) -> list[tuple]:
+def _signature(messages: list[Message]) -> list[tuple[Any, ...]]:
     """The live conversation as the API receives it: consecutive messages of one role are
     merged (the loader merges consecutive user records; providers merge the rest), and the
     tool_results that open a user message compared as a set (the writer keeps result records
@@ -975,7 +983,7 @@ def _signature(messages: list[Message]) -> list[tuple]:
     return [_signature_of(role, blocks) for role, blocks in _merged(messages)]
 
 
-def _results_as_set(blocks: tuple) -> tuple:
+def _results_as_set(blocks: tuple[Any, ...]) -> tuple[Any, ...]:
     k = 0
     while k < len(blocks) and blocks[k][0] == "block" and ("type", TOOL_RESULT) in blocks[k][1]:
         k += 1
@@ -1075,5 +1083,5 @@ def _merged(messages: list[Message]) -> list[tuple[str | None, list[Block]]]:
     return out
 
 
-def _signature_of(role: str | None, blocks: list[Block]) -> tuple:
+def _signature_of(role: str | None, blocks: list[Block]) -> tuple[Any, ...]:
     return (role, _results_as_set(tuple(_block_sig(b) for b in blocks)))
