@@ -1184,3 +1184,24 @@ def test_merged_user_records_whose_text_is_not_a_string_are_sent_as_they_are():
         "content": [{"type": "text", "text": "and then"}],
     }
     assert [(f.code, f.severity) for f in analyze(s).findings] == [("empty-content", "warning")]
+
+
+def test_a_record_without_its_session_id_is_still_read_as_claude_code(tmp_path, capsys):
+    """A fix that drops every other record can leave one record without `sessionId` (one
+    line: a JSON document): it reads back as Claude Code, so a second fix changes nothing
+    (found by the fuzzer on a real 2.0.37 agent file)."""
+    from repair.cli import main
+
+    first = user(1, None, "Warmup", 1)
+    del first["sessionId"]
+    broken = user(2, 1, "x", 2)
+    del broken["message"]
+    path = tmp_path / "agent.jsonl"
+    path.write_bytes(jsonl([first, broken]))
+    out, again = tmp_path / "out.jsonl", tmp_path / "again.jsonl"
+    assert main(["fix", str(path), "-o", str(out), "--strategy", "malformed=drop"]) == 0
+    assert out.read_bytes().count(b"\n") == 1
+    assert load_session(str(out)).format == "claude-code"
+    assert main(["fix", str(out), "-o", str(again)]) == 0
+    assert again.read_bytes() == out.read_bytes()
+    capsys.readouterr()

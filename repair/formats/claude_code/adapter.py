@@ -65,13 +65,18 @@ META_TYPES = frozenset(
 
 
 def is_record(obj) -> bool:
+    return _is_node(obj) and "sessionId" in obj
+
+
+def _is_node(obj) -> bool:
+    """A conversation node: a record a lost `sessionId` leaves recognisable (a fix that
+    dropped every other record must read back)."""
     return (
         type(obj) is dict
         and isinstance(obj.get("type"), str)
         and (obj.get("type") in NODE_TYPES or obj.get("type") == PROGRESS)
         and isinstance(obj.get("uuid"), str)
         and "parentUuid" in obj
-        and "sessionId" in obj
     )
 
 
@@ -88,6 +93,8 @@ class ClaudeCodeAdapter(Adapter):
             if is_record(probe.doc):
                 return 85
             doc = probe.doc
+            if _is_node(doc):
+                return 60
             # only a metadata record left (a fix dropped everything else): still a transcript
             if (
                 type(doc) is dict
@@ -98,6 +105,7 @@ class ClaudeCodeAdapter(Adapter):
             return 0
         seen = 0
         meta_only = True
+        nodes = False
         for ln in probe.lines[:200]:
             obj = ln.obj
             if type(obj) is not dict:
@@ -105,11 +113,12 @@ class ClaudeCodeAdapter(Adapter):
             seen += 1
             if is_record(obj):
                 return 90
+            nodes = nodes or _is_node(obj)
             if not _is_str_in(obj.get("type"), META_TYPES) or "payload" in obj:
                 meta_only = False
             if seen >= 50:
                 break
-        return 50 if seen and meta_only else 0
+        return 60 if nodes else 50 if seen and meta_only else 0
 
     def load(self, probe: Probe) -> Session:
         return load_probe(self, probe, with_files=True)
