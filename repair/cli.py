@@ -14,9 +14,9 @@ import argparse
 import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import targets
 from .codes import CODES, Severity
@@ -28,7 +28,10 @@ from .sanitize import clean_line, json_safe
 from .targets import TARGETS
 
 if TYPE_CHECKING:
+    from .analysis import Analysis
     from .explain import Culprit
+    from .plan import Choices, Fix
+    from .workbench import ExportResult, Workbench
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -101,7 +104,7 @@ def counts_text(counts: dict[str, int]) -> str:
     return ", ".join(_plural(counts.get(s, 0), s) for s in Severity)
 
 
-def _dumps(obj) -> str:
+def _dumps(obj: Any) -> str:
     return json_safe(to_json(obj).decode())
 
 
@@ -139,7 +142,7 @@ def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
 # ---------------------------------------------------------------- check
 
 
-def _thread_findings(session: Session):
+def _thread_findings(session: Session) -> Iterator[tuple[Session, Analysis]]:
     """(session, analysis) for the session and each of its extra threads (sidechains)."""
     from .analysis import analyze
 
@@ -148,7 +151,7 @@ def _thread_findings(session: Session):
         yield thread, analyze(thread, session.target)
 
 
-def check_json(session: Session, analysis) -> dict:
+def check_json(session: Session, analysis: Analysis) -> dict[str, Any]:
     return {
         "file": session.path,
         "format": session.format,
@@ -159,7 +162,7 @@ def check_json(session: Session, analysis) -> dict:
     }
 
 
-def cmd_check(args, out: Out) -> int:
+def cmd_check(args: argparse.Namespace, out: Out) -> int:
     status = EXIT_OK
     for file in args.files:
 
@@ -187,7 +190,7 @@ def cmd_check(args, out: Out) -> int:
     return status
 
 
-def _summary_line(session: Session, analysis, *, thread: bool = False) -> str:
+def _summary_line(session: Session, analysis: Analysis, *, thread: bool = False) -> str:
     name = clean_line(session.path)
     what = f" thread {clean_line(session.label)}:" if thread and session.label else ""
     n, hidden = analysis.sent, analysis.not_sent
@@ -243,7 +246,7 @@ class UsageError(Exception):
     """A bad flag value: one line, exit 2, before anything is read."""
 
 
-def cmd_fix(args, out: Out) -> int:
+def cmd_fix(args: argparse.Namespace, out: Out) -> int:
     from .plan import Choices
 
     try:
@@ -265,7 +268,7 @@ def cmd_fix(args, out: Out) -> int:
     return _guard(out, args.file, lambda: _fix(args, out, choices))
 
 
-def _fix(args, out: Out, choices) -> int:
+def _fix(args: argparse.Namespace, out: Out, choices: Choices) -> int:
     from .report import edit_entries
     from .workbench import Workbench
 
@@ -373,14 +376,14 @@ def _fix(args, out: Out, choices) -> int:
     return status
 
 
-def _fix_line(name: str, fix, thread: str | None = None) -> str:
+def _fix_line(name: str, fix: Fix, thread: str | None = None) -> str:
     w = where(fix.finding)
     head = f"{name}:{w}:" if w else f"{name}:"
     tail = f" (thread {clean_line(thread)})" if thread else ""
     return f"{head} {fix.code} -> {fix.action}: {clean_line(fix.detail)}{tail}"
 
 
-def _total_counts(analyses) -> dict[str, int]:
+def _total_counts(analyses: Iterable[Analysis]) -> dict[str, int]:
     total: dict[str, int] = {}
     for a in analyses:
         for sev, n in a.counts().items():
@@ -388,7 +391,9 @@ def _total_counts(analyses) -> dict[str, int]:
     return total
 
 
-def _threads_json(wb, checked, result) -> list[dict]:
+def _threads_json(
+    wb: Workbench, checked: list[tuple[Session, Analysis]], result: ExportResult | None
+) -> list[dict[str, Any]]:
     """`fix --json` per thread: its fixes' edits and what remains (read back when written)."""
     from .report import edit_entries
     from .threads import thread_key
@@ -431,7 +436,7 @@ def _paint_diff(out: Out, line: str) -> str:
 # ---------------------------------------------------------------- explain
 
 
-def cmd_explain(args, out: Out) -> int:
+def cmd_explain(args: argparse.Namespace, out: Out) -> int:
     from . import explain
 
     matches = explain.match(args.text)
@@ -497,7 +502,7 @@ def _explain_commands(session: Session, c: Culprit) -> list[str | Finding]:
 # ---------------------------------------------------------------- messages
 
 
-def cmd_messages(args, out: Out) -> int:
+def cmd_messages(args: argparse.Namespace, out: Out) -> int:
     from .analysis import analyze
     from .wire import request_body
 
@@ -518,7 +523,7 @@ def cmd_messages(args, out: Out) -> int:
 # ---------------------------------------------------------------- list
 
 
-def cmd_list(args, out: Out) -> int:
+def cmd_list(args: argparse.Namespace, out: Out) -> int:
     from . import discover
 
     roots = discover.Roots.from_env(home=args.home, vscode_storage=args.vscode_storage)
@@ -698,11 +703,21 @@ class _Version(argparse.Action):
     than the rest of the start-up)."""
 
     def __init__(
-        self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None
-    ):
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: Any = argparse.SUPPRESS,
+        help: str | None = None,
+    ) -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> NoReturn:
         from . import __version__
 
         sys.stdout.write(f"histview {__version__}\n")
@@ -867,7 +882,7 @@ def with_default_command(argv: list[str]) -> list[str]:
     return ["open", *argv]
 
 
-def cmd_open(args, out: Out) -> int:
+def cmd_open(args: argparse.Namespace, out: Out) -> int:
     """The TUI's path is checked here, before Textual loads: a typo is told on the command
     line, not on a full screen. Then the caller's `open_tui` runs it."""
     path = args.file
@@ -880,7 +895,8 @@ def cmd_open(args, out: Out) -> int:
     if args.open_tui is None:
         out.error("open: the TUI is started by the histview command (tui.cli)")
         return EXIT_INPUT
-    return args.open_tui(args)
+    status: int = args.open_tui(args)
+    return status
 
 
 def main(
@@ -906,7 +922,8 @@ def main(
     args.open_tui = open_tui
     out = Out(stdout, stderr, _wants_color(stdout))
     try:
-        return args.run(args, out)
+        status: int = args.run(args, out)  # the command's cmd_* function
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .errors import ExportRefused
 from .files import Source, backup_path, in_place_target, new_target
@@ -56,7 +56,11 @@ def own_file(session: Session, thread: Session) -> bool:
     return os.path.abspath(thread.path) != os.path.abspath(session.path)
 
 
-def thread_key(session: Session, k: int) -> tuple[str, str | int]:
+# ("file", the subagent file's name) or ("inline", the sidechain's rank among the inline ones)
+ThreadKey = tuple[Literal["file"], str] | tuple[Literal["inline"], int]
+
+
+def thread_key(session: Session, k: int) -> ThreadKey:
     """Names the k-th thread across a write and a read-back: an inline sidechain by its
     rank among the inline ones, a subagent by its file name."""
     thread = session.threads[k]

@@ -82,7 +82,7 @@ class ExportResult:
     threads: list[tuple[str, str, str | None]] = field(default_factory=list)
     thread_late: list[str] = field(default_factory=list)
     # what `check` finds in the files written (read back before they were written)
-    checked: ReadBack | None = None
+    checked: ReadBack = field(kw_only=True)
 
 
 class Workbench:
