@@ -288,6 +288,7 @@ class Relink(Edit):
     format's adapter applies it to what the session writes and loads the result again."""
 
     record: str  # the record's uuid
+    line: int  # and its line (another record may hold the same uuid)
     parent: str  # its new parentUuid
 
     def apply(self, patch: Patch) -> None:

@@ -981,12 +981,14 @@ class _Ctx:
         _, record, parent, where, lost, missing, line = f.key  # line: the record's
         if not parent:
             return [], frozenset(), f"No change: {where}."
+        assert isinstance(line, int)
         m = self.uid(_pos(f))
         edit = Relink(
             "relink",
             m,
             f"line {line}: parentUuid {missing} -> {parent} ({where})",
             record=str(record),
+            line=line,
             parent=str(parent),
         )
         return (

@@ -238,3 +238,20 @@ def test_a_sidechain_fix_is_written_with_a_relink_of_the_main_chain(tmp_path, ca
     ]
     again = load_session(str(tmp_path / "out.jsonl"))
     assert analyze(again).findings == [] and again.threads == []
+
+
+def test_a_relink_changes_only_its_record_when_another_holds_the_same_uuid(tmp_path, capsys):
+    """Two records with one uuid, the second after a gap: the relink points that record at
+    its new parent and leaves the other as it was (both were re-linked, and the first one's
+    parentUuid was lost; found by the fuzzer)."""
+    lines = (BROKEN / "consecutive-assistants.jsonl").read_bytes().split(b"\n")
+    recs = [json.loads(ln) for ln in lines if ln.strip()]
+    recs[9]["uuid"] = recs[8]["uuid"]
+    del recs[7]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    written, report = _fix_twice(path, tmp_path)
+    assert "broken-chain -> relink: Re-link line 9 to line 7" in capsys.readouterr().out
+    out = [json.loads(ln) for ln in written.splitlines()]
+    same = [r for r in out if r["uuid"] == recs[7]["uuid"]]
+    assert [r["parentUuid"] for r in same] == [recs[7]["parentUuid"], recs[6]["uuid"]]

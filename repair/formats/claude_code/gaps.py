@@ -179,14 +179,15 @@ def apply_relinks(session: Session, edits: list[Relink]) -> Session:
         prev = 0
         for ln, no in zip(probe.lines, linenos, strict=True):
             ln.lineno = prev = no if no is not None else prev
-    parents = {e.record: e.parent for e in edits}
+    parents = {(e.record, e.line): e.parent for e in edits}
     raws: list[bytes] = []
     for ln in probe.lines:
         obj = ln.obj
         u = obj.get("uuid") if type(obj) is dict else None
-        if isinstance(u, str) and u in parents:
-            raws.append(_swap_parent(ln.raw, obj, parents[u]))
-            ln.obj = _set_parent(obj, parents[u])
+        if isinstance(u, str) and (u, ln.lineno) in parents:
+            parent = parents[u, ln.lineno]
+            raws.append(_swap_parent(ln.raw, obj, parent))
+            ln.obj = _set_parent(obj, parent)
         else:
             raws.append(ln.raw)
     nl = probe.newline.encode()
