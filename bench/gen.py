@@ -450,6 +450,349 @@ def gen_reused_id(n_pairs: int, seed: int) -> tuple[bytes, dict]:
 
 
 # --------------------------------------------------------------------------------------
+# Other formats: the same turns (text, calls, results, faults) in each format's own shape.
+# `n` counts the messages of the normal form (an assistant turn and the user message of its
+# results), as for Claude Code; a format that writes one entry per result has more entries.
+
+
+def _turns(n_messages: int, seed: int):
+    rng = random.Random(seed)
+    words = Words(rng)
+    turns = roo_turns(n_messages, rng, words)
+    faults = plan_faults(len(turns), n_messages, rng)
+    return rng, words, turns, faults, apply_faults(turns, faults, rng)
+
+
+def gen_anthropic(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    """A plain Anthropic messages list (what an SDK agent keeps): no Roo keys."""
+    rng, words, turns, faults, carried = _turns(n_messages, seed)
+    doc: list[dict] = [{"role": "user", "content": words(300)}]
+    for (assistant, _), results in zip(turns, carried, strict=True):
+        doc.append({"role": "assistant", "content": assistant})
+        content: list[dict] = [
+            {"type": "tool_result", "tool_use_id": rid, "content": text} for rid, text in results
+        ]
+        if not content:
+            content.append({"type": "text", "text": "go on"})
+        doc.append({"role": "user", "content": content})
+    if len(doc) < n_messages:
+        doc.append({"role": "assistant", "content": [{"type": "text", "text": words(400)}]})
+    return orjson.dumps(doc), {"messages": len(doc), "faults": _count(faults)}
+
+
+def _call_id(use: dict) -> str:
+    return "call_" + use["id"][8:]
+
+
+def gen_openai_chat(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    """A Chat Completions request body: assistant `tool_calls`, one `tool` message per
+    result (so the file has more entries than the normal form has messages)."""
+    rng, words, turns, faults, carried = _turns(n_messages, seed)
+    msgs: list[dict] = [
+        {"role": "system", "content": "You are a coding agent. Use the tools."},
+        {"role": "user", "content": words(300)},
+    ]
+    count = 1
+    for (assistant, _), results in zip(turns, carried, strict=True):
+        calls = [
+            {
+                "id": _call_id(u),
+                "type": "function",
+                "function": {"name": u["name"], "arguments": orjson.dumps(u["input"]).decode()},
+            }
+            for u in assistant[1:]
+        ]
+        msgs.append({"role": "assistant", "content": assistant[0]["text"], "tool_calls": calls})
+        if results:
+            for rid, text in results:
+                msgs.append({"role": "tool", "tool_call_id": "call_" + rid[8:], "content": text})
+        else:
+            msgs.append({"role": "user", "content": "go on"})
+        count += 2
+    if count < n_messages:
+        msgs.append({"role": "assistant", "content": words(400)})
+        count += 1
+    doc = {"model": "gpt-4.1", "messages": msgs, "tools": [], "stream": False}
+    return orjson.dumps(doc), {"messages": count, "entries": len(msgs), "faults": _count(faults)}
+
+
+def _stamp(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def gen_codex(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    """A Codex rollout: `session_meta`, then per turn a `turn_context`, a reasoning item,
+    the assistant message, its `function_call`s, their `function_call_output`s and a
+    `token_count` event, as Codex 0.5x writes them."""
+    rng, words, turns, faults, carried = _turns(n_messages, seed)
+    t = datetime(2025, 11, 17, 21, 30, 0, tzinfo=UTC).timestamp()
+    sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    lines: list[bytes] = []
+
+    def rec(kind: str, payload: dict) -> None:
+        lines.append(orjson.dumps({"timestamp": _stamp(t), "type": kind, "payload": payload}))
+
+    rec(
+        "session_meta",
+        {
+            "id": sid,
+            "timestamp": _stamp(t),
+            "cwd": "/home/dana/src/invoicing",
+            "originator": "codex_cli_rs",
+            "cli_version": "0.58.0",
+            "instructions": None,
+            "source": "cli",
+            "model_provider": "openai",
+        },
+    )
+    text = [{"type": "input_text", "text": words(300)}]
+    rec("response_item", {"type": "message", "role": "user", "content": text})
+    count = 1
+    for (assistant, _), results in zip(turns, carried, strict=True):
+        t += rng.uniform(1, 15)
+        rec("turn_context", {"cwd": "/home/dana/src/invoicing", "model": "gpt-5.1-codex"})
+        rec(
+            "response_item",
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "**" + words(30) + "**"}],
+                "content": None,
+                "encrypted_content": "gAAAAA" + "".join(rng.choices(B62, k=400)),
+            },
+        )
+        rec(
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": assistant[0]["text"]}],
+            },
+        )
+        for u in assistant[1:]:
+            args = orjson.dumps(u["input"]).decode()
+            rec(
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": u["name"],
+                    "arguments": args,
+                    "call_id": _call_id(u),
+                },
+            )
+        t += rng.uniform(0.3, 3)
+        for rid, out in results:
+            rec(
+                "response_item",
+                {"type": "function_call_output", "call_id": "call_" + rid[8:], "output": out},
+            )
+        if not results:
+            text = [{"type": "input_text", "text": "go on"}]
+            rec("response_item", {"type": "message", "role": "user", "content": text})
+        rec("event_msg", {"type": "token_count", "info": None, "rate_limits": None})
+        count += 2
+    if count < n_messages:
+        out_text = [{"type": "output_text", "text": words(400)}]
+        rec("response_item", {"type": "message", "role": "assistant", "content": out_text})
+        count += 1
+    data = b"\n".join(lines) + b"\n"
+    return data, {"messages": count, "records": len(lines), "faults": _count(faults)}
+
+
+def gen_opencode(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    """An `opencode export`: indented by 2, one assistant message per turn holding its
+    text and its tool parts (each part carries its call and its result), each followed by
+    the next user prompt. About 1% of the tool parts are left `running` (interrupted)."""
+    rng, words, turns, _, _ = _turns(n_messages, seed)
+    sid = "ses_" + "".join(rng.choices(B62, k=26))
+    created = 1781002810000
+    seq = iter(range(1, 10**9))
+
+    def oid(prefix: str) -> str:
+        return f"{prefix}_{created:012x}{next(seq):08d}" + "".join(rng.choices(B62, k=8))
+
+    def user(text: str) -> dict:
+        mid = oid("msg")
+        info = {
+            "id": mid,
+            "sessionID": sid,
+            "role": "user",
+            "time": {"created": created},
+            "agent": "build",
+            "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"},
+        }
+        part = {"id": oid("prt"), "sessionID": sid, "messageID": mid, "type": "text", "text": text}
+        return {"info": info, "parts": [part]}
+
+    messages = [user(words(300))]
+    count = 1
+    running = 0
+    for assistant, results in turns:
+        created += rng.randint(2000, 15000)
+        mid = oid("msg")
+        parent = messages[-1]["info"]["id"]
+        parts: list[dict] = [
+            {"id": oid("prt"), "sessionID": sid, "messageID": mid, "type": "step-start"},
+            {
+                "id": oid("prt"),
+                "sessionID": sid,
+                "messageID": mid,
+                "type": "text",
+                "text": assistant[0]["text"],
+                "time": {"start": created, "end": created + 900},
+            },
+        ]
+        for u, (_, out) in zip(assistant[1:], results, strict=True):
+            state: dict = {"status": "completed", "input": u["input"], "output": out}
+            if rng.random() < 0.005:
+                state = {"status": "running", "input": u["input"], "time": {"start": created}}
+                running += 1
+            else:
+                state.update(
+                    title=u["name"], metadata={}, time={"start": created, "end": created + 400}
+                )
+            parts.append(
+                {
+                    "id": oid("prt"),
+                    "sessionID": sid,
+                    "messageID": mid,
+                    "type": "tool",
+                    "callID": _call_id(u),
+                    "tool": u["name"],
+                    "state": state,
+                }
+            )
+        parts.append(
+            {
+                "id": oid("prt"),
+                "sessionID": sid,
+                "messageID": mid,
+                "type": "step-finish",
+                "reason": "tool-calls",
+                "cost": 0,
+                "tokens": {"input": 6, "output": 90},
+            }
+        )
+        info = {
+            "id": mid,
+            "sessionID": sid,
+            "role": "assistant",
+            "time": {"created": created, "completed": created + 5000},
+            "parentID": parent,
+            "modelID": "claude-sonnet-4-5",
+            "providerID": "anthropic",
+            "mode": "build",
+            "agent": "build",
+            "cost": 0.0,
+            "tokens": {"input": 14210, "output": 96, "reasoning": 0},
+            "finish": "tool-calls",
+        }
+        messages.append({"info": info, "parts": parts})
+        count += 2  # its step, then the user message of its results
+    doc = {
+        "info": {
+            "id": sid,
+            "slug": "brave-harbor",
+            "directory": "/home/dana/src/invoicing",
+            "title": "Invoices",
+            "version": "1.15.7",
+            "time": {"created": 1781002810000, "updated": created},
+        },
+        "messages": messages,
+    }
+    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return data, {"messages": count, "entries": len(messages), "running": running}
+
+
+def gen_gemini_cli(n_messages: int, seed: int) -> tuple[bytes, dict]:
+    """A Gemini CLI 0.61 chat: a header, then per turn the model record written twice
+    (first bare, then with its `toolCalls` and their results), the user record of the
+    responses, and `$set` updates of `lastUpdated`, as Gemini CLI writes them."""
+    rng, words, turns, _, _ = _turns(n_messages, seed)
+    t = datetime(2026, 11, 23, 8, 11, 42, tzinfo=UTC).timestamp()
+    sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    lines: list[bytes] = []
+
+    def uid() -> str:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+    def write(obj: dict) -> None:
+        lines.append(orjson.dumps(obj))
+
+    def touch() -> None:
+        write({"$set": {"lastUpdated": _stamp(t)}})
+
+    write(
+        {
+            "sessionId": sid,
+            "projectHash": "51135692b8b84783ba6daff76c6a0e3e651770b9ecab0ef8a71df8d0f1788c56",
+            "startTime": _stamp(t),
+            "lastUpdated": _stamp(t),
+            "kind": "main",
+        }
+    )
+    write({"id": uid(), "timestamp": _stamp(t), "type": "user", "content": [{"text": words(300)}]})
+    touch()
+    count = 1
+    tokens = {"input": 10, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 11}
+    for assistant, results in turns:
+        t += rng.uniform(1, 15)
+        rec = {
+            "id": uid(),
+            "timestamp": _stamp(t),
+            "type": "gemini",
+            "content": assistant[0]["text"],
+            "thoughts": [],
+            "tokens": tokens,
+            "model": "gemini-2.5-pro",
+        }
+        write(rec)
+        touch()
+        ms = int(t * 1000)
+        responses, calls = [], []
+        for k, (u, (_, out)) in enumerate(zip(assistant[1:], results, strict=True)):
+            cid = f"{u['name']}__{u['name']}_{ms}_{k}"
+            resp = {"functionResponse": {"id": cid, "name": u["name"], "response": {"output": out}}}
+            responses.append(resp)
+            calls.append(
+                {
+                    "id": cid,
+                    "name": u["name"],
+                    "args": u["input"],
+                    "result": [resp],
+                    "status": "success",
+                    "timestamp": _stamp(t + 0.01),
+                    "resultDisplay": "",
+                    "displayName": u["name"],
+                    "renderOutputAsMarkdown": True,
+                }
+            )
+        write({**rec, "toolCalls": calls})
+        t += rng.uniform(0.3, 3)
+        write({"id": uid(), "timestamp": _stamp(t), "type": "user", "content": responses})
+        touch()
+        count += 2
+    data = b"\n".join(lines) + b"\n"
+    return data, {"messages": count, "records": len(lines)}
+
+
+# --------------------------------------------------------------------------------------
+
+
+OTHERS = (
+    ("anthropic", "json"),
+    ("openai_chat", "json"),
+    ("codex", "jsonl"),
+    ("opencode", "json"),
+    ("gemini_cli", "jsonl"),
+)
+# The adapter each file is for (bench/run.py checks that detection picks it).
+FORMAT_OF = {
+    "anthropic": "anthropic",
+    "openai_chat": "openai-chat",
+    "codex": "codex",
+    "opencode": "opencode",
+    "gemini_cli": "gemini-cli",
+}
 
 
 def label(n: int) -> str:
@@ -463,6 +806,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--claude-code", type=int, default=100000, help="messages; 0 to skip")
     ap.add_argument("--same-id", type=int, default=100000, help="calls sharing one id; 0 to skip")
     ap.add_argument("--reused-id", type=int, default=50000, help="pairs reusing one id; 0 to skip")
+    ap.add_argument(
+        "--others",
+        type=int,
+        default=100000,
+        help="messages of each other format (Anthropic list, OpenAI chat, Codex, opencode,"
+        " Gemini CLI); 0 to skip",
+    )
+    ap.add_argument("--only", help="comma-separated kinds to write (e.g. codex,opencode)")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -475,13 +826,25 @@ def main(argv: list[str] | None = None) -> int:
         jobs.append(("same_id", args.same_id, gen_same_id, "json"))
     if args.reused_id:
         jobs.append(("reused_id", args.reused_id, gen_reused_id, "json"))
+    if args.others:
+        for kind, ext in OTHERS:
+            jobs.append((kind, args.others, globals()[f"gen_{kind}"], ext))
+    if args.only:
+        jobs = [job for job in jobs if job[0] in args.only.split(",")]
     for fmt, n, fn, ext in jobs:
         data, info = fn(n, args.seed + n)
+        if fmt in FORMAT_OF:
+            info["format"] = FORMAT_OF[fmt]
         name = f"{fmt}_{label(n)}.{ext}"
         (args.out / name).write_bytes(data)
         info["bytes"] = len(data)
         manifest[name] = info
-        what = f"faults {info['faults']}" if "faults" in info else f"timed with {info['mode']}"
+        if "faults" in info:
+            what = f"faults {info['faults']}"
+        elif "mode" in info:
+            what = f"timed with {info['mode']}"
+        else:
+            what = f"{info.get('running', 0)} calls left running"
         print(f"{name}: {info['messages']} messages, {len(data) / 1e6:.1f} MB, {what}")
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return 0

@@ -67,3 +67,32 @@ def test_adversarial_shapes_hold_one_id_everywhere(gen):
     assert info["mode"] == "fix" and len(session.messages) == info["messages"] == 402
     fixed, applied = apply_all(session)
     assert len(applied) == 199 and analyze(fixed).findings == []
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai_chat", "codex"])
+def test_other_formats_carry_their_faults(gen, kind):
+    """The same turns in each format's shape: detected as that format, the size asked for,
+    and a fault injected for every 100 messages, found as an error."""
+    ext = dict(gen.OTHERS)[kind]
+    data, info = getattr(gen, f"gen_{kind}")(2000, seed=3)
+    session = load_bytes(data, path=f"bench.{ext}")
+    assert session.format == gen.FORMAT_OF[kind]
+    assert sum(m.live for m in session.messages) == info["messages"] == 2000
+    assert sum(info["faults"].values()) == 20
+    errors = Counter(f.code for f in analyze(session).findings if f.severity == "error")
+    assert errors["duplicate-tool-result"] == info["faults"]["duplicate"]
+    assert errors["misplaced-tool-result"] == info["faults"]["move"]
+
+
+def test_opencode_and_gemini_cli_are_their_formats(gen):
+    data, info = gen.gen_opencode(2000, seed=3)
+    session = load_bytes(data, path="bench.json")
+    assert session.format == "opencode" and data.startswith(b'{\n  "info"')
+    interrupted = [f for f in analyze(session).findings if f.code == "orphan-tool-use"]
+    assert len(interrupted) == info["running"] > 0
+
+    data, info = gen.gen_gemini_cli(2000, seed=3)
+    session = load_bytes(data, path="bench.jsonl")
+    assert session.format == "gemini-cli"
+    # Gemini CLI 0.61 keeps each response twice and sends both (docs/clients.md)
+    assert sum(m.live for m in session.messages) == info["messages"]
