@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..jsonio import JsonStyle, detect_style, dumps, loads
-from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
+from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
 from ..place import Place
-from .base import Edited, Probe, shown, type_name
+from .base import Edited, Probe, detect_sample, shown, type_name
 
 if TYPE_CHECKING:
     from ..records import RecordChange
@@ -112,9 +112,9 @@ def _classify(doc: Any) -> Shape:
             )
     else:
         return Shape("")
-    entries = shape.entries
-    if not entries:
+    if not shape.entries:
         return shape
+    entries = detect_sample(shape.entries)
     good = 0
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict):
@@ -251,7 +251,68 @@ def message_from_entry(entry: Any, path: str) -> Message:
 
 
 def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
-    return [message_from_entry(entry, f"{prefix}/{n}") for n, entry in enumerate(entries)]
+    """`message_from_entry` for each entry, in one pass over a well-formed entry and its
+    content (the checks folded into building the blocks); anything unusual goes the long
+    way, which says what is wrong."""
+    out: list[Message] = []
+    append = out.append
+    for n, entry in enumerate(entries):
+        path = f"{prefix}/{n}"
+        if type(entry) is dict:
+            role = entry.get("role")
+            if role == "user" or role == "assistant":
+                content = entry.get("content")
+                if isinstance(content, list):
+                    blocks = _blocks_of_list(content, path)
+                elif isinstance(content, str):
+                    blocks = (Block(TEXT, content, src={"path": f"{path}/content"}),)
+                else:
+                    blocks = None
+                if blocks is not None:
+                    append(Message(role, blocks, entry, src={"path": path}, origin=blocks))
+                    continue
+        append(message_from_entry(entry, path))
+    return out
+
+
+def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...] | None:
+    """`blocks_from_content` of a list whose items are all typed blocks; None otherwise."""
+    blocks: list[Block] = []
+    append = blocks.append
+    for k, item in enumerate(content):
+        if type(item) is not dict:
+            return None
+        btype = item.get("type")
+        if not isinstance(btype, str):
+            return None
+        src = {"path": f"{path}/content/{k}"}
+        if btype == TOOL_USE:
+            tid, name = item.get("id"), item.get("name")
+            append(
+                Block(
+                    TOOL_USE,
+                    item,
+                    tid if isinstance(tid, str) else None,
+                    name if isinstance(name, str) else None,
+                    False,
+                    src,
+                )
+            )
+        elif btype == TOOL_RESULT:
+            tid = item.get("tool_use_id")
+            append(
+                Block(
+                    TOOL_RESULT,
+                    item,
+                    tid if isinstance(tid, str) else None,
+                    None,
+                    item.get("is_error") is True,
+                    src,
+                )
+            )
+        else:
+            append(Block(btype, item, None, None, False, src))
+    return tuple(blocks)
 
 
 # --------------------------------------------------------------------------------------

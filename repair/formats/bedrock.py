@@ -30,7 +30,7 @@ from .anthropic_list import (
     make_state,
     write_document,
 )
-from .base import Adapter, Export, Probe, shown, type_name
+from .base import Adapter, Export, Probe, detect_sample, shown, type_name
 from .registry import register
 
 # Keys only a Converse request body has (an Anthropic body says `model`, not `modelId`).
@@ -80,6 +80,7 @@ class BedrockAdapter(Adapter):
         body_keys = container == "body" and not BODY_KEYS.isdisjoint(probe.doc)
         if not entries:
             return 70 if body_keys else 0
+        entries = detect_sample(entries)
         dicts = [e for e in entries if isinstance(e, dict)]
         if len(dicts) * 2 < len(entries) or sum("role" in e for e in dicts) * 2 < len(dicts):
             return 0

@@ -27,6 +27,7 @@ from .base import (
     Export,
     JsonlLine,
     Probe,
+    detect_sample,
     own_type,
     same_messages,
     shown,
@@ -110,6 +111,7 @@ class ChatState:
 def _score_list(entries: Any) -> int:
     if not isinstance(entries, list) or not entries:
         return 0
+    entries = detect_sample(entries)
     dicts = [e for e in entries if isinstance(e, dict)]
     if len(dicts) * 2 < len(entries) or sum("role" in e for e in dicts) * 2 < len(dicts):
         return 0

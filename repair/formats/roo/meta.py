@@ -50,8 +50,11 @@ def apply_roo_meta(
 ) -> None:
     """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
     message's record. Runs once at load, on freshly built messages; `tags`: those of the
-    whole document (`roo_tags`) when `messages` are only some of its messages."""
-    summaries, markers = tags if tags is not None else roo_tags(record_of(m) for m in messages)
+    whole document (`roo_tags`) when `messages` are only some of its messages. One pass over
+    the records, then the tags (a tag takes effect only when its summary or marker exists)."""
+    summaries: set[str] = set()
+    markers: set[str] = set()
+    tagged: list[tuple[Message, dict[str, Any]]] = []
     for m in messages:
         rec = record_of(m)
         if not isinstance(rec, dict):
@@ -61,8 +64,17 @@ def apply_roo_meta(
             m.meta["timestamp"] = ts
         if rec.get("isSummary") is True:
             m.meta["is_summary"] = True
+            if isinstance(rec.get("condenseId"), str):
+                summaries.add(rec["condenseId"])
         if rec.get("isTruncationMarker") is True:
             m.meta["is_truncation_marker"] = True
+            if isinstance(rec.get("truncationId"), str):
+                markers.add(rec["truncationId"])
+        if "condenseParent" in rec or "truncationParent" in rec:
+            tagged.append((m, rec))
+    if tags is not None:
+        summaries, markers = tags
+    for m, rec in tagged:
         _apply_tag(m, rec, "condenseParent", summaries, "condensed into summary")
         _apply_tag(m, rec, "truncationParent", markers, "hidden by sliding-window truncation")
 
@@ -104,14 +116,6 @@ def pair_text_results(messages: Sequence[Message]) -> None:
 
 
 def _pair(assistant: Message, user: Message) -> None:
-    answered = {b.tool_id for b in user.blocks if b.type == TOOL_RESULT}
-    uses = [
-        b
-        for b in assistant.blocks
-        if b.type == TOOL_USE and b.tool_id and b.tool_id not in answered
-    ]
-    if not uses:
-        return
     texts = []
     for b in user.blocks:
         if b.type == "text":
@@ -119,6 +123,14 @@ def _pair(assistant: Message, user: Message) -> None:
             name = result_text_tool(text)
             if name is not None:
                 texts.append((b, name))
+    if not texts:  # the usual case: results are tool_result blocks
+        return
+    answered = {b.tool_id for b in user.blocks if b.type == TOOL_RESULT}
+    uses = [
+        b
+        for b in assistant.blocks
+        if b.type == TOOL_USE and b.tool_id and b.tool_id not in answered
+    ]
     for use, (text_block, name) in zip(uses, texts, strict=False):
         if name == use.name:
             text_block.tool_id = use.tool_id
