@@ -145,11 +145,11 @@ def worker(mode: str, path: str, repeat: int, trace: bool) -> dict:
 # Driver
 
 
-def _child(args: list[str]) -> tuple[dict, int, float]:
+def _child(args: list[str], root: Path = ROOT) -> tuple[dict, int, float]:
     """Run a child; return its JSON output, its peak RSS in bytes and its wall time."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(root))
     t = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=root)
     out, err = proc.stdout.read(), proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
@@ -162,19 +162,22 @@ def _child(args: list[str]) -> tuple[dict, int, float]:
     return data, usage.ru_maxrss * 1024, wall
 
 
-def _work(mode: str, path: Path, repeat: int = 1, trace: bool = False) -> tuple[dict, int]:
+def _work(
+    mode: str, path: Path, repeat: int = 1, trace: bool = False, root: Path = ROOT
+) -> tuple[dict, int]:
     args = [sys.executable, __file__, "--worker", mode, str(path), "--repeat", str(repeat)]
+    args += ["--root", str(root)]
     if trace:
         args.append("--trace")
-    data, rss, _ = _child(args)
+    data, rss, _ = _child(args, root)
     return data, rss
 
 
-def _cli_wall(cmd, repeat: int) -> tuple[float, int]:
+def _cli_wall(cmd, repeat: int, root: Path = ROOT) -> tuple[float, int]:
     """`cmd`: the command, or a function of the run number that gives it."""
     best, rss = float("inf"), 0
     for k in range(repeat):
-        _, peak, wall = _child(cmd(k) if callable(cmd) else cmd)
+        _, peak, wall = _child(cmd(k) if callable(cmd) else cmd, root)
         best = min(best, wall)
         rss = max(rss, peak)
     return best, rss
@@ -209,20 +212,30 @@ def _median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def measure(path: Path, repeat: int, mode: str = "check") -> dict:
+def measure(
+    path: Path, repeat: int, mode: str = "check", trace: bool = True, compare: Path | None = None
+) -> dict:
     """Paired runs: each round runs the GC-on parse, the GC-off parse and the check, each
     in a fresh process, one after the other, so a load change on this shared machine hits
-    all three; every ratio is the median of its per-round ratios."""
-    rounds = []
+    all three; every ratio is the median of its per-round ratios. `compare`: another
+    checkout of histview (the code before a change), whose check runs in the same rounds;
+    its figures come back under "before"."""
+    rounds, before = [], []
     for _ in range(repeat):
         parse, rss_parse = _work("parse", path)
         parse_nogc, _ = _work("parse-nogc", path)
         check, rss_check = _work(mode, path)
         rounds.append((parse, parse_nogc, check, rss_parse, rss_check))
+        if compare is not None:
+            old, rss_old = _work(mode, path, root=compare)
+            before.append((parse, parse_nogc, old, rss_parse, rss_old))
     _, idle_parse = _work("idle-parse", path)
     _, idle_check = _work("idle-check", path)
-    traced_parse, _ = _work("parse", path, trace=True)
-    traced_check, _ = _work(mode, path, trace=True)
+    if trace:
+        traced_parse, _ = _work("parse", path, trace=True)
+        traced_check, _ = _work(mode, path, trace=True)
+    else:
+        traced_parse = traced_check = {"traced_peak": float("nan")}
     bare = [
         sys.executable,
         "-c",
@@ -235,16 +248,35 @@ def measure(path: Path, repeat: int, mode: str = "check") -> dict:
             "import sys, orjson\n"
             "r = [orjson.loads(l) for l in open(sys.argv[1], 'rb').read().split(b'\\n') if l.strip()]",
         ]
-    cli_rounds = []
+    cli_rounds, cli_before = [], []
+    # the same entry point for both trees when comparing (the console script is this one's)
+    hv = [sys.executable, "-m", "tui.cli"] if compare is not None else histview_cmd()
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(repeat):
             cli_parse, cli_parse_rss = _cli_wall([*bare, str(path)], 1)
             if mode == "fix":
-                cmd = [*histview_cmd(), "fix", str(path), "-o", f"{tmp}/{k}{path.suffix}"]
+                cmd = [*hv, "fix", str(path), "-o", f"{tmp}/{k}{path.suffix}"]
             else:
-                cmd = [*histview_cmd(), "check", str(path)]
+                cmd = [*hv, "check", str(path)]
             cli_check, cli_check_rss = _cli_wall(cmd, 1)
             cli_rounds.append((cli_parse, cli_check, cli_parse_rss, cli_check_rss))
+            if compare is not None:
+                cmd_old = [*cmd[:-1], f"{tmp}/old{k}{path.suffix}"] if mode == "fix" else cmd
+                old_check, old_rss = _cli_wall(cmd_old, 1, compare)
+                cli_before.append((cli_parse, old_check, cli_parse_rss, old_rss))
+    out = _figures(path, mode, rounds, cli_rounds, idle_parse, idle_check)
+    out.update(
+        traced_ratio=traced_check["traced_peak"] / traced_parse["traced_peak"],
+        traced_parse=traced_parse["traced_peak"],
+        traced_check=traced_check["traced_peak"],
+        load_average=os.getloadavg(),
+    )
+    if compare is not None:
+        out["before"] = _figures(path, mode, before, cli_before, idle_parse, idle_check)
+    return out
+
+
+def _figures(path: Path, mode: str, rounds: list, cli_rounds: list, idle_parse, idle_check):
     med = _median
     parse_s = med([r[0]["best"] for r in rounds])
     parse_nogc_s = med([r[1]["best"] for r in rounds])
@@ -253,7 +285,7 @@ def measure(path: Path, repeat: int, mode: str = "check") -> dict:
     rss_check = med([r[4] for r in rounds])
     return {
         "mode": mode,
-        "rounds": repeat,
+        "rounds": len(rounds),
         "export_s": med([r[2]["export"] for r in rounds]) if mode == "fix" else None,
         "bytes": path.stat().st_size,
         "parse_s": parse_s,
@@ -278,10 +310,6 @@ def measure(path: Path, repeat: int, mode: str = "check") -> dict:
         "rss_ratio": med([r[4] / r[3] for r in rounds]),
         "rss_net_ratio": (rss_check - idle_check) / max(1, rss_parse - idle_parse),
         "cli_rss_ratio": med([c[3] / c[2] for c in cli_rounds]),
-        "traced_ratio": traced_check["traced_peak"] / traced_parse["traced_peak"],
-        "traced_parse": traced_parse["traced_peak"],
-        "traced_check": traced_check["traced_peak"],
-        "load_average": os.getloadavg(),
     }
 
 
@@ -339,6 +367,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--files", help="comma-separated names from the manifest (default: all)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="another checkout of histview (e.g. `git worktree add /tmp/before main`): its"
+        " check runs in the same rounds, and both are reported",
+    )
+    ap.add_argument(
+        "--no-trace", action="store_true", help="skip the tracemalloc runs (slow on big files)"
+    )
+    ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help="print the raw figures as JSON")
     ap.add_argument("--profile", metavar="NAME", help="cProfile one check of this file")
     ap.add_argument(
@@ -351,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.worker:
         mode, path = args.worker
-        sys.path.insert(0, str(ROOT))
+        sys.path.insert(0, str(args.root))
         print(json.dumps(worker(mode, path, args.repeat, args.trace)))
         return 0
     if args.profile:
@@ -374,9 +413,14 @@ def main(argv: list[str] | None = None) -> int:
         if why:
             print(f"{name}: skipped ({why})")
             continue
-        r = measure(path, args.repeat, "fix" if args.fix else info.get("mode", "check"))
+        mode = "fix" if args.fix else info.get("mode", "check")
+        r = measure(path, args.repeat, mode, not args.no_trace, args.compare)
         results[name] = r
-        print(report(name, manifest.get(name, {}).get("messages", 0), r), flush=True)
+        messages = manifest.get(name, {}).get("messages", 0)
+        if "before" in r:
+            old = dict(r, **r["before"])
+            print(report(f"{name} BEFORE ({args.compare})", messages, old), flush=True)
+        print(report(name, messages, r), flush=True)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

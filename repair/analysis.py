@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -206,6 +207,8 @@ class _Collector:
 def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     last_live = p.live[-1] if p.live else None
     for use in p.uses:
+        if use.dup_of is None and use.results and not p.wrong_role:
+            continue  # the usual case: answered, its id its own
         # an id-less call pairs with nothing: its invalid-tool-id finding says it all; a block
         # in the wrong role's message is judged once wrong-role-block has moved it
         if not use.has_id or (p.wrong_role and _moving(use)):
@@ -249,6 +252,14 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             )
 
     for res in p.results:
+        use = res.use
+        if (
+            use is not None
+            and use.results[0] is res
+            and (res.mi == use.home or res.block.type != TOOL_RESULT)
+            and not p.wrong_role
+        ):
+            continue  # the usual case: the first result of its call, where it belongs
         key = (msgs[res.mi].uid, res.block.bid)
         if p.wrong_role and (res.wrong_role or (res.use is not None and _moving(res.use))):
             continue
@@ -330,11 +341,15 @@ class _IdRules:
         pattern = re.compile(rules.id_pattern) if rules.id_pattern else None
         return _IdRules(rules.name, pattern, rules.id_max_length)
 
+    def fine(self, value: str | None) -> bool:
+        """The usual case, decided without a look at the data: an id the target accepts."""
+        if not value or (self.max_length is not None and len(value) > self.max_length):
+            return False
+        return self.pattern is None or self.pattern.fullmatch(value) is not None
+
     def problem(self, block: Block) -> str | None:
-        value = block.tool_id
-        if value and (self.max_length is None or len(value) <= self.max_length):
-            if self.pattern is None or self.pattern.fullmatch(value):
-                return None  # the usual case, decided without a look at the data
+        if self.fine(block.tool_id):
+            return None
         key = "id" if block.type == TOOL_USE else "tool_use_id"
         data = block.data if isinstance(block.data, dict) else {}
         if key not in data:
@@ -371,7 +386,13 @@ def _json_type(value) -> str:
 
 def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     rules = _IdRules.of(out.target)
+    # `rules.fine` spelt out: this runs for every call and every result
+    longest = rules.max_length if rules.max_length is not None else sys.maxsize
+    match = rules.pattern.fullmatch if rules.pattern is not None else bool
     for use in p.uses:
+        tid = use.block.tool_id
+        if tid and len(tid) <= longest and match(tid) is not None:
+            continue
         why = rules.problem(use.block)
         if why is None:
             continue
@@ -390,6 +411,9 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             key=(msgs[use.mi].uid, use.block.bid),
         )
     for res in p.results:
+        tid = res.block.tool_id
+        if tid and len(tid) <= longest and match(tid) is not None:
+            continue
         if res.text_answer:
             continue
         why = rules.problem(res.block)
@@ -587,11 +611,12 @@ def _whitespace_only(blocks) -> bool:
 
 
 def _blank_text(data) -> bool:
+    # `not text or text.isspace()` is `not text.strip()` without copying the text
     if isinstance(data, str):
-        return not data.strip()
+        return not data or data.isspace()
     if isinstance(data, dict):
         text = data.get("text")
-        return not isinstance(text, str) or not text.strip()
+        return not isinstance(text, str) or not text or text.isspace()
     return False
 
 
@@ -624,7 +649,7 @@ def _time_findings(
         use = res.use
         if use is None:
             continue
-        t_res, t_use = msgs[res.mi].timestamp, msgs[use.mi].timestamp
+        t_res, t_use = msgs[res.mi].meta.get("timestamp"), msgs[use.mi].meta.get("timestamp")
         if t_res is not None and t_use is not None and t_res < t_use:
             out.add(
                 "result-before-use",

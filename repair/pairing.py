@@ -92,12 +92,11 @@ def pairable(tool_id: str | None) -> TypeGuard[str]:
 def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
     """Pair results with uses. `remap=False` never pairs an unknown id with an unanswered
     call (formats whose call ids are unique per call, such as Codex rollouts)."""
-    live = [i for i, m in enumerate(messages) if m.live]
-    next_live: dict[int, int] = {}
-    prev_live: dict[int, int] = {}
-    for a, b in zip(live, live[1:], strict=False):
-        next_live[a] = b
-        prev_live[b] = a
+    # (`Message.live`, `Use.has_id` and `_Lookup.find`'s usual case are spelt out inline:
+    # this runs over every block of the session, twice)
+    live = [i for i, m in enumerate(messages) if not m.hidden and m.malformed is None]
+    next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
+    prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
 
     uses: list[Use] = []
     uses_by_message: dict[int, list[Use]] = {}
@@ -112,19 +111,26 @@ def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
             if block.type != TOOL_USE:
                 continue
             if wrong_role:
-                use = Use(mi=mi, bi=bi, block=block, order=0, home=None, wrong_role=True)
+                use = Use(mi, bi, block, 0, None, wrong_role=True)
             else:
                 nxt = next_live.get(mi)
                 home = nxt if nxt is not None and messages[nxt].role == "user" else None
-                use = Use(mi=mi, bi=bi, block=block, order=len(turn), home=home)
+                use = Use(mi, bi, block, len(turn), home)
                 turn.append(use)
-            if pairable(block.tool_id):  # use.has_id
-                same = uses_by_id.setdefault(block.tool_id, [])
-                if same:
+            tid = block.tool_id
+            if isinstance(tid, str) and tid:
+                same = uses_by_id.get(tid)
+                if same is None:
+                    uses_by_id[tid] = [use]
+                else:
                     use.dup_of = same[0]
-                same.append(use)
+                    same.append(use)
                 if not wrong_role:
-                    turn_ids.setdefault(block.tool_id, []).append(use)
+                    ids = turn_ids.get(tid)
+                    if ids is None:
+                        turn_ids[tid] = [use]
+                    else:
+                        ids.append(use)
             uses.append(use)
         if turn:
             uses_by_message[mi] = turn
@@ -134,24 +140,30 @@ def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
     results: list[Result] = []
     results_by_message: dict[int, list[Result]] = {}
     last_assistant: int | None = None
+    last_ids: dict[str, list[Use]] = {}  # the tool_use ids of last_assistant
     for mi in live:
         msg = messages[mi]
         in_assistant = msg.role == "assistant"
         if in_assistant:
             last_assistant = mi
+            last_ids = lookup.turn_ids.get(mi, {})
         here: list[Result] = []
         for bi, block in enumerate(msg.blocks):
-            if in_assistant:
-                if block.type != TOOL_RESULT:
-                    continue
-            elif block.type != TOOL_RESULT and not (block.tool_id and block.type != TOOL_USE):
+            btype = block.type
+            tid = block.tool_id
+            if btype != TOOL_RESULT and (in_assistant or not tid or btype == TOOL_USE):
                 continue
-            res = Result(mi=mi, bi=bi, block=block, wrong_role=in_assistant)
-            if pairable(block.tool_id):  # res.has_id
-                res.use = lookup.find(block.tool_id, mi, last_assistant)
-            if res.use is not None:
-                res.before_use = res.use.mi > mi
-                res.use.results.append(res)
+            res = Result(mi, bi, block, wrong_role=in_assistant)
+            if isinstance(tid, str) and tid:
+                same = last_ids.get(tid)
+                if same is not None and len(same) == 1 and not same[0].results:
+                    found: Use | None = same[0]  # the usual case: the call right before
+                else:
+                    found = lookup.find(tid, mi, last_assistant)
+                if found is not None:
+                    res.use = found
+                    res.before_use = found.mi > mi
+                    found.results.append(res)
             here.append(res)
             results.append(res)
         if here:
