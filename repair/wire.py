@@ -484,6 +484,7 @@ def provider_numbers(messages: list[Message], target: str) -> tuple[list[int | N
     and how many entries it receives (linear: each sent message's entries are counted, not
     rendered)."""
     wire = wire_for(target)
+    count = _COUNTS.get(wire.split)
     out: list[int | None] = []
     n = 0
     for m in messages:
@@ -491,11 +492,43 @@ def provider_numbers(messages: list[Message], target: str) -> tuple[list[int | N
             out.append(n)
             if wire.split is _whole:
                 n += 1
+            elif count is not None:
+                n += count(m.role or "user", m.blocks)
             else:
                 n += len(wire.split(SentMessage(m.role or "user", sent_blocks(m), [])))
         else:
             out.append(None)
     return out, n
+
+
+def _chat_count(role: str, blocks: tuple[Block, ...]) -> int:
+    """len(_chat_split(...)) of a message as it is, without building its SentBlocks."""
+    if role != "user":
+        return 1
+    results = sum(1 for b in blocks if b.type == TOOL_RESULT)
+    return results + 1 if results < len(blocks) or not results else results
+
+
+def _responses_count(role: str, blocks: tuple[Block, ...]) -> int:
+    """len(_responses_split(...)) of a message as it is (no block comes from an item, so
+    each run of content blocks is one message item)."""
+    n, in_run = 0, False
+    for b in blocks:
+        if b.type in _CONTENT:
+            n += not in_run
+            in_run = True
+        else:
+            n += 1
+            in_run = False
+    return n or 1
+
+
+# How many entries a split makes of a message as it is, counted: numbering the whole
+# session is linear and builds nothing.
+_COUNTS: dict[Callable[[SentMessage], list[list[int]]], Callable[[str, tuple[Block, ...]], int]] = {
+    _chat_split: _chat_count,
+    _responses_split: _responses_count,
+}
 
 
 def numbers(session: Session, target: str | None = None) -> list[int | None]:

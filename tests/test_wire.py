@@ -9,9 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from repair import explain
+from hypothesis import given
+from hypothesis import strategies as st
+
+from repair import explain, wire
 from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
+from repair.model import Block, Message
 from repair.plan import apply_all
 from repair.wire import request_body
 from tui.cli import main
@@ -136,3 +140,29 @@ def test_check_summary_names_the_messages_not_sent(capsys, tmp_path):
     path.write_bytes((GEMINI / "clean_seed.jsonl").read_bytes())
     _, out = run(capsys, "check", str(path))
     assert "messages sent, 1 not sent, format gemini-cli, target gemini-cli" in out
+
+
+_KINDS = ["text", "image", "tool_use", "tool_result", "thinking", "document", "output_text"]
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["user", "assistant"]), st.lists(st.sampled_from(_KINDS))),
+        max_size=12,
+    ),
+    st.sampled_from(["openai-chat", "openai-responses", "anthropic"]),
+)
+def test_numbering_counts_the_entries_the_request_holds(shapes, target):
+    """provider_numbers counts each message's entries without rendering them: the number of
+    entries the rendered request holds, message by message, whatever the blocks."""
+    messages = [
+        Message(role, tuple(Block(k, {"type": k, "text": "x"}) for k in kinds))
+        for role, kinds in shapes
+    ]
+    numbers, total = wire.provider_numbers(messages, target)
+    w = wire.wire_for(target)
+    expect, n = [], 0
+    for m in messages:
+        expect.append(n)
+        n += len(w.split(wire.SentMessage(m.role, wire.sent_blocks(m), [])))
+    assert (numbers, total) == (expect, n)
