@@ -118,6 +118,10 @@ _TOKEN_AFTER = {
     sep: re.compile(sep + rb"[ \t\r\n]*(-?\d[\d.eE+-]*)(?=[ \t\r\n,\]}]|\Z)")
     for sep in (rb":", rb",", rb"\[")
 }
+# The same tokens in one scan: faster on a short text (a record, a tool call's arguments),
+# slower on a long one (no literal to search for first).
+_TOKEN_AFTER_ANY = re.compile(rb"[:,\[][ \t\r\n]*(-?\d[\d.eE+-]*)(?=[ \t\r\n,\]}]|\Z)")
+_SHORT = 4096
 # Among those tokens, the ones a double may not give back as written: 19+ digits (beyond
 # 64 bits), 17+ digits and dots, tiny decimals, trailing fraction zeros, exponents, -0.
 _MAYBE_INEXACT = re.compile(
@@ -129,7 +133,13 @@ def has_inexact_numbers(data: bytes) -> bool:
     """True when the text holds a number literal orjson would not give back byte for byte.
     A linear scan with literal-led patterns (a few ms per MB); a token that only looks like
     one (inside a string) just costs an exact parse."""
-    tokens = b"\n".join(t for rx in _TOKEN_AFTER.values() for t in rx.findall(data))
+    if len(data) < _SHORT:
+        found = _TOKEN_AFTER_ANY.findall(data)
+        if not found:
+            return False
+        tokens = b"\n".join(found)
+    else:
+        tokens = b"\n".join(t for rx in _TOKEN_AFTER.values() for t in rx.findall(data))
     for m in _MAYBE_INEXACT.finditer(tokens):
         end = tokens.find(b"\n", m.start())
         token = tokens[m.start() : end if end != -1 else len(tokens)].decode("ascii")

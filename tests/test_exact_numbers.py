@@ -9,7 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from repair import jsonio
 from repair.cli import main
 from repair.formats import load_session
 from repair.jsonio import (
@@ -247,3 +250,23 @@ def test_messages_writes_every_wire_shape_with_numbers_and_surrogates_as_read(tm
     body = loads(out.splitlines()[0])
     assert CALL_INPUT[target](body) == {"n": JsonNumber("1e400"), "s": "a\ud800"}
     assert BIG in out  # the result's content, as JSON or as its text
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(min_value=-(2**70), max_value=2**70).map(str),
+            st.floats(allow_nan=False, allow_infinity=False).map(repr),
+            st.sampled_from(["-0", "1E2", "1.50", "0.000001", "1e-5", '"a:1.5"', '"x,2"']),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from([",", ", ", ",\n  "]),
+)
+def test_a_short_text_is_scanned_for_the_same_number_tokens_as_a_long_one(items, sep):
+    """A record or a call's arguments is scanned in one pass, a whole file in three: both
+    find the same number literals (so the same ones are kept exactly)."""
+    data = ("[" + sep.join(items) + "]").encode()
+    one = sorted(jsonio._TOKEN_AFTER_ANY.findall(data))
+    three = sorted(t for rx in jsonio._TOKEN_AFTER.values() for t in rx.findall(data))
+    assert one == three
