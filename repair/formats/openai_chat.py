@@ -306,17 +306,34 @@ def _src(conv: Conversation, i: int, tail: str = "") -> dict[str, Any]:
     return {"path": path}
 
 
+def _malformed(conv: Conversation, i: int, entry: Any, reason: str, role: Any = None) -> Message:
+    return Message(
+        role=role if role in ("user", "assistant") else None,
+        blocks=(),
+        raw=entry,
+        malformed=reason,
+        src=_src(conv, i),
+        origin=At(i),
+    )
+
+
 def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
     def malformed(reason: str, role: Any = None) -> Message:
-        return Message(
-            role=role if role in ("user", "assistant") else None,
-            blocks=(),
-            raw=entry,
-            malformed=reason,
-            src=_src(conv, i),
-            origin=At(i),
-        )
+        return _malformed(conv, i, entry, reason, role)
 
+    if (
+        type(entry) is dict
+        and entry.get("role") == "tool"
+        and isinstance(entry.get("tool_call_id"), str)
+    ):
+        # the usual tool message, built without the checks below (the same block)
+        call_id = entry["tool_call_id"]
+        data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": entry.get("content")}
+        name = entry.get("name")
+        src = _src(conv, i)
+        return Block(
+            TOOL_RESULT, data, call_id, name if isinstance(name, str) else None, False, src, At(i)
+        )
     if not isinstance(entry, dict):
         return malformed(f"message is {type_name(entry)}, not an object")
     role = entry.get("role")
