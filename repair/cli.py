@@ -111,7 +111,22 @@ def _dumps(obj: Any) -> str:
 def _load(path: str, fmt: str | None, target: str | None, written: bool = False) -> Session:
     from .formats import load_session
 
-    return load_session(path, format=fmt, target=target, written=written)
+    session = load_session(path, format=fmt, target=target, written=written)
+    if _kept is not None:
+        _kept[:] = [session]  # the last one only: several files must not pile up
+    return session
+
+
+# Sessions the command keeps until the process ends (`keep_until_exit`): freeing a
+# 100k-message session object by object costs 0.2 s that nobody waits for.
+_kept: list[Session] | None = None
+
+
+def keep_until_exit() -> None:
+    """The process ends with os._exit after this command (the `histview` console script):
+    keep what it loads instead of freeing it. Not for a caller that goes on running."""
+    global _kept
+    _kept = []
 
 
 def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:

@@ -619,3 +619,23 @@ def test_readme_examples_are_what_histview_prints(capsys, monkeypatch, command, 
     monkeypatch.chdir(README.parent)
     main(shlex.split(command)[1:])
     assert capsys.readouterr().out == shown
+
+
+def test_the_command_ends_at_once_and_its_piped_output_is_whole(tmp_path):
+    """`histview check` ends with os._exit (no teardown of the session): everything it
+    printed still reaches a pipe, and its exit code is the check's."""
+    import subprocess
+    import sys
+
+    sample = SAMPLES / "roo_interrupted_then_continue.json"
+    files = [str(sample), str(sample)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "check", *files],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    out = io.StringIO()
+    code = cli.main(["check", *files], stdout=out, stderr=io.StringIO())
+    assert proc.returncode == code == 1
+    assert proc.stdout == out.getvalue() and proc.stdout.count(" 0 warnings, 0 info (") == 2

@@ -17,11 +17,14 @@ def open_tui(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from repair.cli import keep_until_exit
     from repair.cli import main as run
 
     args = list(sys.argv[1:] if argv is None else argv)
     # run as the command (not called with arguments): a headless command ends at once
     headless = argv is None and bool(args) and args[0] in HEADLESS
+    if headless:
+        keep_until_exit()
     code = run(args, open_tui=open_tui)
     if headless:
         _exit_now(code)
