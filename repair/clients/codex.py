@@ -113,30 +113,32 @@ def _normalize(
 ) -> list[tuple[SentBlock, str, int | None]]:
     """`normalize_history`: an "aborted" output right after each call that has none anywhere,
     then every output whose call is missing left out."""
+    kinds = [_kind(sb) for sb, _role, _pos in flat]  # once per block: four passes read it
     outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}  # call_id as read
-    for sb, _role, _pos in flat:
-        kind = _kind(sb)
+    for (sb, _role, _pos), kind in zip(flat, kinds, strict=True):
         if kind in OUTPUT_TYPES:
             outputs[kind].add(sb.native.get("call_id"))
     answered: list[tuple[SentBlock, str, int | None]] = []
-    for entry in flat:
+    answered_kinds: list[str | None] = []
+    for entry, kind in zip(flat, kinds, strict=True):
         answered.append(entry)
+        answered_kinds.append(kind)
         sb = entry[0]
-        out_type = CALL_TYPES.get(_kind(sb) or "")
+        out_type = CALL_TYPES.get(kind or "")
         call_id = sb.native.get("call_id") if out_type is not None else None
         if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
             native = {"type": out_type, "call_id": call_id, "output": ABORTED}
             data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": ABORTED}
             answered.append((SentBlock(data, native=native, name=sb.name), "user", None))
+            answered_kinds.append(out_type)
             req.answered.add(call_id)
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
-    for sb, _role, _pos in answered:
-        out_type = CALL_TYPES.get(_kind(sb) or "")
+    for (sb, _role, _pos), kind in zip(answered, answered_kinds, strict=True):
+        out_type = CALL_TYPES.get(kind or "")
         if out_type is not None:
             calls[out_type].add(sb.native.get("call_id"))
     kept = []
-    for sb, role, pos in answered:
-        kind = _kind(sb)
+    for (sb, role, pos), kind in zip(answered, answered_kinds, strict=True):
         if kind in OUTPUT_TYPES and sb.native.get("call_id") not in calls[kind]:
             if sb.block is not None and pos is not None:
                 req.left_out.append((pos, sb.block, "an output whose call is missing"))
