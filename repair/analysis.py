@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
+from typing import Any
 
 from . import clients, codes, targets, wire
 from .codes import Severity
@@ -169,7 +171,7 @@ class _Collector:
         tool_id: str | None,
         detail: str,
         *,
-        key: tuple,
+        key: tuple[Hashable, ...],
         lenient: bool = False,
         repaired: bool | None = None,
     ) -> None:
@@ -206,6 +208,7 @@ class _Collector:
 
 def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     last_live = p.live[-1] if p.live else None
+    use: Use | None  # a call; below, the call a result answers (if any)
     for use in p.uses:
         if use.dup_of is None and use.results and not p.wrong_role:
             continue  # the usual case: answered, its id its own
@@ -331,7 +334,7 @@ def id_problem(block: Block, target: str) -> str | None:
 @dataclass(frozen=True)
 class _IdRules:
     name: str
-    pattern: re.Pattern | None
+    pattern: re.Pattern[str] | None
     max_length: int | None
 
     @staticmethod
@@ -368,11 +371,11 @@ class _IdRules:
             )
         return (
             f"has {key} {value}, outside what the {self.name} target accepts "
-            f"(^{self.pattern.pattern}$)"
+            f"(^{self.pattern.pattern if self.pattern is not None else ''}$)"
         )
 
 
-def _json_type(value) -> str:
+def _json_type(value: Any) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int | float):
@@ -463,7 +466,12 @@ def _role_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
 
 
 def _misplaced(
-    p: Pairing, msgs: list[Message], out: _Collector, use: Use, res: Result, key: tuple
+    p: Pairing,
+    msgs: list[Message],
+    out: _Collector,
+    use: Use,
+    res: Result,
+    key: tuple[Hashable, ...],
 ) -> None:
     if res.before_use:
         detail = (
@@ -603,14 +611,14 @@ def _shape_findings(
                 )
 
 
-def _whitespace_only(blocks) -> bool:
+def _whitespace_only(blocks: Sequence[Block]) -> bool:
     """Only text blocks, all blank, and some whitespace in them (not merely empty)."""
     if not blocks or not all(b.type == "text" and _blank_text(b.data) for b in blocks):
         return False
     return any(block_text(b) for b in blocks)
 
 
-def _blank_text(data) -> bool:
+def _blank_text(data: Any) -> bool:
     # `not text or text.isspace()` is `not text.strip()` without copying the text
     if isinstance(data, str):
         return not data or data.isspace()
@@ -634,7 +642,7 @@ def _time_findings(
             while prev_i is not None and msgs[prev_i].timestamp is None:
                 prev_i = p.prev_live.get(prev_i)
             prev_t = msgs[prev_i].timestamp if prev_i is not None else None
-        if prev_t is not None and t < prev_t:
+        if prev_t is not None and prev_i is not None and t < prev_t:
             out.add(
                 "out-of-order-timestamp",
                 mi,
