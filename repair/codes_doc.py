@@ -15,7 +15,7 @@ PREAMBLE = """\
 # Finding codes, targets, pairing and fixes
 
 <!-- Written by `python -m repair.codes_doc > docs/codes.md` from repair/codes.py and
-repair/targets.py; tests/test_codes_doc.py fails while this file differs. Edit those. -->
+repair/targets.py; tests/engine/test_codes_doc.py fails while this file differs. Edit those. -->
 
 What the engine relies on when it judges a session (`repair/pairing.py`,
 `repair/analysis.py`) and repairs it (`repair/plan.py`, `repair/edits.py`). Codes are

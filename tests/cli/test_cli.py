@@ -12,9 +12,8 @@ import pytest
 import repair.cli as cli
 import repair.preview as preview
 from repair.codes import CODES
+from tests.paths import README, SAMPLES
 from tui.cli import main
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
 # An interrupted call (the user typed "continue") and a result for a call that never was.
@@ -598,9 +597,6 @@ def test_fix_diff_of_a_huge_plan_is_cut_but_every_fix_is_listed(capsys, tmp_path
     (cut,) = [line for line in lines if line.startswith("... ")]
     assert "more diff lines not shown" in cut
     assert len(lines) < 1500 + preview.MAX_DESCRIPTION + preview.MAX_DIFF_LINES + 10
-
-
-README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _readme_examples() -> list:

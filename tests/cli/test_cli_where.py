@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from repair.cli import main
 from repair.place import Place
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+from tests.paths import SAMPLES
 
 
 def test_pointer_place():

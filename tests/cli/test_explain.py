@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from repair import explain
+from tests.paths import SAMPLES
 from tui.cli import main
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 
 # (text as the API answers it, rule id, messages.N, content.M, ids)
 TEXTS = [

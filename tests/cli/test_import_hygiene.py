@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import REPO
+
+ROOT = REPO
 
 SESSION = [
     {"role": "user", "content": "go"},

@@ -7,10 +7,10 @@ import io
 import json
 
 import pytest
-from tui_helpers import wait_ready
 
 from repair.cli import main
 from repair.sanitize import clean, clean_line, json_safe
+from tests.tui.tui_helpers import wait_ready
 from tui.app import HistviewApp
 
 INVISIBLE = {

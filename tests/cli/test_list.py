@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from repair import discover
+from tests.paths import CORPUS, DATA
 from tui.cli import main
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+REAL = CORPUS
 
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
 
@@ -166,7 +167,7 @@ def test_real_sessions_laid_out_as_on_disk_are_all_read(tmp_path):
 
 
 def test_gemini_cli_chats_are_listed_with_their_health(capsys, tmp_path):
-    data = Path(__file__).resolve().parent / "data" / "gemini_cli"
+    data = DATA / "gemini_cli"
     chats = tmp_path / ".gemini" / "tmp" / ("ab" * 32) / "chats"
     put(chats / "session-2026-11-23T11-44-6f55130f.jsonl",
         (data / "clean_seed.jsonl").read_text(), 5000)  # fmt: skip

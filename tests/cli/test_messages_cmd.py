@@ -4,10 +4,10 @@ its errors; records not sent shown as a count; `--json` the request list itself.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from repair.formats import load_session
 from repair.wire import request_body
+from tests.paths import CLIENT_FIXTURES, SAMPLES
 from tui.cli import main
 
 # A Roo history whose first two messages were condensed away: they are shown, not sent.
@@ -75,7 +75,7 @@ def test_json_is_the_anthropic_messages_list(capsys, tmp_path):
 
 
 def test_hostile_text_is_shown_safely(capsys):
-    sample = Path(__file__).resolve().parents[1] / "sample_sessions" / "hostile_markup.json"
+    sample = SAMPLES / "hostile_markup.json"
     code, out, _ = run(capsys, "messages", str(sample))
     assert code == 0
     assert "\x1b" not in out and "\u202e" not in out
@@ -89,7 +89,7 @@ def test_unreadable_file_is_one_line_exit_2(capsys, tmp_path):
     assert err.startswith(f"histview: {path}") and len(err.splitlines()) == 1
 
 
-BROKEN_CC = Path(__file__).resolve().parent / "fixtures" / "clients" / "claude" / "broken"
+BROKEN_CC = CLIENT_FIXTURES / "claude" / "broken"
 
 
 def test_claude_code_file_is_shown_as_the_client_sends_it(capsys):

@@ -15,9 +15,9 @@ import pytest
 from repair.formats import load_session
 from repair.preview import preview
 from repair.workbench import Workbench
+from tests.paths import SAMPLES
 from tui.cli import main
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 PROVIDERS = ["anthropic", "bedrock", "openai-chat", "openai-responses", "gemini"]
 
 

@@ -9,10 +9,9 @@ import json
 import os
 from pathlib import Path
 
-from test_cli import run
-from test_format_claude_code import assistant, jsonl, result, text, tool_use, user
-
 from repair.formats import load_session
+from tests.cli.test_cli import run
+from tests.formats.test_format_claude_code import assistant, jsonl, result, text, tool_use, user
 
 STRAY = {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "stray output"}
 

@@ -16,11 +16,8 @@ import pytest
 import repair.files as files
 from repair.formats import load_session
 from repair.workbench import Workbench
+from tests.paths import CORPUS, SAMPLES
 from tui.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO / "sample_sessions"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 
 BROKEN = [
     {"role": "user", "content": "list the files"},

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import importlib.util
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from repair.analysis import analyze
 from repair.formats import load_bytes
 from repair.plan import apply_all
+from tests.paths import REPO
 
-GEN = Path(__file__).resolve().parents[1] / "bench" / "gen.py"
+GEN = REPO / "bench" / "gen.py"
 FAULT_CODE = {
     "drop": "orphan-tool-use",
     "duplicate": "duplicate-tool-result",

@@ -3,11 +3,10 @@ code added, a severity or an action changed, and the page says so (or this fails
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from repair import codes, codes_doc, targets
+from tests.paths import DOCS
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "codes.md"
+DOC = DOCS / "codes.md"
 
 
 def test_docs_codes_md_is_generated_from_the_registry():

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from engine_factory import M, R, S, T, U
-
 from repair.analysis import analyze
 from repair.model import Message
+from tests.engine.engine_factory import M, R, S, T, U
 
 
 def codes(session, target=None):

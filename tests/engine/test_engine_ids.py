@@ -4,12 +4,12 @@ and that fixing converges and is idempotent."""
 from __future__ import annotations
 
 import pytest
-from engine_factory import R, S, T, U, shape
 
 from repair.analysis import analyze
 from repair.model import SYNTHETIC_PREFIX, SYNTHETIC_RESULT_TEXT, block_text
 from repair.plan import Choices, apply_all, make_plan
 from repair.report import edit_entries
+from tests.engine.engine_factory import R, S, T, U, shape
 
 
 def codes(session, target=None):
@@ -329,9 +329,8 @@ def test_claude_code_file_with_id_less_calls_and_wrong_role_blocks_resumes_as_re
     id-less calls, sends "(no content)" for the empty-id result, and sends the assistant
     message as [text, tool_result X, tool_use X] (refused by the API). On the written file it
     sends exactly the repaired conversation below (then the new prompt)."""
-    from test_format_claude_code import assistant, jsonl, result, text, tool_use, user
-
     from repair.formats import load_bytes
+    from tests.formats.test_format_claude_code import assistant, jsonl, result, text, tool_use, user
 
     noid = {"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}
     records = [

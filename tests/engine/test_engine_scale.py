@@ -6,11 +6,11 @@ settle in one round."""
 from __future__ import annotations
 
 import pytest
-from engine_factory import R, S, T, U
 
 from repair import model
 from repair.analysis import analyze
 from repair.plan import apply_all, apply_fixes, make_plan
+from tests.engine.engine_factory import R, S, T, U
 
 N = 2000
 

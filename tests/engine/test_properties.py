@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 
-from engine_factory import S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from repair.analysis import analyze
 from repair.model import Message, block_from_anthropic
 from repair.plan import apply_all
 from repair.report import edit_entries
+from tests.engine.engine_factory import S
 
 
 def build_valid(rng: random.Random, turns: int) -> list[Message]:

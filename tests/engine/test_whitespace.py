@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import io
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,7 @@ from repair.analysis import analyze
 from repair.cli import main
 from repair.formats import load_bytes, load_session
 from repair.workbench import Workbench
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+from tests.paths import SAMPLES
 
 
 def run(*argv: str) -> tuple[int, str, str]:

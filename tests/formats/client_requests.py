@@ -9,8 +9,8 @@ environment context, the new prompt). Fixtures live in tests/fixtures/clients/<c
 root, or `shared:` + a path under ../shared (the corpus, skipped when absent). The broken
 files made for a case sit next to it.
 
-    python tests/client_requests.py record [CASE ...]     # resume with the real clients
-    python tests/client_requests.py check [CASE ...]      # compare histview with them
+    python -m tests.formats.client_requests record [CASE ...]     # resume with the real clients
+    python -m tests.formats.client_requests check [CASE ...]      # compare histview with them
 
 (`record` needs the clients: HISTVIEW_CLIENTS names their folder, default
 ~/.cache/histview-clients.)
@@ -25,9 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-FIXTURES = ROOT / "tests" / "fixtures" / "clients"
+from tests.paths import CLIENT_FIXTURES as FIXTURES
+from tests.paths import REPO, SHARED
+
 RESUME = SHARED / "clients" / "resume"
 SCRIPT_CLIENT = {"codex": "codex", "opencode": "opencode"}  # histview target -> resume name
 TEXT_CHARS = 48  # characters of each text kept in a shape
@@ -48,7 +48,7 @@ def case_name(path: Path) -> str:
 
 
 def input_path(spec: str) -> Path:
-    return SHARED / spec.removeprefix("shared:") if spec.startswith("shared:") else ROOT / spec
+    return SHARED / spec.removeprefix("shared:") if spec.startswith("shared:") else REPO / spec
 
 
 def _text(value: object) -> str:
@@ -241,7 +241,6 @@ def provider_refuses(client: str, sent: list[dict]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    sys.path.insert(0, str(ROOT))
     cmd, names = argv[0], set(argv[1:])
     bad = 0
     for client in SCRIPT_CLIENT:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+from tests.paths import CLIENT_FIXTURES as FIXTURES
+from tests.paths import CORPUS, SAMPLES, SHARED
+
 RESUME = SHARED / "clients" / "resume"
-FIXTURES = ROOT / "tests" / "fixtures" / "clients"
 VERSIONS = {"claude": "Claude Code 2.1.197"}
 
 # Text the client adds to every request on its own: the new prompt, sentinels, reminders.
@@ -19,10 +19,8 @@ NEW_PROMPT = "continue"  # what ../shared/clients/resume sends
 def claude_cases() -> list[tuple[str, Path]]:
     """(case, file): the samples, the real corpus (main files the client resumes; subagent
     files are not sessions of their own) and the broken files made for each fault."""
-    out = [
-        (f"sample-{p.stem}", p) for p in sorted((ROOT / "sample_sessions").glob("claude_code_*"))
-    ]
-    corpus = SHARED / "corpus" / "real" / "claude_code"
+    out = [(f"sample-{p.stem}", p) for p in sorted(SAMPLES.glob("claude_code_*"))]
+    corpus = CORPUS / "claude_code"
     for p in sorted(corpus.glob("*/*.jsonl")) if corpus.is_dir() else []:
         if not p.name.startswith("agent-"):
             out.append((f"corpus-{p.parent.name}", p))

@@ -1,6 +1,6 @@
 """Mutating real session files and checking what histview promises about any input.
 
-Shared by the hypothesis test (tests/test_fuzz.py, a short deterministic run for CI) and
+Shared by the hypothesis test (tests/formats/test_fuzz.py, a short deterministic run for CI) and
 `bench/fuzz.py` (a long run started by hand). A case is one seed file (every sample in
 sample_sessions/, every corpus file in ../shared/corpus, whatever formats exist, and the
 broken session files of the client tests) with one
@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+from tests.paths import CLIENT_FIXTURES, DATA, REPO, SAMPLES, SHARED
 
 # Keys whose values the loaders look at first: mutations aim at them half of the time.
 HOT_KEYS = frozenset(
@@ -263,11 +262,9 @@ def seeds() -> list[Seed]:
     session files the client tests resume (broken on purpose, one fault each; the Gemini CLI
     chats, the single-object `.json` one included)."""
     found: list[Path] = []
-    found += sorted((REPO / "sample_sessions").glob("*.json*"))
-    found += sorted(
-        p for p in (REPO / "tests" / "data").rglob("*.json*") if p.name != "requests.json"
-    )
-    clients = REPO / "tests" / "fixtures" / "clients"
+    found += sorted(SAMPLES.glob("*.json*"))
+    found += sorted(p for p in DATA.rglob("*.json*") if p.name != "requests.json")
+    clients = CLIENT_FIXTURES
     found += sorted((clients / "claude" / "broken").glob("*.jsonl"))
     found += sorted((clients / "codex").glob("*.jsonl"))
     found += sorted(p for p in (clients / "opencode").glob("*.json") if ".sent." not in p.name)

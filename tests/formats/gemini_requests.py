@@ -2,7 +2,7 @@
 API's function-call rules checked on such a request.
 
 The requests measured are kept trimmed in data/gemini_cli/requests.json so that the tests run
-without the client; `python tests/gemini_requests.py` measures them again (it needs the
+without the client; `python -m tests.formats.gemini_requests` measures them again (it needs the
 clients, see ../shared/clients/README.md) and rewrites that file.
 """
 
@@ -16,11 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data" / "gemini_cli"
+from tests.paths import DATA as TEST_DATA
+from tests.paths import SAMPLES, SHARED
+
+DATA = TEST_DATA / "gemini_cli"
 REQUESTS = DATA / "requests.json"
-RESUME = ROOT.parent / "shared" / "clients" / "resume"
-SAMPLE = ROOT / "sample_sessions" / "gemini_cli_doubled_after_resume.jsonl"
+RESUME = SHARED / "clients" / "resume"
+SAMPLE = SAMPLES / "gemini_cli_doubled_after_resume.jsonl"
 CASES = {
     "clean_seed": DATA / "clean_seed.jsonl",
     "orphan_call": DATA / "orphan_call.jsonl",
@@ -172,7 +174,6 @@ def measure(name: str, path: Path, work: Path) -> dict:
 
 
 def main() -> int:
-    sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory() as tmp:
         found = {name: measure(name, path, Path(tmp)) for name, path in CASES.items()}
     REQUESTS.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n")

@@ -3,9 +3,8 @@ the TUI shows it on result rows instead of the message's time."""
 
 from __future__ import annotations
 
-from tui_helpers import SAMPLES
-
 from repair.formats import load_session
+from tests.paths import SAMPLES
 
 
 def _times(name: str) -> dict[tuple[int, str], float | None]:

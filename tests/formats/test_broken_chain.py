@@ -14,11 +14,11 @@ import pytest
 from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
 from repair.workbench import Workbench
+from tests.paths import CLIENT_FIXTURES, SHARED
 from tui.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
 REAL = (
-    ROOT.parent
+    SHARED
     / "shared"
     / "corpus"
     / "real"
@@ -26,8 +26,8 @@ REAL = (
     / "ccl_thinking_hooks_v2.1.42"
     / "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
 )
-BROKEN = ROOT / "tests" / "fixtures" / "clients" / "claude" / "broken"
-REQUESTS = ROOT / "tests" / "fixtures" / "clients" / "claude"
+BROKEN = CLIENT_FIXTURES / "claude" / "broken"
+REQUESTS = CLIENT_FIXTURES / "claude"
 
 needs_corpus = pytest.mark.skipif(not REAL.is_file(), reason="../shared corpus absent")
 
@@ -146,11 +146,8 @@ def test_the_relink_is_undone_exactly(tmp_path):
 def test_a_gap_in_an_inline_sidechain_is_shown_and_left_as_it_is():
     """An inline sidechain is written with its main conversation: its gap is a finding of
     the thread, whose fix changes nothing (the main conversation is untouched)."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_format_claude_code import U, assistant, jsonl, text, tool_use, user
-    from test_threads import result
+    from tests.cli.test_threads import result
+    from tests.formats.test_format_claude_code import U, assistant, jsonl, text, tool_use, user
 
     recs = [
         user(1, None, "make a task", 1),
@@ -210,11 +207,8 @@ def test_a_sidechain_fix_is_written_with_a_relink_of_the_main_chain(tmp_path, ca
     branch off the gap that only holds an orphan result: the relink of the chain and the
     drop of the orphan in the branch's thread are both written (the drop was lost when
     the relink loaded the file again; found by the fuzzer)."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_format_claude_code import assistant, jsonl, text, tool_use, user
-    from test_threads import result
+    from tests.cli.test_threads import result
+    from tests.formats.test_format_claude_code import assistant, jsonl, text, tool_use, user
 
     side = {"isSidechain": True}
     recs = [

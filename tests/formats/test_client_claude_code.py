@@ -16,11 +16,11 @@ import os
 import subprocess
 
 import pytest
-from clients_cases import CASES, FIXTURES, RESUME, file_messages, shape, trim
 
 from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
 from repair.wire import request, request_body
+from tests.formats.clients_cases import CASES, FIXTURES, RESUME, file_messages, shape, trim
 
 CASE_FILES = dict(CASES["claude"]())
 FIXTURE_DIR = FIXTURES / "claude"

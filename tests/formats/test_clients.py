@@ -2,7 +2,7 @@
 
 Each case in tests/fixtures/clients/ is a session file (a sample, a corpus file or a broken
 file made for one behaviour) and the request its client sent for it, recorded with
-../shared/clients/resume and trimmed (tests/client_requests.py). The tests hold that:
+../shared/clients/resume and trimmed (tests/formats/client_requests.py). The tests hold that:
 - the request histview says the client sends is the recorded one (roles, order, ids, texts);
 - histview reports an error-level finding for the file exactly when the recorded request
   breaks the provider's rules (judged by histview's own provider rules on the request);
@@ -15,7 +15,10 @@ import json
 import os
 
 import pytest
-from client_requests import (
+
+from repair.analysis import analyze
+from repair.formats import load_session
+from tests.formats.client_requests import (
     SCRIPT_CLIENT,
     case_name,
     cases,
@@ -26,9 +29,6 @@ from client_requests import (
     sent_by_histview,
     shape,
 )
-
-from repair.analysis import analyze
-from repair.formats import load_session
 
 CASES = [
     pytest.param(client, fixture, id=f"{client}-{case_name(fixture)}")
@@ -53,7 +53,7 @@ def test_every_client_has_its_cases():
 @pytest.mark.parametrize(("client", "fixture"), CASES)
 def test_histview_sends_what_the_client_sent(client, fixture):
     case, path = load_case(fixture)
-    assert case["sent"], "record the case first: python tests/client_requests.py record"
+    assert case["sent"], "record the case first: python -m tests.formats.client_requests record"
     assert sent_by_histview(client, path) == case["sent"]
 
 

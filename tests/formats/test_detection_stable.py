@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 
 from repair.cli import main
 from repair.formats import load_session
 from repair.workbench import Workbench
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+from tests.paths import SAMPLES
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -25,8 +25,7 @@ from repair.jsonio import (
     to_json,
 )
 from repair.workbench import Workbench
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+from tests.paths import SAMPLES
 
 BIG = "123456789012345678901234567890"
 ODD = (BIG, "-123456789012345678901234567890", "1e400", "-1e400", "1e-400", "1E2", "1.50")

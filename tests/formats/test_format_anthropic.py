@@ -8,16 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from repair.analysis import analyze
 from repair.errors import InputError
 from repair.formats import get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message, block_from_anthropic
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO / "sample_sessions"
-
-
-def compact(obj) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+from repair.plan import apply_all
+from tests.formats.build import compact, synthetic
+from tests.paths import SAMPLES
 
 
 def scores(doc) -> dict[str, int]:
@@ -188,10 +185,9 @@ def test_malformed_record_is_located_and_written_back(entry, reason):
 
 
 def test_engine_reports_malformed_and_checks_the_rest():
-    analysis = pytest.importorskip("repair.analysis")
     doc = [*ORPHAN[:2], {"role": "user", "content": 7}, *ORPHAN[2:]]
     s = load_bytes(compact(doc))
-    codes = {(f.code, f.position, f.source.pointer) for f in analysis.analyze(s).findings}
+    codes = {(f.code, f.position, f.source.pointer) for f in analyze(s).findings}
     assert ("malformed", 2, "/2") in codes
     assert any(code == "orphan-tool-use" for code, _, _ in codes)
 
@@ -256,17 +252,6 @@ def test_samples_round_trip_byte_identical():
 
 
 # ---------------------------------------------------------------------------- edits
-
-
-def synthetic(tool_id: str) -> Block:
-    return block_from_anthropic(
-        {
-            "type": "tool_result",
-            "tool_use_id": tool_id,
-            "content": SYNTHETIC_RESULT_TEXT,
-            "is_error": True,
-        }
-    )
 
 
 def test_insert_synthetic_result_into_existing_message():
@@ -412,16 +397,14 @@ def test_request_body_edit_keeps_other_request_keys():
 
 
 def test_fix_then_check_finds_no_error():
-    plan = pytest.importorskip("repair.plan")
-    analysis = pytest.importorskip("repair.analysis")
     s = load_bytes(compact(ORPHAN))
-    before = analysis.analyze(s)
+    before = analyze(s)
     assert [(f.code, f.tool_use_id) for f in before.errors] == [("orphan-tool-use", "toolu_2")]
-    fixed, _ = plan.apply_all(s)
+    fixed, _ = apply_all(s)
     out = fixed.export_bytes()
     again = load_bytes(out)
     assert again.format == "anthropic"
-    assert analysis.analyze(again).errors == []
+    assert analyze(again).errors == []
     doc = json.loads(out)
     assert [b.get("tool_use_id") for b in doc[2]["content"][:2]] == ["toolu_1", "toolu_2"]
     assert doc[2]["content"][1]["content"].startswith("[histview]")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,10 +14,9 @@ from repair.cli import main
 from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
+from tests.paths import SAMPLES
 
-SAMPLE = (
-    Path(__file__).resolve().parents[1] / "sample_sessions" / "bedrock_parallel_results_split.json"
-)
+SAMPLE = SAMPLES / "bedrock_parallel_results_split.json"
 A, B = "tooluse_Xq3vN8sRT2ubWk0JmA7yLg", "tooluse_b9LdPq4oSvKc1EhZr6TwFA"
 
 

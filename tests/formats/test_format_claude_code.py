@@ -14,11 +14,12 @@ from repair.analysis import analyze
 from repair.errors import InputError
 from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
 from repair.formats.claude_code.write import _Writer
-from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message
+from repair.model import SYNTHETIC_RESULT_TEXT, Message
 from repair.wire import request_body
+from tests.formats.build import synthetic
+from tests.paths import CORPUS, SAMPLES
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "claude_code"
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+REAL = CORPUS / "claude_code"
 
 MODERN = "ccl_modern_v2.1.114/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 FORK = "ccl_thinking_hooks_v2.1.42/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
@@ -622,19 +623,6 @@ def edit(session, i: int, blocks) -> list[Message]:
 
 def export(session, messages) -> bytes:
     return session.copy_with(messages).export_bytes()
-
-
-def synthetic(tool_id: str) -> Block:
-    from repair.model import block_from_anthropic
-
-    return block_from_anthropic(
-        {
-            "type": "tool_result",
-            "tool_use_id": tool_id,
-            "content": SYNTHETIC_RESULT_TEXT,
-            "is_error": True,
-        }
-    )
 
 
 def test_synthetic_result_for_a_single_call_goes_right_after_it_and_relinks_the_child():

@@ -13,8 +13,9 @@ from repair.analysis import analyze
 from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
+from tests.paths import CORPUS
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "codex"
+REAL = CORPUS / "codex"
 
 
 def real_rollouts() -> list[Path]:

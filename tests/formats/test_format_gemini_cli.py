@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,11 +14,11 @@ from repair.analysis import analyze
 from repair.cli import main
 from repair.formats import detect, load_bytes, load_session, probe_bytes
 from repair.plan import Choices, apply_all
+from tests.paths import DATA, SAMPLES, SHARED
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data" / "gemini_cli"
-SAMPLE = ROOT / "sample_sessions" / "gemini_cli_doubled_after_resume.jsonl"
-CORPUS = ROOT.parent / "shared" / "corpus" / "generated" / "gemini_cli"
+DATA = DATA / "gemini_cli"
+SAMPLE = SAMPLES / "gemini_cli_doubled_after_resume.jsonl"
+CORPUS = SHARED / "corpus" / "generated" / "gemini_cli"
 CHATS = [p for p in sorted(DATA.glob("*.json*")) if p.name != "requests.json"]
 T = "2026-11-23T08:11:{:02d}.000Z"
 
@@ -501,7 +500,7 @@ def test_gemini_cli_chats_are_not_read_by_other_adapters():
 
 
 def test_other_formats_are_not_read_as_gemini_cli():
-    samples = ROOT / "sample_sessions"
+    samples = SAMPLES
     for path in samples.glob("*.json*"):
         if path.name.startswith("gemini_cli"):
             continue

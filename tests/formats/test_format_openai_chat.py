@@ -5,7 +5,6 @@ the tool messages a fix writes."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,10 +12,8 @@ from repair.analysis import analyze
 from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
-
-
-def compact(obj) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+from tests.formats.build import compact
+from tests.paths import SAMPLES
 
 
 def pretty(obj) -> bytes:
@@ -336,11 +333,7 @@ def test_jsonl_records_are_threads_and_untouched_lines_keep_their_bytes():
 
 
 def test_rewriting_every_message_reproduces_the_sample():
-    path = (
-        Path(__file__).resolve().parents[1]
-        / "sample_sessions"
-        / "openai_chat_user_between_calls.json"
-    )
+    path = SAMPLES / "openai_chat_user_between_calls.json"
     s = load_session(str(path))
     rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])
     assert rebuilt.export_bytes() == path.read_bytes()

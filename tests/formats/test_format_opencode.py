@@ -14,8 +14,9 @@ from repair.formats import detect, get_adapter, load_bytes, load_session, probe_
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
 from repair.wire import request_body
+from tests.paths import CORPUS, SAMPLES
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "opencode"
+REAL = CORPUS / "opencode"
 SES = "ses_18684d584ffe1JuGPUt8v6Igr8"
 
 
@@ -459,7 +460,7 @@ def test_empty_text_part_is_dropped():
 
 def test_rewriting_every_message_reproduces_the_real_file_and_the_sample():
     # new Message objects take the document-rewriting path: the JSON style must match
-    sample = Path(__file__).resolve().parents[1] / "sample_sessions" / "opencode_stuck_running.json"
+    sample = SAMPLES / "opencode_stuck_running.json"
     for path in (real_pair() / "messages.json", sample):
         s = load_session(str(path))
         rebuilt = s.copy_with([m.with_blocks(m.blocks) for m in s.messages])

@@ -9,33 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from repair.analysis import analyze
 from repair.formats import get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message, block_from_anthropic
+from repair.plan import apply_all
+from tests.formats.build import compact, synthetic
+from tests.paths import CORPUS
 
-REAL_ROO = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real" / "roo"
+REAL_ROO = CORPUS / "roo"
 CLINE_TASK = REAL_ROO / "cline_gmfstu_task_1769053680585"
 ROO_TASK = REAL_ROO / "roo_jsboige_task_ac8aa7b4"
 
 
-def compact(obj) -> bytes:
-    """How Roo writes its history: JSON.stringify, no spaces, no trailing newline."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def synthetic(tool_id: str) -> Block:
-    return block_from_anthropic(
-        {
-            "type": "tool_result",
-            "tool_use_id": tool_id,
-            "content": SYNTHETIC_RESULT_TEXT,
-            "is_error": True,
-        }
-    )
-
-
 def findings(session):
-    analysis = pytest.importorskip("repair.analysis")
-    return analysis.analyze(session).findings
+    return analyze(session).findings
 
 
 def env(text: str) -> dict:
@@ -493,9 +480,8 @@ def test_hidden_entries_stay_where_they_were_after_an_edit():
 
 
 def test_fix_native_orphan_then_check_is_clean():
-    plan = pytest.importorskip("repair.plan")
     s = load_bytes(compact(NATIVE))
-    fixed, _ = plan.apply_all(s)
+    fixed, _ = apply_all(s)
     again = load_bytes(fixed.export_bytes())
     assert again.format == "roo"
     assert [f for f in findings(again) if f.severity == "error"] == []
@@ -503,7 +489,6 @@ def test_fix_native_orphan_then_check_is_clean():
 
 
 def test_fix_inserting_a_whole_message_keeps_the_timeline():
-    plan = pytest.importorskip("repair.plan")
     doc = [
         NATIVE[0],
         {
@@ -515,7 +500,7 @@ def test_fix_inserting_a_whole_message_keeps_the_timeline():
         {"role": "user", "content": [{"type": "text", "text": "go"}], "ts": 1767720010000},
     ]
     s = load_bytes(compact(doc))
-    fixed, _ = plan.apply_all(s)
+    fixed, _ = apply_all(s)
     out = json.loads(fixed.export_bytes())
     ts = [e["ts"] for e in out]
     assert ts == sorted(ts)
@@ -616,12 +601,11 @@ def test_v2_parts_become_anthropic_blocks():
 
 
 def test_v2_synthetic_result_goes_into_the_tool_record_in_ai_sdk_shape():
-    plan = pytest.importorskip("repair.plan")
     doc = json.loads(json.dumps(V2))
     del doc["messages"][3]  # c2's result is lost
     s = load_bytes(compact(doc))
     assert [f.tool_use_id for f in findings(s) if f.code == "orphan-tool-use"] == ["c2"]
-    fixed, _ = plan.apply_all(s)
+    fixed, _ = apply_all(s)
     out = json.loads(fixed.export_bytes())
     assert out["version"] == 2
     msgs = out["messages"]
@@ -643,11 +627,10 @@ def test_v2_synthetic_result_goes_into_the_tool_record_in_ai_sdk_shape():
 
 
 def test_v2_results_missing_entirely_get_a_tool_record_before_the_user_record():
-    plan = pytest.importorskip("repair.plan")
     doc = json.loads(json.dumps(V2))
     del doc["messages"][2:4]
     s = load_bytes(compact(doc))
-    fixed, _ = plan.apply_all(s)
+    fixed, _ = apply_all(s)
     msgs = json.loads(fixed.export_bytes())["messages"]
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "user", "assistant"]
     assert [p["toolCallId"] for p in msgs[2]["content"]] == ["c1", "c2"]
@@ -809,18 +792,16 @@ def test_v2_new_tool_message_gets_previous_ts():
 
 @pytest.mark.parametrize("target", ["anthropic", "bedrock"])
 def test_v2_fix_is_clean_and_idempotent(target):
-    plan = pytest.importorskip("repair.plan")
-    analysis = pytest.importorskip("repair.analysis")
     doc = json.loads(json.dumps(V2))
     del doc["messages"][3]  # c2's result is lost
     doc["messages"].insert(2, {"role": "user", "content": "interrupting", "ts": 2500})
     s = load_bytes(compact(doc), target=target)
-    assert analysis.analyze(s).errors
-    fixed, _ = plan.apply_all(s)
+    assert analyze(s).errors
+    fixed, _ = apply_all(s)
     out = fixed.export_bytes()
     again = load_bytes(out, target=target)
-    assert analysis.analyze(again).errors == []
-    refixed, applied = plan.apply_all(again)
+    assert analyze(again).errors == []
+    refixed, applied = apply_all(again)
     assert applied == []
     assert refixed.export_bytes() == out
 

@@ -1,6 +1,6 @@
 """Fuzz: every sample and corpus file, mutated at random (structure, types, numbers, strings,
 bytes), keeps histview's promises through the public functions and the CLI (see
-tests/fuzz_support.py for the mutations and the promises checked). A short deterministic run
+tests/formats/fuzz_support.py for the mutations and the promises checked). A short deterministic run
 for CI; `python bench/fuzz.py` runs tens of thousands of cases by hand."""
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ import random
 import tempfile
 from pathlib import Path
 
-from fuzz_support import check_case, mutate, seeds
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+
+from tests.formats.fuzz_support import check_case, mutate, seeds
+from tests.paths import SAMPLES
 
 SEEDS = seeds()
 
@@ -41,5 +43,5 @@ def test_a_mutated_session_is_read_checked_and_fixed_without_losing_anything(
 def test_the_seeds_cover_every_sample_and_format():
     """New samples and formats are fuzzed as they land: every sample file is a seed."""
     names = {s.name.split("/")[-1] for s in SEEDS}
-    samples = Path(__file__).resolve().parents[1] / "sample_sessions"
+    samples = SAMPLES
     assert {p.name for p in samples.glob("*.json*")} <= names

@@ -6,7 +6,6 @@ loaded one is checked, fixed and written without any other exception."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,11 +14,11 @@ from repair.analysis import analyze
 from repair.errors import ExportRefused, InputError
 from repair.formats import load_bytes
 from repair.plan import Choices, apply_all
+from tests.paths import DATA, SAMPLES
 
-ROOT = Path(__file__).resolve().parents[1]
-GEMINI = ROOT / "tests" / "data" / "gemini_cli" / "orphan_call.jsonl"
-GEMINI_SET = ROOT / "sample_sessions" / "gemini_cli_doubled_after_resume.jsonl"
-BEDROCK = ROOT / "sample_sessions" / "bedrock_parallel_results_split.json"
+GEMINI = DATA / "gemini_cli" / "orphan_call.jsonl"
+GEMINI_SET = SAMPLES / "gemini_cli_doubled_after_resume.jsonl"
+BEDROCK = SAMPLES / "bedrock_parallel_results_split.json"
 
 VALUES = st.one_of(
     st.none(),

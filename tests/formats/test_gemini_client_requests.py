@@ -1,5 +1,5 @@
 """histview against what the real Gemini CLI 0.61 sends (requests recorded in
-data/gemini_cli/requests.json by tests/gemini_requests.py): the history histview reads from a
+data/gemini_cli/requests.json by tests/formats/gemini_requests.py): the history histview reads from a
 chat is the history Gemini CLI sends, histview reports an error exactly where that request
 breaks the Gemini API's function-call rules, and the file `histview fix` writes is sent by
 Gemini CLI with each response once. With HISTVIEW_CLIENTS set, the client is run again."""
@@ -12,7 +12,11 @@ import os
 from pathlib import Path
 
 import pytest
-from gemini_requests import (
+
+from repair.analysis import analyze
+from repair.cli import main
+from repair.formats import load_session
+from tests.formats.gemini_requests import (
     CASES,
     REQUESTS,
     RESUME,
@@ -22,10 +26,6 @@ from gemini_requests import (
     view,
     violations,
 )
-
-from repair.analysis import analyze
-from repair.cli import main
-from repair.formats import load_session
 
 RECORDED = json.loads(REQUESTS.read_text())
 

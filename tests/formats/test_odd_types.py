@@ -14,8 +14,7 @@ import pytest
 
 from repair.cli import main
 from repair.formats import load_session
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+from tests.paths import SAMPLES
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -232,8 +231,7 @@ def test_odd_type_in_a_jsonl_record_is_malformed_at_its_line(
 async def test_tui_exports_a_dropped_block_nested_256_deep(tmp_path):
     """The TUI's export writes the report of a dropped block nested deeper than orjson
     writes (it crashed), and the repair preview of such a block shows."""
-    from tui_helpers import wait_ready
-
+    from tests.tui.tui_helpers import wait_ready
     from tui.app import HistviewApp
 
     deep: object = "bottom"

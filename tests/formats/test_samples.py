@@ -5,7 +5,6 @@ untouched byte alone."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import orjson
 import pytest
@@ -15,8 +14,7 @@ from repair.formats import load_bytes, load_session
 from repair.model import SYNTHETIC_PREFIX, block_text
 from repair.placeholders import is_placeholder
 from repair.plan import NONE, Choices, actions_for, apply_all
-
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
+from tests.paths import SAMPLES
 
 TODO = "toolu_01152cTe8r0khCEr7n1AyOHF"  # update_todo_list, delegation sample
 TASK = "toolu_01RuT11NCue1cr3McRTrKwtP"  # new_task, delegation sample

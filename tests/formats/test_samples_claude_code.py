@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import re
-from pathlib import Path
 
 from repair.analysis import analyze
 from repair.cli import main
@@ -16,8 +15,8 @@ from repair.formats.claude_code.chain import build_graph, candidates, newest, wa
 from repair.formats.claude_code.write import _iso
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import apply_all
+from tests.paths import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 PARALLEL = SAMPLES / "claude_code_parallel_interrupted.jsonl"
 DUPLICATE = SAMPLES / "claude_code_duplicate_id_after_resume.jsonl"
 

@@ -13,8 +13,8 @@ import pytest
 from repair.cli import main
 from repair.formats import load_session
 from repair.model import SYNTHETIC_RESULT_TEXT
+from tests.paths import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_sessions"
 CODEX = SAMPLES / "codex_missing_output.jsonl"
 OPENCODE = SAMPLES / "opencode_stuck_running.json"
 OPENAI = SAMPLES / "openai_chat_user_between_calls.json"

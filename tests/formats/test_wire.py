@@ -7,7 +7,6 @@ request (Codex's "aborted" outputs, Gemini CLI's merged turns and closing model 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,11 +17,10 @@ from repair.formats import load_bytes, load_session
 from repair.model import Block, Message
 from repair.plan import apply_all
 from repair.wire import request_body
+from tests.paths import DATA, SAMPLES
 from tui.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "sample_sessions"
-GEMINI = ROOT / "tests" / "data" / "gemini_cli"
+GEMINI = DATA / "gemini_cli"
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:

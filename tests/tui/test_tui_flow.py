@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
-
-import pytest
-from tui_helpers import DEMO, HOSTILE, settle, wait_ready
 
 from repair.analysis import analyze
 from repair.formats import load_session
+from tests.paths import DEMO, README
+from tests.tui.tui_helpers import HOSTILE, settle, wait_ready
 from tui.app import AnalysisReady, HistviewApp, SessionLoaded
 from tui.timeline import Timeline
-
-
-@pytest.fixture
-def demo_copy(tmp_path):
-    dst = tmp_path / "demo_session.json"
-    shutil.copy(DEMO, dst)
-    return dst
 
 
 def _timeline(app) -> Timeline:
@@ -351,7 +341,7 @@ def test_readme_key_table_is_the_bindings():
     from tui.keys import help_rows
     from tui.main_screen import key_sections, readme_key_table
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = README.read_text()
     table = readme_key_table()
     assert table in readme
     for _title, keys in key_sections():

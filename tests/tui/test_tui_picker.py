@@ -8,9 +8,10 @@ import os
 import shutil
 
 import pytest
-from tui_helpers import HOSTILE, SAMPLES, wait_ready
 
 from repair.discover import find_in_folder
+from tests.paths import SAMPLES
+from tests.tui.tui_helpers import HOSTILE, wait_ready
 from tui.app import HistviewApp, needs_picker
 from tui.picker import PickerScreen, age_text
 from tui.timeline import Timeline

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-from tui_helpers import DEMO, HOSTILE, SAMPLES, settle, wait_ready
 
+from tests.paths import CLIENT_FIXTURES, DEMO, SAMPLES
+from tests.tui.tui_helpers import HOSTILE, settle, wait_ready
 from tui.app import HistviewApp
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 SNAPS = Path(__file__).parent / "__snapshots__" / "test_tui_snapshots"
 SIZES = [(80, 24), (120, 40)]
@@ -184,7 +182,7 @@ def test_light_theme(snap_compare):
 
 CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
 SPLIT = SAMPLES / "anthropic_parallel_results_split.json"
-BROKEN_CHAIN = Path(__file__).parent / "fixtures" / "clients" / "claude" / "broken"
+BROKEN_CHAIN = CLIENT_FIXTURES / "claude" / "broken"
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -230,7 +228,7 @@ def test_busy_state(snap_compare, tmp_path, size, monkeypatch):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_thread_switcher(snap_compare, tmp_path, size):
-    from test_threads import session_with_subagents
+    from tests.cli.test_threads import session_with_subagents
 
     main = session_with_subagents(tmp_path, bad=True)
     assert snap_compare(_app(main), terminal_size=size, run_before=_after("t"))

@@ -10,9 +10,10 @@ import shutil
 import threading
 
 import pytest
-from tui_helpers import DEMO, SAMPLES, settle, wait_ready
 
 from repair.formats import load_session
+from tests.paths import SAMPLES
+from tests.tui.tui_helpers import settle, wait_ready
 from tui import main_screen
 from tui.app import HistviewApp
 from tui.cli import main
@@ -26,13 +27,6 @@ SPLIT = SAMPLES / "anthropic_parallel_results_split.json"  # a warning, no error
 CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
 TODO_ID = "toolu_01152cTe8r0khCEr7n1AyOHF"  # update_todo_list, answered twice
 TASK_ID = "toolu_01RuT11NCue1cr3McRTrKwtP"  # new_task
-
-
-@pytest.fixture
-def demo_copy(tmp_path):
-    dst = tmp_path / "demo_session.json"
-    shutil.copy(DEMO, dst)
-    return dst
 
 
 @pytest.fixture

@@ -5,24 +5,22 @@ the number column that is the provider's messages.N."""
 from __future__ import annotations
 
 import shutil
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-from tui_helpers import SAMPLES, settle, wait_ready
 
 from repair.analysis import analyze
 from repair.formats import load_session
 from repair.workbench import Workbench
+from tests.cli.test_threads import session_with_subagents
+from tests.paths import CLIENT_FIXTURES, SAMPLES
+from tests.tui.tui_helpers import settle, wait_ready
 from tui.app import HistviewApp
 from tui.screens import ThreadScreen
 from tui.timeline import Timeline
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_threads import session_with_subagents  # noqa: E402
-
-BROKEN = Path(__file__).parent / "fixtures" / "clients" / "claude" / "broken"
+BROKEN = CLIENT_FIXTURES / "claude" / "broken"
 CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
 
 

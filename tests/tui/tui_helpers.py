@@ -1,14 +1,10 @@
-"""Helpers shared by the TUI tests: paths to sessions and waiting until the app is ready."""
+"""Helpers shared by the TUI tests: waiting until the app is ready or idle."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.paths import SAMPLES
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO / "sample_sessions"
-DEMO = REPO / "tui" / "demo" / "demo_session.json"
 HOSTILE = SAMPLES / "hostile_markup_escapes.json"
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 
 
 async def wait_ready(pilot) -> None:

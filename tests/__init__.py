@@ -1,0 +1,1 @@
+"""histview's tests, one package per layer: engine, formats, cli, tui."""

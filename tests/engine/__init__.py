@@ -1,0 +1,1 @@
+"""The engine: model, pairing, findings, plans, the workbench, the code registry."""

@@ -1,0 +1,1 @@
+"""The format adapters: detection, load, export, what each real client sends, bad input."""

@@ -1,0 +1,25 @@
+"""Builders shared by the format tests: a document as its client writes it, and the result
+block the engine inserts for a call whose result was lost."""
+
+from __future__ import annotations
+
+import json
+
+from repair.model import SYNTHETIC_RESULT_TEXT, Block, block_from_anthropic
+
+
+def compact(obj) -> bytes:
+    """JSON as Roo (JSON.stringify) and most clients write it: no spaces, no trailing newline."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def synthetic(tool_id: str) -> Block:
+    """The error result the default fix inserts for `tool_id`."""
+    return block_from_anthropic(
+        {
+            "type": "tool_result",
+            "tool_use_id": tool_id,
+            "content": SYNTHETIC_RESULT_TEXT,
+            "is_error": True,
+        }
+    )

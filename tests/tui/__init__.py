@@ -1,0 +1,1 @@
+"""The Textual app: Pilot flows and snapshots."""
