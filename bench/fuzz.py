@@ -7,7 +7,7 @@
     python bench/fuzz.py --replay bench/out/fuzz/crash-3.json
 
 Each case takes one seed (every file in sample_sessions/ and ../shared/corpus, so new formats
-and samples are covered as they land), applies 1-3 random mutations (tests/formats/fuzz_support.py:
+and samples are covered as they land), applies 1-3 random mutations (tests/fuzz_support.py:
 structure, types, numbers, strings, bytes) and runs the public functions and the CLI on it,
 checking that no exception escapes, that `fix` writes a result that reads back the same and
 converges or refuses in one line, and that no string or number of the input is lost.
@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.formats.fuzz_support import Broken, Seed, check_case, mutate, seeds  # noqa: E402
+from tests.fuzz_support import Broken, Seed, check_case, mutate, seeds  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "fuzz"
 

@@ -9,7 +9,6 @@ import json
 import random
 
 import pytest
-from fuzz_support import mutate, seeds
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.plan import apply_fixes, make_plan
 from repair.workbench import Workbench
+from tests.fuzz_support import mutate, seeds
 
 SEEDS = seeds()
 

@@ -1,6 +1,6 @@
 """Fuzz: every sample and corpus file, mutated at random (structure, types, numbers, strings,
 bytes), keeps histview's promises through the public functions and the CLI (see
-tests/formats/fuzz_support.py for the mutations and the promises checked). A short deterministic run
+tests/fuzz_support.py for the mutations and the promises checked). A short deterministic run
 for CI; `python bench/fuzz.py` runs tens of thousands of cases by hand."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from tests.formats.fuzz_support import check_case, mutate, seeds
+from tests.fuzz_support import check_case, mutate, seeds
 from tests.paths import SAMPLES
 
 SEEDS = seeds()

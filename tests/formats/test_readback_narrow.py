@@ -12,7 +12,6 @@ import json
 import random
 
 import pytest
-from fuzz_support import mutate, seeds
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from repair.formats import anthropic_list, load_bytes
 from repair.formats.roo import adapter as roo
 from repair.readback import read_back
 from repair.workbench import Workbench
+from tests.fuzz_support import mutate, seeds
 
 NARROWED = ("roo", "anthropic")
 
