@@ -12,7 +12,7 @@ import pytest
 import repair.cli as cli
 import repair.preview as preview
 from repair.codes import CODES
-from tests.paths import README, SAMPLES
+from tests.paths import README, REPO, SAMPLES
 from tui.cli import main
 
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
@@ -629,7 +629,7 @@ def test_the_command_ends_at_once_and_its_piped_output_is_whole(tmp_path):
         [sys.executable, "-m", "tui.cli", "check", *files],
         capture_output=True,
         text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=REPO,
     )
     out = io.StringIO()
     code = cli.main(["check", *files], stdout=out, stderr=io.StringIO())
