@@ -223,6 +223,11 @@ class _Builder:
         self.thinking_only: list[tuple[int, str | None]] = []
         self.with_content: set[str] = set()
         self._floor = 0  # items before this index take no more records (flush)
+        # for the live walk back (`_assistant_home`) in O(1): the newest assistant item per
+        # message.id, and the items it cannot walk past (a user message without results, a
+        # sent or malformed record), oldest first
+        self._by_mid: dict[str | None, int] = {}
+        self._barriers: list[int] = []
 
     @property
     def out(self) -> list[Message]:
@@ -277,10 +282,18 @@ class _Builder:
         if home is None:
             home = _Acc(role, mid, [], [])
             self.items.append(home)
+            if role == "assistant":
+                self._by_mid[mid] = len(self.items) - 1
+            else:
+                self._barriers.append(len(self.items) - 1)  # until it holds a result
         home.recs.append(idx)
         home.blocks.extend(blocks)
         if not home.results and any(b.type == TOOL_RESULT for b in blocks):
             home.results = True
+            if self._barriers and self.items[self._barriers[-1]] is home:
+                # a user item takes records only while it is the newest (API-error records
+                # aside, which are no barrier), so it is the newest barrier
+                self._barriers.pop()
 
     def _open(self):
         """The items that may still take records, newest first."""
@@ -289,6 +302,13 @@ class _Builder:
             yield items[k]
 
     def _assistant_home(self, mid: str | None) -> _Acc | None:
+        if not self.hidden:
+            # the walk below, indexed: the newest assistant item of this id, unless a user
+            # message without results, a sent or malformed record or a flush comes after it
+            k = self._by_mid.get(mid)
+            if k is None or k < self._floor or (self._barriers and k < self._barriers[-1]):
+                return None
+            return self.items[k]
         for item in self._open():
             if isinstance(item, Message):
                 if self.hidden or not item.hidden or item.malformed is not None:
@@ -331,6 +351,8 @@ class _Builder:
             origin=(idx,),
         )
         self.items.append(m)
+        if not m.hidden or m.malformed is not None:
+            self._barriers.append(len(self.items) - 1)
 
     def malformed_line(self, idx: int, reason: str) -> None:
         self.flush()
