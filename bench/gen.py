@@ -2,6 +2,8 @@
 
     python bench/gen.py                      # roo 1k/10k/100k + claude-code 100k into bench/out/
     python bench/gen.py --sizes 1000 --claude-code 0
+    python bench/gen.py --sizes "" --same-id 0 --reused-id 0 --claude-code 300000,500000
+                                             # claude-code 300k (630 MB) and 500k (1.05 GB)
 
 Roo Code files (`roo_<n>.json`) are what Roo writes: a compact JSON list, no trailing
 newline, `ts` in epoch ms, about 1 KB per message (tool results with `<environment_details>`,
@@ -803,7 +805,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--sizes", default="1000,10000,100000", help="Roo sizes, in messages")
-    ap.add_argument("--claude-code", type=int, default=100000, help="messages; 0 to skip")
+    ap.add_argument(
+        "--claude-code",
+        default="100000",
+        help="messages, comma-separated for several files (500000: about 1 GB); 0 to skip",
+    )
     ap.add_argument("--same-id", type=int, default=100000, help="calls sharing one id; 0 to skip")
     ap.add_argument("--reused-id", type=int, default=50000, help="pairs reusing one id; 0 to skip")
     ap.add_argument(
@@ -820,8 +826,9 @@ def main(argv: list[str] | None = None) -> int:
     manifest_path = args.out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     jobs = [("roo", int(s), gen_roo, "json") for s in args.sizes.split(",") if s]
-    if args.claude_code:
-        jobs.append(("claude_code", args.claude_code, gen_claude_code, "jsonl"))
+    for n in (int(s) for s in args.claude_code.split(",") if s):
+        if n:
+            jobs.append(("claude_code", n, gen_claude_code, "jsonl"))
     if args.same_id:
         jobs.append(("same_id", args.same_id, gen_same_id, "json"))
     if args.reused_id:

@@ -16,6 +16,13 @@ to the redrawn result.
 
     .venv/bin/python bench/tui_bench.py --steps bench/out/roo_10k.json bench/out/roo_100k.json
 
+First rows of a file: the time from the app's start to its first rows painted and to the
+analysis shown, each beside a GC-off parse of the same file (orjson per line for JSONL,
+records kept) timed in a child process between the runs, and the peak RSS of the process
+that ran the app.
+
+    .venv/bin/python bench/tui_bench.py --file bench/out/claude_code_100k.jsonl [--repeat 3]
+
 (bench/gen.py writes the files.)
 """
 
@@ -23,6 +30,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -185,6 +194,58 @@ def main_steps(paths: list[str]) -> None:
             )
 
 
+PARSE_NOGC = """
+import gc, sys, time, orjson
+gc.disable()
+t = time.perf_counter()
+data = open(sys.argv[1], "rb").read()
+if sys.argv[1].endswith(".jsonl"):
+    records = [orjson.loads(line) for line in data.split(b"\\n") if line.strip()]
+else:
+    records = orjson.loads(data)
+print(time.perf_counter() - t)
+"""
+
+
+def parse_nogc(path: str) -> float:
+    out = subprocess.run(
+        [sys.executable, "-c", PARSE_NOGC, path], capture_output=True, check=True, text=True
+    )
+    return float(out.stdout)
+
+
+async def first_rows(path: str) -> dict[str, float]:
+    app = HistviewApp(path)
+    t0 = time.perf_counter()
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.main is None or "first_paint" not in app.main.timings:
+            await pilot.pause(0.01)
+        first = time.perf_counter() - t0
+        head = "head" in app.main.timings
+        while "analysis_ready" not in app.main.timings:
+            await pilot.pause(0.02)
+        ready = time.perf_counter() - t0
+    return {"first_rows": first, "analysis_ready": ready, "head": head}
+
+
+def main_file(paths: list[str], repeat: int) -> None:
+    for path in paths:
+        size = os.path.getsize(path)
+        for k in range(repeat):
+            parse = parse_nogc(path)
+            r = asyncio.run(first_rows(path))
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"{os.path.basename(path)} ({size / 1e6:.0f} MB) run {k + 1}: "
+                f"first rows {r['first_rows']:.2f} s"
+                f"{' (the first lines)' if r['head'] else ''}, "
+                f"analysis ready {r['analysis_ready']:.2f} s; parse with GC off {parse:.2f} s "
+                f"= {r['analysis_ready'] / parse:.2f}x; peak RSS so far {rss:.0f} MB; "
+                f"load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+
+
 def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -205,5 +266,8 @@ def main(sizes: list[int]) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--steps"]:
         main_steps(sys.argv[2:])
+    elif sys.argv[1:2] == ["--file"]:
+        repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
+        main_file([a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))], repeat)
     else:
         main([int(a) for a in sys.argv[1:]] or [1000, 100_000])

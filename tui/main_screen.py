@@ -36,6 +36,7 @@ from repair.files import (
     same_file,
 )
 from repair.formats import load_session
+from repair.formats.head import load_head
 from repair.gcpause import gc_paused
 from repair.model import Session
 from repair.plan import Fix
@@ -72,6 +73,8 @@ class Search:
 
 # What an action needs (check_action): the rows, the analysis, the repair pane open.
 NEEDS_ROWS = {"search", "next_match", "prev_match", "copy_id", "toggle_raw", "top", "bottom"}
+# what needs every row, not the first lines of a large file shown while it is read
+NEEDS_ALL_ROWS = {"search", "next_match", "prev_match", "bottom"}
 NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
 NEEDS_ANALYSIS = {
     "toggle_repair",
@@ -286,6 +289,7 @@ class MainScreen(Screen[None]):
         self.exported: Session | None = None
         self.load_error: str | None = None
         self.timings: dict[str, float] = {}
+        self.head_only = False  # the rows shown are a large file's first lines
         self._first_analysis = True
         self._t0 = time.perf_counter() if t0 is None else t0
         self.view: View = None  # the conversation shown: None the main one, k thread k
@@ -341,6 +345,7 @@ class MainScreen(Screen[None]):
         for group in ("load", "search", "step", "preview", "describe", "promise", "export-check"):
             self.workers.cancel_group(self, group)
         self.session = self.wb = self.derived = self.exported = None
+        self.head_only = False
         self._set_fixes([])
         self.view = None
         self.busy = None
@@ -374,6 +379,14 @@ class MainScreen(Screen[None]):
         # The cyclic GC would rescan the growing object graph again and again while a large
         # session is built: it is off during the load, and what was built is frozen after.
         with gc_paused(freeze=True):
+            if self.given_session is None and self.path:
+                # a large file's first lines first, as a log viewer shows them
+                head = load_head(self.path, self.format, self.target)
+                if head is not None:
+                    table = build_rows(head)
+                    self.post_message(
+                        SessionLoaded(head, table, time.perf_counter() - t0, head=True)
+                    )
             try:
                 session = self.given_session or load_session(
                     self.path or "", self.format, self.target
@@ -393,18 +406,25 @@ class MainScreen(Screen[None]):
             self.post_message(AnalysisReady(wb, snapshot(wb, None, table=table)))
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
+        was_head = self.head_only
         self.session = msg.session
+        self.head_only = msg.head
         self.query_one("#loading").display = False
         self.query_one("#main").display = True
         self.version += 1
         tl = self.query_one(Timeline)
-        tl.set_state(TimelineState(msg.session, msg.table, None, self.version))
-        tl.focus()
+        # the whole session keeps the row the cursor is on among the first lines
+        keep = tl.current_row_index if was_head else None
+        tl.set_state(TimelineState(msg.session, msg.table, None, self.version), keep_row=keep)
+        if not was_head:
+            tl.focus()
         self._update_header()
         self.refresh_bindings()
-        self.timings["loaded"] = time.perf_counter() - self._t0
-        self.timings["load_worker"] = msg.seconds
-        self.call_after_refresh(self._mark, "first_paint")
+        what = "head" if msg.head else "loaded"
+        self.timings[what] = time.perf_counter() - self._t0
+        self.timings[what + "_worker"] = msg.seconds
+        if "first_paint" not in self.timings:
+            self.call_after_refresh(self._mark, "first_paint")
 
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
         self.wb = msg.workbench
@@ -476,7 +496,9 @@ class MainScreen(Screen[None]):
         width = self.size.width - 2
         wide = width >= 100
         right: list = [f"  {len(s.messages)} msgs  "]
-        if d is None:
+        if self.head_only:
+            right = [f"  first {len(s.messages)} msgs  ", ("reading…", "italic dim")]
+        elif d is None:
             right.append(("analysing…", "italic dim"))
         else:
             right += _counts(d.counts, wide)
@@ -725,6 +747,8 @@ class MainScreen(Screen[None]):
     # actions
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in NEEDS_ROWS and self.session is None:
+            return False
+        if action in NEEDS_ALL_ROWS and self.head_only:
             return False
         if action in NEEDS_ANALYSIS and self.wb is None:
             return False

@@ -16,11 +16,17 @@ from .state import Derived
 
 
 class SessionLoaded(Message, bubble=False):
-    def __init__(self, session: Session, table: RowTable, seconds: float) -> None:
+    """Rows to show: the whole session, or (`head`) the first lines of a large file while
+    the rest is read."""
+
+    def __init__(
+        self, session: Session, table: RowTable, seconds: float, head: bool = False
+    ) -> None:
         super().__init__()
         self.session = session
         self.table = table
         self.seconds = seconds
+        self.head = head
 
 
 class AnalysisReady(Message, bubble=False):

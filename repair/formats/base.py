@@ -150,6 +150,9 @@ class Adapter(ABC):
     # Call ids are unique per call and never rewritten (Codex): a result under an unknown id
     # is an orphan, never "the same call under a wrong id".
     unique_call_ids: ClassVar[bool] = False
+    # The first lines of a file read as a file of their own give the session's first
+    # messages (a JSONL log of records): the TUI shows them before the whole load is done.
+    reads_head: ClassVar[bool] = False
 
     @abstractmethod
     def detect(self, probe: Probe) -> int: ...
@@ -235,6 +238,10 @@ class Adapter(ABC):
         """Apply edits made to the file's records rather than to messages (a re-link of a
         Claude Code record) to `session`, as written: the state the written bytes load to."""
         raise NotImplementedError(f"{self.name} has no record edits")
+
+    def load_head(self, probe: Probe) -> Session:
+        """The session the first lines of a file hold (`reads_head`), to be shown only."""
+        return self.load(probe)
 
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""

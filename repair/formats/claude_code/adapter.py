@@ -87,6 +87,7 @@ def _is_str_in(value, names: frozenset[str]) -> bool:
 class ClaudeCodeAdapter(Adapter):
     name = "claude-code"
     default_target = "claude-code"  # the client as released judges what it sends
+    reads_head = True
 
     def detect(self, probe: Probe) -> int:
         if probe.kind == "json":  # a transcript of one line
@@ -125,6 +126,9 @@ class ClaudeCodeAdapter(Adapter):
 
     def load_file(self, probe: Probe) -> Session:
         """The transcript alone, without its subagent files (a written file read back)."""
+        return load_probe(self, probe, with_files=False)
+
+    def load_head(self, probe: Probe) -> Session:
         return load_probe(self, probe, with_files=False)
 
     def original_bytes(self, session: Session) -> bytes | None:

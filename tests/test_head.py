@@ -1,0 +1,81 @@
+"""The first rows of a large session: the head of a Claude Code file (its first lines, read as
+a file of their own) shows the messages the whole file starts with, and the TUI shows them
+before the whole session replaces them."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+import pytest
+from tui_helpers import wait_ready
+
+import tui.main_screen as main_screen
+from repair.formats import load_session
+from repair.formats.head import load_head
+from tui.app import AnalysisReady, HistviewApp, SessionLoaded
+
+GEN = Path(__file__).resolve().parents[1] / "bench" / "gen.py"
+
+
+@pytest.fixture(scope="module")
+def cc_file(tmp_path_factory):
+    spec = importlib.util.spec_from_file_location("bench_gen", GEN)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    data, _ = gen.gen_claude_code(1500, seed=5)
+    path = tmp_path_factory.mktemp("head") / "session.jsonl"
+    path.write_bytes(data)
+    return path
+
+
+def _shape(messages):
+    return [
+        (m.src["line"], m.role, m.hidden, tuple((b.type, b.tool_id) for b in m.blocks))
+        for m in messages
+    ]
+
+
+def test_head_shows_the_messages_the_whole_file_starts_with(cc_file):
+    head = load_head(str(cc_file), size=100_000, small=0)
+    whole = load_session(str(cc_file))
+    assert head is not None and head.format == "claude-code" and head.target == "claude-code"
+    assert 20 < len(head.messages) < len(whole.messages) / 5
+    # the last message of the head may still take records the head does not hold
+    n = len(head.messages) - 1
+    assert _shape(head.messages[:n]) == _shape(whole.messages[:n])
+    assert head.source is None  # never written
+
+
+def test_no_head_for_small_files_whole_documents_or_other_formats(cc_file, tmp_path):
+    assert load_head(str(cc_file)) is None  # below 16 MB the whole load is the first paint
+    assert load_head(str(cc_file), size=100_000, small=cc_file.stat().st_size) is None
+    doc = tmp_path / "roo.json"
+    doc.write_text('[{"role": "user", "content": "hi"}]\n' + " " * 200_000)
+    assert load_head(str(doc), size=100_000, small=0) is None
+    codex = tmp_path / "rollout.jsonl"
+    line = '{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}\n'
+    codex.write_text(line * 3000)
+    assert load_head(str(codex), size=100_000, small=0) is None
+    assert load_head(str(tmp_path / "missing.jsonl"), small=0) is None
+
+
+async def test_tui_shows_the_first_lines_then_the_whole_session(cc_file, monkeypatch):
+    monkeypatch.setattr(
+        main_screen, "load_head", functools.partial(load_head, size=100_000, small=0)
+    )
+    seen = []
+    app = HistviewApp(str(cc_file))
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await wait_ready(pilot)
+        posted = [m for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
+        assert [type(m) for m in posted] == [SessionLoaded, SessionLoaded, AnalysisReady]
+        head, whole = posted[0], posted[1]
+        assert head.head and not whole.head
+        assert len(head.session.messages) < len(whole.session.messages)
+        main = app.main
+        assert not main.head_only and main.session is whole.session
+        header = str(main.query_one("#header").render())
+        assert "reading" not in header and f"{len(whole.session.messages)} msgs" in header
+        assert main.check_action("bottom", ()) and main.check_action("search", ())
