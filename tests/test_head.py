@@ -79,3 +79,32 @@ async def test_tui_shows_the_first_lines_then_the_whole_session(cc_file, monkeyp
         header = str(main.query_one("#header").render())
         assert "reading" not in header and f"{len(whole.session.messages)} msgs" in header
         assert main.check_action("bottom", ()) and main.check_action("search", ())
+
+
+def _lean(monkeypatch, lean: bool) -> None:
+    from repair.formats.claude_code import adapter
+
+    monkeypatch.setattr(adapter, "LEAN_BYTES", 0 if lean else 1 << 62)
+
+
+def test_a_large_file_loads_without_its_records_and_says_the_same(cc_file, monkeypatch, tmp_path):
+    """Above LEAN_BYTES the lines forget their parsed records once read: the messages, their
+    records as read, the findings and a fix's bytes are those of the ordinary load."""
+    from repair.analysis import analyze
+    from repair.plan import apply_all
+
+    out = {}
+    for lean in (False, True):
+        _lean(monkeypatch, lean)
+        session = load_session(str(cc_file))
+        lines = session.state.file.lines
+        held = (sum(1 for ln in lines if ln._state == 1), len(lines))
+        findings = [f.to_json() for f in analyze(session).findings]
+        raws = [m.raw for m in session.messages]
+        fixed, _ = apply_all(session)
+        out[lean] = (_shape(session.messages), raws, findings, fixed.export().data, held)
+    assert out[True][:4] == out[False][:4]
+    kept, n = out[False][4]
+    assert kept == n > 3000  # every record held
+    kept, n = out[True][4]
+    assert kept < 10 and n > 3000  # none held once read, but the few asked for again

@@ -77,6 +77,71 @@ class JsonlLine:
         return not self.raw.strip()
 
 
+class IndexedLine(JsonlLine):
+    """A line of a JSONL file read whole, as its place in the file's bytes (the line index):
+    `raw` is sliced when asked for, so the file is in memory once, not twice; `obj` is parsed
+    when first asked for (the same parser and errors as a line parsed up front). `release`
+    forgets the parsed value of a line a loader has taken what it keeps from (its content
+    blocks): the record is parsed again (and kept) if anything asks for it later, such as a
+    writer, and a file of 1 GB need not hold every record's envelope at once."""
+
+    __slots__ = ("_body", "_start", "_end", "_parse", "_value", "_why", "_state")
+
+    def __init__(self, lineno: int, body: bytes, start: int, end: int, parse: Any) -> None:
+        self.lineno = lineno
+        self._body = body
+        self._start = start
+        self._end = end
+        self._parse = parse
+        self._value: Any = None
+        self._why: str | None = None
+        self._state = 0  # 0: not parsed (yet, or again after `release`), 1: parsed
+
+    def _read(self) -> None:
+        raw = self._body[self._start : self._end]
+        value, why = None, None
+        if raw.strip():
+            try:
+                value = self._parse(raw)
+            except (ValueError, RecursionError) as exc:
+                why = describe_json_error(exc)
+        self._value, self._why, self._state = value, why, 1
+
+    @property
+    def raw(self) -> bytes:  # type: ignore[override]
+        return self._body[self._start : self._end]
+
+    @property
+    def obj(self) -> Any:
+        if self._state == 0:
+            self._read()
+        return self._value
+
+    @obj.setter
+    def obj(self, value: Any) -> None:  # a record a loader rewrote in place
+        self._value, self._why, self._state = value, None, 1
+
+    @property
+    def error(self) -> str | None:  # type: ignore[override]
+        if self._state == 0:
+            self._read()
+        return self._why
+
+    def release(self) -> None:
+        if self._state == 1 and self._why is None:  # a line that is not JSON keeps its error
+            self._value, self._state = None, 0
+
+
+MAX_DEPTH_HINT = "nesting is deeper than the parser allows"
+
+
+def describe_json_error(exc: Exception) -> str:
+    msg = str(exc)
+    if "recursion" in msg.lower() or "depth" in msg.lower():
+        return MAX_DEPTH_HINT
+    return msg
+
+
 @dataclass
 class Probe:
     """The input, read and parsed once, handed to `detect` and `load`."""

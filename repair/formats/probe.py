@@ -10,17 +10,9 @@ import orjson
 
 from ..errors import InputError
 from ..jsonio import has_inexact_numbers, loads, loads_fast, strip_bom
-from .base import Adapter, JsonlLine, Probe, type_name
+from .base import MAX_DEPTH_HINT, Adapter, IndexedLine, JsonlLine, Probe, type_name
+from .base import describe_json_error as _describe_json_error
 from .registry import adapter_names, adapters
-
-MAX_DEPTH_HINT = "nesting is deeper than the parser allows"
-
-
-def _describe_json_error(exc: Exception) -> str:
-    msg = str(exc)
-    if "recursion" in msg.lower() or "depth" in msg.lower():
-        return MAX_DEPTH_HINT
-    return msg
 
 
 def resolve_path(given: str) -> str:
@@ -137,33 +129,34 @@ def _json_error_place(exc: Exception) -> str | None:
 def split_lines(
     body: bytes, parsed: dict[bytes, Any] | None = None
 ) -> tuple[list[JsonlLine], str, bool]:
+    """The lines of a JSONL body, as places in it (no copy of the file): each is parsed when
+    first asked for (`IndexedLine`), or is the value `parsed` holds for its bytes."""
     newline = "\r\n" if b"\r\n" in body[:65536] else "\n"
-    parts = body.split(b"\n")
-    trailing = parts[-1] == b""
-    if trailing:
-        parts.pop()
-    out: list[JsonlLine] = []
     # One scan of the whole file; only when it finds a number orjson would change is each
     # line scanned (and that line parsed keeping its literals). With lines parsed already,
     # each other line is scanned on its own.
     if parsed is None:
-        parsed = {}
         parse = loads if has_inexact_numbers(body) else loads_fast
     else:
         parse = loads
-    for i, raw in enumerate(parts, 1):
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        line = JsonlLine(lineno=i, raw=raw)
-        known = parsed.get(raw)
-        if known is not None:
-            line.obj = known
-        elif raw.strip():
-            try:
-                line.obj = parse(raw)
-            except (ValueError, RecursionError) as exc:
-                line.error = _describe_json_error(exc)
+    out: list[JsonlLine] = []
+    find = body.find
+    start, n, i = 0, len(body), 1
+    while start < n:
+        nl = find(b"\n", start)
+        end = n if nl == -1 else nl
+        stop = end - 1 if end > start and body[end - 1] == 13 else end  # a CR before the LF
+        line = IndexedLine(i, body, start, stop, parse)
+        if parsed:
+            known = parsed.get(body[start:stop])
+            if known is not None:
+                line.obj = known
         out.append(line)
+        i += 1
+        if nl == -1:
+            break
+        start = nl + 1
+    trailing = n == 0 or body.endswith(b"\n")
     return out, newline, trailing
 
 

@@ -30,7 +30,6 @@ from .chain import (
     MESSAGE_TYPES,
     NODE_TYPES,
     PROGRESS,
-    build_graph,
     candidates,
     newest,
     recover_parallel,
@@ -39,7 +38,7 @@ from .chain import (
     walk,
 )
 from .gaps import apply_relinks, chain_findings
-from .load import CCFile, CCState, build_view
+from .load import CCFile, CCState, build_view, light_graph
 from .write import check_resumes, views_of, write_session, written_lines
 
 # Records that are not conversation nodes (no uuid): metadata, passed through untouched.
@@ -196,12 +195,19 @@ class ClaudeCodeAdapter(Adapter):
         return None if ms is None else ms / 1000
 
 
+# A file this large is loaded without keeping its parsed records: each line's record is read
+# once for the graph and the messages (their content blocks are kept) and then forgotten,
+# read again only if something asks for it (docs/performance.md). Smaller files keep them.
+LEAN_BYTES = 8 << 20
+
+
 def file_from_probe(probe: Probe) -> CCFile:
     if probe.kind == "json":
         body = probe.data[3:] if probe.bom else probe.data
         stripped = body.rstrip(b"\r\n")
         lines = [JsonlLine(lineno=1, raw=stripped, obj=probe.doc)]
         newline = "\r\n" if stripped != body and body.endswith(b"\r\n") else "\n"
+        graph, recs = light_graph(lines)
         return CCFile(
             probe.path,
             probe.data,
@@ -209,9 +215,12 @@ def file_from_probe(probe: Probe) -> CCFile:
             newline,
             stripped != body,
             probe.bom,
-            build_graph(lines),
+            graph,
             single_doc=True,
+            recs=recs,
         )
+    lean = len(probe.data) >= LEAN_BYTES and all(hasattr(ln, "release") for ln in probe.lines[:1])
+    graph, recs = light_graph(probe.lines, release=lean)
     return CCFile(
         probe.path,
         probe.data,
@@ -219,7 +228,8 @@ def file_from_probe(probe: Probe) -> CCFile:
         probe.newline,
         probe.trailing_newline,
         probe.bom,
-        build_graph(probe.lines),
+        graph,
+        recs=recs,
     )
 
 

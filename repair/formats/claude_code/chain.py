@@ -12,6 +12,7 @@ their `message.id` group.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,7 @@ class Node:
     sidechain: bool
     ts: str  # timestamp as written ("" when absent)
     mid: str | None = None  # message.id of an assistant record
+    results: bool = False  # a user record holding a tool_result block
 
 
 @dataclass
@@ -57,7 +59,15 @@ class Graph:
         return self._children
 
 
-def build_graph(lines: list[JsonlLine]) -> Graph:
+def build_graph(
+    lines: list[JsonlLine],
+    on_record: Callable[[int, JsonlLine, dict, str], None] | None = None,
+    release: bool = False,
+) -> Graph:
+    """The nodes of every line. `on_record(index, line, record, type)` is called for each
+    user/assistant node record (to take what the messages need of it); `release`: each line's
+    parsed record is forgotten once read (`IndexedLine.release`), so the whole file's records
+    are never held at once."""
     nodes: dict[str, Node] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
@@ -66,6 +76,8 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
     odd: list[tuple[int, str]] = []
     for i, ln in enumerate(lines):
         obj = ln.obj
+        if release:
+            ln.release()  # type: ignore[attr-defined]
         if type(obj) is not dict:
             if ln.error is not None:
                 odd.append((i, f"line {ln.lineno} is not JSON ({ln.error})"))
@@ -101,12 +113,16 @@ def build_graph(lines: list[JsonlLine]) -> Graph:
         ts = ts if isinstance(ts, str) else ""
         side = obj.get("isSidechain") is True
         mid = message_id(obj) if t == "assistant" else None
+        res = t == "user" and holds_tool_result(obj)
+        if on_record is not None and t in MESSAGE_TYPES:
+            on_record(i, ln, obj, t)
         old = nodes.get(u)
         if old is None:
-            nodes[u] = Node(u, i, len(nodes), t, p, side, ts, mid)
+            nodes[u] = Node(u, i, len(nodes), t, p, side, ts, mid, res)
         else:
             shadowed.append(old.idx)
             old.idx, old.type, old.parent, old.sidechain, old.ts, old.mid = i, t, p, side, ts, mid
+            old.results = res
         if t == "system" and obj.get("subtype") == "compact_boundary":
             boundaries.append(i)
     g = Graph(nodes=nodes, lines=lines, shadowed=shadowed, bridged=bridged, odd=odd)
@@ -316,7 +332,7 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
             continue
         if n.type == "assistant":
             off_asst.append(n)
-        elif n.type == "user" and n.parent is not None and holds_tool_result(g.lines[n.idx].obj):
+        elif n.type == "user" and n.parent is not None and n.results:
             off_res.append(n)
     if not off_asst and not off_res:
         return chain, 0

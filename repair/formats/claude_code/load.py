@@ -20,7 +20,7 @@ from typing import Any
 
 from ...model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
 from ..base import JsonlLine, type_name
-from .chain import MESSAGE_TYPES, Graph, Walk
+from .chain import MESSAGE_TYPES, Graph, Walk, build_graph
 
 
 @dataclass
@@ -36,6 +36,69 @@ class CCFile:
     # Records an earlier write left out or emptied, as read (for the report), when the file
     # is what that write gave, loaded again (a re-link of the chain, gaps.py)
     carried: list[dict] = field(default_factory=list)
+    # what the messages need of each user/assistant node record (by line index), read in
+    # the same pass as the graph: the builder never goes back to the parsed records
+    recs: dict[int, Rec] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Rec:
+    """A user/assistant record as the messages need it."""
+
+    role: str
+    blocks: tuple[Block, ...]
+    bad: str | None  # why it is not a readable message (then no blocks)
+    mid: str | None  # message.id of an assistant record (a string)
+    api_error: bool  # isApiErrorMessage (an assistant record: or the <synthetic> model)
+    ts: Any  # timestamp as written
+    uuid: Any
+
+
+def read_record(obj: dict, idx: int, lineno: int, role: str) -> Rec:
+    blocks, bad = record_blocks(obj, idx, lineno)
+    mid = None
+    api_error = obj.get("isApiErrorMessage") is True
+    if role == "assistant" and bad is None:
+        msg = obj["message"]
+        mid = msg.get("id")
+        if type(mid) is not str:
+            mid = None
+        api_error = api_error or msg.get("model") == "<synthetic>"
+    return Rec(role, blocks, bad, mid, api_error, obj.get("timestamp"), obj.get("uuid"))
+
+
+def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, dict[int, Rec]]:
+    """The graph and every user/assistant record's `Rec`, in one pass over the lines
+    (`release`: no line keeps its parsed record after it, see `build_graph`)."""
+    recs: dict[int, Rec] = {}
+
+    def keep(i: int, ln: JsonlLine, obj: dict, role: str) -> None:
+        recs[i] = read_record(obj, i, ln.lineno, role)
+
+    return build_graph(lines, on_record=keep, release=release), recs
+
+
+_LAZY: Any = object()
+
+
+class RecordMessage(Message):
+    """A message built from records: `raw` (its record, or its records in a list) is read from
+    the file's lines when asked for, so the messages do not hold the records' envelopes (on
+    a file whose lines were released, each ask parses them again)."""
+
+    __slots__ = ("_held", "_lines")
+
+    @property  # type: ignore[override]
+    def raw(self) -> Any:
+        held = self._held
+        if held is not _LAZY:
+            return held
+        lines, recs = self._lines, self.origin
+        return lines[recs[0]].obj if len(recs) == 1 else [lines[i].obj for i in recs]
+
+    @raw.setter
+    def raw(self, value: Any) -> None:
+        self._held = value
 
 
 @dataclass
@@ -241,23 +304,18 @@ class _Builder:
         return msgs
 
     def add(self, idx: int) -> None:
-        ln = self.file.lines[idx]
-        obj = ln.obj
-        role = obj.get("type")
-        blocks, bad = record_blocks(obj, idx, ln.lineno)
-        if bad is not None:
+        rec = self.file.recs[idx]
+        role, blocks = rec.role, rec.blocks
+        if rec.bad is not None:
             self.flush()
-            self._single(idx, malformed=f"{role} record: {bad}")
+            self._single(idx, malformed=f"{role} record: {rec.bad}")
             self.flush()
             return
         mid = None
         if role == "assistant":
-            msg = obj["message"]
-            mid = msg.get("id")
-            if type(mid) is not str:
-                mid = None
+            mid = rec.mid
             if not self.hidden:
-                if obj.get("isApiErrorMessage") is True or msg.get("model") == "<synthetic>":
+                if rec.api_error:
                     self._single(
                         idx,
                         blocks=blocks,
@@ -273,7 +331,7 @@ class _Builder:
                     self.with_content.add(mid)
             home = self._assistant_home(mid)
         else:
-            if not self.hidden and obj.get("isApiErrorMessage") is True:
+            if not self.hidden and rec.api_error:
                 self._single(
                     idx, blocks=blocks, hidden="an API error record (Claude Code does not send it)"
                 )
@@ -366,29 +424,33 @@ class _Builder:
     def _message(self, acc: _Acc, blocks: tuple[Block, ...]) -> Message:
         lines = self.file.lines
         recs = acc.recs
-        first = lines[recs[0]].obj
-        return Message(
+        first = self.file.recs[recs[0]]
+        m = RecordMessage(
             role=acc.role,
             blocks=blocks,
-            raw=first if len(recs) == 1 else [lines[i].obj for i in recs],
-            meta=_meta(first, self.reason if self.hidden else None),
+            raw=_LAZY,
+            meta=_meta_of(first.ts, first.uuid, self.reason if self.hidden else None),
             hidden=self.hidden,
             src={"line": lines[recs[0]].lineno},
             origin=tuple(recs),
         )
+        m._lines = lines
+        return m
 
 
 def _meta(first: Any, hidden_reason: str | None) -> dict:
-    meta: dict = {}
     if type(first) is not dict:
-        return meta
-    ts = first.get("timestamp")
+        return {}
+    return _meta_of(first.get("timestamp"), first.get("uuid"), hidden_reason)
+
+
+def _meta_of(ts: Any, u: Any, hidden_reason: str | None) -> dict:
+    meta: dict = {}
     if type(ts) is str:
         try:
             meta["timestamp"] = datetime.fromisoformat(ts).timestamp()
         except (ValueError, OverflowError, OSError):
             pass
-    u = first.get("uuid")
     if type(u) is str:
         meta["uuid"] = u
     if hidden_reason:
