@@ -1,22 +1,18 @@
-"""The first rows of a large session: the head of a Claude Code file (its first lines, read as
-a file of their own) shows the messages the whole file starts with, and the TUI shows them
-before the whole session replaces them."""
+"""Large Claude Code files: the head (its first lines, read as a file of their own) shows the
+messages the whole file starts with; a file read without keeping its records says the same
+as one read whole."""
 
 from __future__ import annotations
 
-import functools
 import importlib.util
-from pathlib import Path
 
 import pytest
-from tui_helpers import wait_ready
 
-import tui.main_screen as main_screen
 from repair.formats import load_session
 from repair.formats.head import load_head
-from tui.app import AnalysisReady, HistviewApp, SessionLoaded
+from tests.paths import REPO
 
-GEN = Path(__file__).resolve().parents[1] / "bench" / "gen.py"
+GEN = REPO / "bench" / "gen.py"
 
 
 @pytest.fixture(scope="module")
@@ -59,26 +55,6 @@ def test_no_head_for_small_files_whole_documents_or_other_formats(cc_file, tmp_p
     codex.write_text(line * 3000)
     assert load_head(str(codex), size=100_000, small=0) is None
     assert load_head(str(tmp_path / "missing.jsonl"), small=0) is None
-
-
-async def test_tui_shows_the_first_lines_then_the_whole_session(cc_file, monkeypatch):
-    monkeypatch.setattr(
-        main_screen, "load_head", functools.partial(load_head, size=100_000, small=0)
-    )
-    seen = []
-    app = HistviewApp(str(cc_file))
-    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
-        await wait_ready(pilot)
-        posted = [m for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
-        assert [type(m) for m in posted] == [SessionLoaded, SessionLoaded, AnalysisReady]
-        head, whole = posted[0], posted[1]
-        assert head.head and not whole.head
-        assert len(head.session.messages) < len(whole.session.messages)
-        main = app.main
-        assert not main.head_only and main.session is whole.session
-        header = str(main.query_one("#header").render())
-        assert "reading" not in header and f"{len(whole.session.messages)} msgs" in header
-        assert main.check_action("bottom", ()) and main.check_action("search", ())
 
 
 def _lean(monkeypatch, lean: bool) -> None:

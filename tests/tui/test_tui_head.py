@@ -1,0 +1,32 @@
+"""The TUI's first rows of a large session: a Claude Code file's first lines are shown, then
+the whole session replaces them."""
+
+from __future__ import annotations
+
+import functools
+
+import tui.main_screen as main_screen
+from repair.formats.head import load_head
+from tests.formats.test_head import cc_file  # noqa: F401  (the generated session, a fixture)
+from tests.tui.tui_helpers import wait_ready
+from tui.app import AnalysisReady, HistviewApp, SessionLoaded
+
+
+async def test_tui_shows_the_first_lines_then_the_whole_session(cc_file, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(
+        main_screen, "load_head", functools.partial(load_head, size=100_000, small=0)
+    )
+    seen = []
+    app = HistviewApp(str(cc_file))
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await wait_ready(pilot)
+        posted = [m for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
+        assert [type(m) for m in posted] == [SessionLoaded, SessionLoaded, AnalysisReady]
+        head, whole = posted[0], posted[1]
+        assert head.head and not whole.head
+        assert len(head.session.messages) < len(whole.session.messages)
+        main = app.main
+        assert not main.head_only and main.session is whole.session
+        header = str(main.query_one("#header").render())
+        assert "reading" not in header and f"{len(whole.session.messages)} msgs" in header
+        assert main.check_action("bottom", ()) and main.check_action("search", ())
