@@ -14,14 +14,11 @@ import pytest
 from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
 from repair.workbench import Workbench
-from tests.paths import CLIENT_FIXTURES, SHARED
+from tests.paths import CLIENT_FIXTURES, CORPUS
 from tui.cli import main
 
 REAL = (
-    SHARED
-    / "shared"
-    / "corpus"
-    / "real"
+    CORPUS
     / "claude_code"
     / "ccl_thinking_hooks_v2.1.42"
     / "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
