@@ -15,3 +15,10 @@ CLIENT_FIXTURES = FIXTURES / "clients"
 DATA = TESTS / "data"
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "real"
+
+
+def sample_files() -> list[Path]:
+    """Every sample session (the .json and .jsonl files of sample_sessions/), by name."""
+    if not SAMPLES.is_dir():
+        return []
+    return sorted(p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))

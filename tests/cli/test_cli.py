@@ -12,7 +12,8 @@ import pytest
 import repair.cli as cli
 import repair.preview as preview
 from repair.codes import CODES
-from tests.paths import README, REPO, SAMPLES
+from tests.command import run
+from tests.paths import README, REPO, SAMPLES, sample_files
 from tui.cli import main
 
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
@@ -57,12 +58,6 @@ def clean(tmp_path) -> str:
     return write(tmp_path / "clean.json", CLEAN)
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def files_in(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
@@ -70,8 +65,8 @@ def files_in(folder: Path) -> dict[str, bytes]:
 # ---------------------------------------------------------------- check
 
 
-def test_check_prints_file_where_severity_code_detail_and_a_summary(capsys, broken):
-    code, out, err = run(capsys, "check", broken)
+def test_check_prints_file_where_severity_code_detail_and_a_summary(broken):
+    code, out, err = run("check", broken)
     assert code == 1 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith(f"{broken}:messages[1].content[1]: error orphan-tool-use ")
@@ -84,16 +79,16 @@ def test_check_prints_file_where_severity_code_detail_and_a_summary(capsys, brok
     assert "\x1b" not in out  # not a terminal: no colour
 
 
-def test_check_clean_file_exits_0(capsys, clean):
-    code, out, _ = run(capsys, "check", clean)
+def test_check_clean_file_exits_0(clean):
+    code, out, _ = run("check", clean)
     assert code == 0
     assert out.strip() == f"{clean}: no problems (4 messages, format anthropic, target anthropic)"
 
 
-def test_check_several_files_keeps_going_after_an_unreadable_one(capsys, tmp_path, broken, clean):
+def test_check_several_files_keeps_going_after_an_unreadable_one(tmp_path, broken, clean):
     bad = tmp_path / "bad.json"
     bad.write_text('[{"role": "user", "content": "hi"},\n  {"role": ')
-    code, out, err = run(capsys, "check", clean, str(bad), broken)
+    code, out, err = run("check", clean, str(bad), broken)
     assert code == 2  # unreadable wins over findings
     assert f"{clean}: no problems" in out
     assert f"{broken}: 2 errors" in out
@@ -102,13 +97,13 @@ def test_check_several_files_keeps_going_after_an_unreadable_one(capsys, tmp_pat
     assert "Traceback" not in out + err
 
 
-def test_check_several_clean_and_broken_files_exit_1(capsys, broken, clean):
-    assert run(capsys, "check", clean, broken)[0] == 1
+def test_check_several_clean_and_broken_files_exit_1(broken, clean):
+    assert run("check", clean, broken)[0] == 1
 
 
-def test_check_json_one_object_per_file_per_line_in_the_spec_shape(capsys, tmp_path, broken, clean):
+def test_check_json_one_object_per_file_per_line_in_the_spec_shape(tmp_path, broken, clean):
     missing = str(tmp_path / "gone.json")
-    code, out, _ = run(capsys, "check", broken, missing, clean, "--json")
+    code, out, _ = run("check", broken, missing, clean, "--json")
     assert code == 2
     objs = [json.loads(line) for line in out.splitlines()]
     assert [o["file"] for o in objs] == [broken, missing, clean]
@@ -131,7 +126,7 @@ def test_check_json_one_object_per_file_per_line_in_the_spec_shape(capsys, tmp_p
     assert objs[2]["findings"] == [] and objs[2]["summary"] == {}
 
 
-def test_check_target_bedrock_makes_split_turns_errors(capsys, tmp_path):
+def test_check_target_bedrock_makes_split_turns_errors(tmp_path):
     doc = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [TOOL_USE, {**TOOL_USE, "id": "toolu_2"}]},
@@ -140,13 +135,13 @@ def test_check_target_bedrock_makes_split_turns_errors(capsys, tmp_path):
         {"role": "assistant", "content": "ok"},
     ]  # fmt: skip
     path = write(tmp_path / "split.json", doc)
-    code, out, _ = run(capsys, "check", path)
+    code, out, _ = run("check", path)
     assert code == 0 and "warning misplaced-tool-result" in out
-    code, out, _ = run(capsys, "check", path, "--target", "bedrock")
+    code, out, _ = run("check", path, "--target", "bedrock")
     assert code == 1 and "error misplaced-tool-result" in out and "target bedrock" in out
 
 
-def test_check_jsonl_findings_name_the_line(capsys, tmp_path):
+def test_check_jsonl_findings_name_the_line(tmp_path):
     lines = [
         {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
          "timestamp": "2026-01-01T00:00:00.000Z", "message": {"role": "user", "content": "ls"}},
@@ -161,15 +156,15 @@ def test_check_jsonl_findings_name_the_line(capsys, tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     # judged as Claude Code sends it: it leaves the unanswered call out (a warning), so the
     # call's message is not in the request at all (no messages.N; the line says where)
-    code, out, _ = run(capsys, "check", str(path))
+    code, out, _ = run("check", str(path))
     assert code == 0
     assert out.splitlines()[0].startswith(f"{path}:2: warning orphan-tool-use ")
-    code, out, _ = run(capsys, "check", str(path), "--json")
+    code, out, _ = run("check", str(path), "--json")
     (f,) = json.loads(out)["findings"]
     assert f["message_index"] is None and f["source"] == {"line": 2}
     assert f["client_repair"].startswith("Claude Code 2.1.197 leaves this unanswered call out")
     # the raw history, for another reader: the Anthropic API refuses it
-    code, out, _ = run(capsys, "check", str(path), "--target", "anthropic")
+    code, out, _ = run("check", str(path), "--target", "anthropic")
     assert code == 1
     assert out.splitlines()[0].startswith(f"{path}:2: error orphan-tool-use ")
     assert out.splitlines()[0].endswith("(message 1)")
@@ -208,7 +203,7 @@ def test_no_color_env_turns_colour_off(tmp_path, monkeypatch, broken):
     assert "\x1b" not in out.getvalue()
 
 
-def test_unexpected_failure_is_one_line_naming_the_file(capsys, monkeypatch, broken, clean):
+def test_unexpected_failure_is_one_line_naming_the_file(monkeypatch, broken, clean):
     import repair.analysis
 
     real = repair.analysis.analyze
@@ -219,7 +214,7 @@ def test_unexpected_failure_is_one_line_naming_the_file(capsys, monkeypatch, bro
         return real(session, target)
 
     monkeypatch.setattr(repair.analysis, "analyze", explode)
-    code, out, err = run(capsys, "check", broken, clean)
+    code, out, err = run("check", broken, clean)
     assert code == 2
     assert err == f"histview: {broken}: internal error: ZeroDivisionError: boom\n"
     assert f"{clean}: no problems" in out  # the next file is still checked
@@ -234,11 +229,11 @@ def test_unexpected_failure_is_one_line_naming_the_file(capsys, monkeypatch, bro
         (b"[" * 100_000 + b"]" * 100_000, "nesting"),
     ],
 )
-def test_bad_input_is_one_line_exit_2_no_traceback(capsys, tmp_path, data, says):
+def test_bad_input_is_one_line_exit_2_no_traceback(tmp_path, data, says):
     path = tmp_path / "in.json"
     path.write_bytes(data)
     for argv in (["check", str(path)], ["fix", str(path), "--in-place"]):
-        code, out, err = run(capsys, *argv)
+        code, out, err = run(*argv)
         assert code == 2
         assert len(err.splitlines()) == 1 and err.startswith(f"histview: {path}")
         assert says in err and "Traceback" not in err
@@ -248,9 +243,9 @@ def test_bad_input_is_one_line_exit_2_no_traceback(capsys, tmp_path, data, says)
 # ---------------------------------------------------------------- fix
 
 
-def test_fix_is_a_dry_run_printing_plan_and_diff(capsys, tmp_path, broken):
+def test_fix_is_a_dry_run_printing_plan_and_diff(tmp_path, broken):
     before = files_in(tmp_path)
-    code, out, err = run(capsys, "fix", broken)
+    code, out, err = run("fix", broken)
     assert code == 0 and err == ""
     assert files_in(tmp_path) == before
     lines = out.splitlines()
@@ -267,40 +262,40 @@ def test_fix_is_a_dry_run_printing_plan_and_diff(capsys, tmp_path, broken):
     assert lines[-1].startswith(f"{broken}: dry run, nothing written: 2 fixes; after them 0 errors")
 
 
-def test_fix_output_writes_repaired_copy_and_report(capsys, tmp_path, broken):
+def test_fix_output_writes_repaired_copy_and_report(tmp_path, broken):
     out_path = tmp_path / "repaired.json"
-    code, out, _ = run(capsys, "fix", broken, "-o", str(out_path))
+    code, out, _ = run("fix", broken, "-o", str(out_path))
     assert code == 0
     report = tmp_path / "repaired.report.json"
     assert out.splitlines()[-1] == (
         f"{broken}: wrote {out_path} (2 fixes, report {report}); now 0 errors, 0 warnings, 0 info"
     )
     assert json.loads(Path(broken).read_text()) == BROKEN  # the input is untouched
-    assert run(capsys, "check", str(out_path))[0] == 0
+    assert run("check", str(out_path))[0] == 0
     doc = json.loads(report.read_text())
     removed = [e["removed"] for e in doc["edits"] if "removed" in e]
     assert {"type": "tool_result", "tool_use_id": "toolu_9", "content": "stale"} in removed
 
 
-def test_fix_report_flag_names_the_report(capsys, tmp_path, broken):
+def test_fix_report_flag_names_the_report(tmp_path, broken):
     rep = tmp_path / "r" / "what-changed.json"
     rep.parent.mkdir()
-    assert run(capsys, "fix", broken, "-o", str(tmp_path / "o.json"), "--report", str(rep))[0] == 0
+    assert run("fix", broken, "-o", str(tmp_path / "o.json"), "--report", str(rep))[0] == 0
     assert json.loads(rep.read_text())["file"] == broken
     assert not (tmp_path / "o.report.json").exists()
 
 
-def test_fix_dry_run_flag_wins_over_output(capsys, tmp_path, broken):
+def test_fix_dry_run_flag_wins_over_output(tmp_path, broken):
     before = files_in(tmp_path)
-    code, out, _ = run(capsys, "fix", broken, "-o", str(tmp_path / "o.json"), "--dry-run")
+    code, out, _ = run("fix", broken, "-o", str(tmp_path / "o.json"), "--dry-run")
     assert code == 0 and "dry run, nothing written" in out
     assert files_in(tmp_path) == before
 
 
-def test_fix_refuses_to_overwrite_an_existing_output(capsys, tmp_path, broken):
+def test_fix_refuses_to_overwrite_an_existing_output(tmp_path, broken):
     target = tmp_path / "o.json"
     target.write_text("mine")
-    code, out, err = run(capsys, "fix", broken, "-o", str(target))
+    code, out, err = run("fix", broken, "-o", str(target))
     assert code == 2 and out == ""
     assert (
         err
@@ -310,33 +305,31 @@ def test_fix_refuses_to_overwrite_an_existing_output(capsys, tmp_path, broken):
     assert not (tmp_path / "o.report.json").exists()
 
 
-def test_fix_in_place_keeps_numbered_backups(capsys, tmp_path, broken):
+def test_fix_in_place_keeps_numbered_backups(tmp_path, broken):
     original = Path(broken).read_bytes()
-    code, out, _ = run(capsys, "fix", broken, "--in-place")
+    code, out, _ = run("fix", broken, "--in-place")
     assert code == 0
     assert f"backup {broken}.bak" in out
     assert Path(broken + ".bak").read_bytes() == original
-    assert run(capsys, "check", broken)[0] == 0
+    assert run("check", broken)[0] == 0
     # A second breakage, a second repair: the first backup is kept, the new one is .bak.1
     second = json.loads(Path(broken).read_text()) + [
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x9", "content": "?"}]}
     ]
     write(Path(broken), second)
-    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+    assert run("fix", broken, "--in-place")[0] == 0
     assert Path(broken + ".bak").read_bytes() == original
     assert json.loads(Path(broken + ".bak.1").read_text()) == second
 
 
-def test_fix_in_place_with_nothing_to_fix_writes_nothing(capsys, tmp_path, clean):
+def test_fix_in_place_with_nothing_to_fix_writes_nothing(tmp_path, clean):
     before = files_in(tmp_path)
-    code, out, _ = run(capsys, "fix", clean, "--in-place")
+    code, out, _ = run("fix", clean, "--in-place")
     assert code == 0 and "nothing to fix; the file is unchanged" in out
     assert files_in(tmp_path) == before
 
 
-def test_fix_in_place_refuses_when_the_file_changed_meanwhile(
-    capsys, monkeypatch, tmp_path, broken
-):
+def test_fix_in_place_refuses_when_the_file_changed_meanwhile(monkeypatch, tmp_path, broken):
     from repair.workbench import Workbench
 
     real = Workbench.apply_all
@@ -347,7 +340,7 @@ def test_fix_in_place_refuses_when_the_file_changed_meanwhile(
         return real(self, **kw)
 
     monkeypatch.setattr(Workbench, "apply_all", edited_by_the_agent_meanwhile)
-    code, out, err = run(capsys, "fix", broken, "--in-place")
+    code, out, err = run("fix", broken, "--in-place")
     assert code == 2 and out == ""
     assert err == (
         f"histview: {broken}: refused: {broken} changed since it was read; load it again; "
@@ -356,38 +349,36 @@ def test_fix_in_place_refuses_when_the_file_changed_meanwhile(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json"]
 
 
-def test_fix_refuses_while_malformed_records_remain_unless_dropped(capsys, tmp_path):
+def test_fix_refuses_while_malformed_records_remain_unless_dropped(tmp_path):
     doc = CLEAN + [{"role": "user", "content": 42}, {"role": "assistant", "content": "ok"}]
     path = write(tmp_path / "m.json", doc)
-    code, out, _ = run(capsys, "fix", path)
+    code, out, _ = run("fix", path)
     assert code == 1  # dry run: the malformed record is an error left as is
     assert "error malformed" in out and "[left as is]" in out
-    code, _, err = run(capsys, "fix", path, "-o", str(tmp_path / "o.json"))
+    code, _, err = run("fix", path, "-o", str(tmp_path / "o.json"))
     assert code == 2 and "refused: 1 malformed record(s) remain" in err
     assert not (tmp_path / "o.json").exists()
     out_path = tmp_path / "o.json"
-    code, _, _ = run(capsys, "fix", path, "-o", str(out_path), "--strategy", "malformed=drop")
+    code, _, _ = run("fix", path, "-o", str(out_path), "--strategy", "malformed=drop")
     assert code == 0
     assert {"role": "user", "content": 42} not in json.loads(out_path.read_text())
 
 
-def test_fix_only_leaves_other_codes(capsys, tmp_path, broken):
+def test_fix_only_leaves_other_codes(tmp_path, broken):
     out_path = tmp_path / "o.json"
-    code, out, _ = run(capsys, "fix", broken, "--only", "orphan-tool-result", "-o", str(out_path))
+    code, out, _ = run("fix", broken, "--only", "orphan-tool-result", "-o", str(out_path))
     assert code == 1  # the orphan tool_use is still there
     assert "orphan-tool-result -> drop" in out
     assert "error orphan-tool-use" in out and "[left as is]" in out
-    codes = {
-        f["code"] for f in json.loads(run(capsys, "check", str(out_path), "--json")[1])["findings"]
-    }
+    codes = {f["code"] for f in json.loads(run("check", str(out_path), "--json")[1])["findings"]}
     assert codes == {"orphan-tool-use"}
 
 
-def test_fix_strategy_picks_the_alternative(capsys, tmp_path, broken):
+def test_fix_strategy_picks_the_alternative(tmp_path, broken):
     out_path = tmp_path / "o.json"
     argv = ["fix", broken, "-o", str(out_path)]
     argv += ["--strategy", "orphan-tool-use=drop-tool-use,orphan-tool-result=to-text"]
-    code, out, _ = run(capsys, *argv)
+    code, out, _ = run(*argv)
     assert code == 0
     doc = json.loads(out_path.read_text())
     text = json.dumps(doc)
@@ -404,16 +395,14 @@ def test_fix_strategy_picks_the_alternative(capsys, tmp_path, broken):
         ("--only", "orphan-tool-use,nope", "unknown finding code 'nope'"),
     ],
 )  # fmt: skip
-def test_fix_bad_choices_are_one_line_errors_listing_the_valid_ones(
-    capsys, broken, flag, value, says
-):
-    code, out, err = run(capsys, "fix", broken, flag, value)
+def test_fix_bad_choices_are_one_line_errors_listing_the_valid_ones(broken, flag, value, says):
+    code, out, err = run("fix", broken, flag, value)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and says in err
 
 
-def test_fix_json_is_the_spec_shape(capsys, tmp_path, broken):
-    code, out, _ = run(capsys, "fix", broken, "--json")
+def test_fix_json_is_the_spec_shape(tmp_path, broken):
+    code, out, _ = run("fix", broken, "--json")
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {"file", "output", "format", "target", "edits", "remaining"}
@@ -433,14 +422,14 @@ def test_fix_json_is_the_spec_shape(capsys, tmp_path, broken):
     assert {e["finding"] for e in doc["edits"]} == {"orphan-tool-use", "orphan-tool-result"}
     assert doc["remaining"] == []
     out_path = tmp_path / "o.json"
-    doc = json.loads(run(capsys, "fix", broken, "-o", str(out_path), "--json")[1])
+    doc = json.loads(run("fix", broken, "-o", str(out_path), "--json")[1])
     assert doc["output"] == str(out_path) and out_path.exists()
 
 
-def test_fix_exit_1_when_errors_remain_without_a_fix(capsys, tmp_path):
+def test_fix_exit_1_when_errors_remain_without_a_fix(tmp_path):
     doc = CLEAN + [{"role": "user", "content": 42}]
     path = write(tmp_path / "m.json", doc)
-    assert run(capsys, "fix", path, "--json")[0] == 1
+    assert run("fix", path, "--json")[0] == 1
 
 
 def test_fix_output_and_in_place_are_exclusive(capsys, broken):
@@ -531,19 +520,13 @@ def test_open_refuses_a_missing_file_before_the_tui(tmp_path):
 # ---------------------------------------------------------------- samples
 
 
-def _samples() -> list[Path]:
-    if not SAMPLES.is_dir():
-        return []
-    return sorted(p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))
-
-
-@pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
-def test_every_sample_checks_and_fixes_to_no_error(capsys, tmp_path, sample):
-    code, out, err = run(capsys, "check", str(sample), "--json")
+@pytest.mark.parametrize("sample", sample_files(), ids=lambda p: p.name)
+def test_every_sample_checks_and_fixes_to_no_error(tmp_path, sample):
+    code, out, err = run("check", str(sample), "--json")
     assert code in (0, 1) and err == ""
     objs = [json.loads(line) for line in out.splitlines()]
     fixed = tmp_path / ("fixed" + sample.suffix)
-    code, out, err = run(capsys, "fix", str(sample), "-o", str(fixed), "--json")
+    code, out, err = run("fix", str(sample), "-o", str(fixed), "--json")
     assert err == ""
     doc = json.loads(out)
     assert doc["output"] == str(fixed)
@@ -553,7 +536,7 @@ def test_every_sample_checks_and_fixes_to_no_error(capsys, tmp_path, sample):
         assert fixed.read_bytes() != sample.read_bytes() or not doc["edits"]
 
 
-def test_json_output_escapes_separators_and_bidi_but_keeps_values(capsys, tmp_path):
+def test_json_output_escapes_separators_and_bidi_but_keeps_values(tmp_path):
     hostile = "toolu_\u2028\u202e\x85\x1b[31m"
     doc = [
         {"role": "user", "content": "go"},
@@ -561,13 +544,13 @@ def test_json_output_escapes_separators_and_bidi_but_keeps_values(capsys, tmp_pa
         {"role": "user", "content": "continue"},
     ]
     path = write(tmp_path / "h.json", doc)
-    _, out, _ = run(capsys, "check", path, "--json")
+    _, out, _ = run("check", path, "--json")
     assert "\u2028" not in out and "\u202e" not in out and "\x1b" not in out
     (line,) = out.splitlines()  # str.splitlines splits on U+2028: still one line
     assert json.loads(line)["findings"][0]["tool_use_id"] == hostile
 
 
-def test_fix_diff_shows_dropped_and_new_messages_in_file_order(capsys, tmp_path):
+def test_fix_diff_shows_dropped_and_new_messages_in_file_order(tmp_path):
     doc = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [TOOL_USE]},
@@ -576,7 +559,7 @@ def test_fix_diff_shows_dropped_and_new_messages_in_file_order(capsys, tmp_path)
         {"role": "user", "content": "thanks"},
     ]
     path = write(tmp_path / "s.json", doc)
-    _, out, _ = run(capsys, "fix", path)
+    _, out, _ = run("fix", path)
     lines = out.splitlines()
     heads = [line for line in lines if line.startswith("@@")]
     assert heads == ["@@ messages[2] (new) @@", "@@ messages[3] (removed) @@"]
@@ -584,13 +567,13 @@ def test_fix_diff_shows_dropped_and_new_messages_in_file_order(capsys, tmp_path)
     assert '+      "tool_use_id": "toolu_1",' in lines[new_at : new_at + 8]
 
 
-def test_fix_diff_of_a_huge_plan_is_cut_but_every_fix_is_listed(capsys, tmp_path):
+def test_fix_diff_of_a_huge_plan_is_cut_but_every_fix_is_listed(tmp_path):
     doc = [{"role": "user", "content": "go"}]
     for i in range(1500):
         doc.append({"role": "assistant", "content": [{**TOOL_USE, "id": f"t{i}"}]})
         doc.append({"role": "user", "content": "continue"})
     path = write(tmp_path / "s.json", doc)
-    code, out, _ = run(capsys, "fix", path)
+    code, out, _ = run("fix", path)
     assert code == 0
     lines = out.splitlines()
     assert sum(" orphan-tool-use -> insert-result: " in line for line in lines) == 1500

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from repair import explain
+from tests.command import run
 from tests.paths import SAMPLES
-from tui.cli import main
 
 # (text as the API answers it, rule id, messages.N, content.M, ids)
 TEXTS = [
@@ -99,12 +99,6 @@ def test_two_errors_in_one_paste_are_both_explained():
 # ---------------------------------------------------------------- the command
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def write(path: Path, doc) -> str:
     path.write_text(json.dumps(doc, indent=1))
     return str(path)
@@ -124,13 +118,13 @@ A1 = (
 )
 
 
-def test_unknown_text_says_so_and_exits_1(capsys):
-    code, out, _ = run(capsys, "explain", "Error: the flux capacitor is out of plutonium")
+def test_unknown_text_says_so_and_exits_1():
+    code, out, _ = run("explain", "Error: the flux capacitor is out of plutonium")
     assert code == 1 and "does not know this error text" in out
 
 
-def test_without_file_explains_the_rule_and_the_codes(capsys):
-    code, out, _ = run(capsys, "explain", A1.format(n=12, ids="toolu_01A"))
+def test_without_file_explains_the_rule_and_the_codes():
+    code, out, _ = run("explain", A1.format(n=12, ids="toolu_01A"))
     assert code == 0
     assert "Anthropic error (rule A1)" in out
     assert "messages.12 (the assistant message with the tool calls); id toolu_01A" in out
@@ -138,7 +132,7 @@ def test_without_file_explains_the_rule_and_the_codes(capsys):
     assert "text block comes before the results" in out  # A1 also means A3
 
 
-def test_messages_n_counts_only_sent_messages(capsys, tmp_path):
+def test_messages_n_counts_only_sent_messages(tmp_path):
     """A Roo task whose early turns were condensed: the hidden messages are not sent, so the
     API's messages.3 is the file's messages[5]."""
     t = 1_760_000_000_000
@@ -153,7 +147,7 @@ def test_messages_n_counts_only_sent_messages(capsys, tmp_path):
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "ts": t + 7},
     ]  # fmt: skip
     path = write(tmp_path / "api_conversation_history.json", doc)
-    code, out, _ = run(capsys, "explain", A1.format(n=3, ids="toolu_7"), path)
+    code, out, _ = run("explain", A1.format(n=3, ids="toolu_7"), path)
     assert code == 0
     assert "(roo, target anthropic, 6 messages sent)" in out
     assert "messages.3 is messages[5] in the file (2 hidden or malformed record(s)" in out
@@ -161,7 +155,7 @@ def test_messages_n_counts_only_sent_messages(capsys, tmp_path):
     assert f"Repair: histview fix {path} --only orphan-tool-use" in out
 
 
-def test_malformed_records_are_not_counted_either(capsys, tmp_path):
+def test_malformed_records_are_not_counted_either(tmp_path):
     doc = [
         {"role": "user", "content": "hi"},
         {"role": "user", "content": 5},
@@ -169,12 +163,12 @@ def test_malformed_records_are_not_counted_either(capsys, tmp_path):
         {"role": "user", "content": "continue"},
     ]
     path = write(tmp_path / "s.json", doc)
-    _, out, _ = run(capsys, "explain", A1.format(n=1, ids="toolu_1"), path)
+    _, out, _ = run("explain", A1.format(n=1, ids="toolu_1"), path)
     assert "messages.1 is messages[2] in the file (1 hidden or malformed" in out
     assert "messages[2].content[0]: error orphan-tool-use" in out
 
 
-def test_a1_caused_by_text_before_the_results_points_at_that(capsys, tmp_path):
+def test_a1_caused_by_text_before_the_results_points_at_that(tmp_path):
     doc = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [use("toolu_1")]},
@@ -182,12 +176,12 @@ def test_a1_caused_by_text_before_the_results_points_at_that(capsys, tmp_path):
         {"role": "assistant", "content": "ok"},
     ]
     path = write(tmp_path / "s.json", doc)
-    _, out, _ = run(capsys, "explain", A1.format(n=1, ids="toolu_1"), path)
+    _, out, _ = run("explain", A1.format(n=1, ids="toolu_1"), path)
     assert f"{path}:messages[2].content[1]: error tool-result-not-first" in out
     assert "--only tool-result-not-first" in out
 
 
-def test_a2_names_the_block_and_its_finding(capsys, tmp_path):
+def test_a2_names_the_block_and_its_finding(tmp_path):
     doc = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": "sure"},
@@ -198,12 +192,12 @@ def test_a2_names_the_block_and_its_finding(capsys, tmp_path):
         "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. "
         "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
     )
-    _, out, _ = run(capsys, "explain", text, path)
+    _, out, _ = run("explain", text, path)
     assert "content.0 is tool_result toolu_9 “stale output”" in out
     assert f"{path}:messages[2].content[0]: error orphan-tool-result" in out
 
 
-def test_bedrock_error_is_judged_under_bedrock_rules(capsys, tmp_path):
+def test_bedrock_error_is_judged_under_bedrock_rules(tmp_path):
     doc = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": [use("t1"), use("t2")]},
@@ -213,30 +207,30 @@ def test_bedrock_error_is_judged_under_bedrock_rules(capsys, tmp_path):
     ]
     path = write(tmp_path / "s.json", doc)
     text = "Expected toolResult blocks at messages.2.content for the following Ids: t1, t2"
-    _, out, _ = run(capsys, "explain", text, path)
+    _, out, _ = run("explain", text, path)
     assert "target bedrock" in out
     assert f"{path}:messages[3].content[0]: error misplaced-tool-result" in out
     assert f"Repair: histview fix {path} --target bedrock --only misplaced-tool-result" in out
 
 
-def test_an_index_beyond_the_file_and_an_unknown_id_are_said(capsys, tmp_path):
+def test_an_index_beyond_the_file_and_an_unknown_id_are_said(tmp_path):
     doc = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}]
     path = write(tmp_path / "s.json", doc)
-    code, out, _ = run(capsys, "explain", A1.format(n=40, ids="toolu_gone"), path)
+    code, out, _ = run("explain", A1.format(n=40, ids="toolu_gone"), path)
     assert code == 0
     assert "messages.40 does not exist: the file sends 2 messages" in out
     assert "toolu_gone does not occur in this file" in out
     assert "histview finds no orphan-tool-use" in out
 
 
-def test_unreadable_file_is_one_line_exit_2(capsys, tmp_path):
+def test_unreadable_file_is_one_line_exit_2(tmp_path):
     path = tmp_path / "s.json"
     path.write_text("{nope")
-    code, _, err = run(capsys, "explain", A1.format(n=1, ids="x"), str(path))
+    code, _, err = run("explain", A1.format(n=1, ids="x"), str(path))
     assert code == 2 and err.startswith(f"histview: {path}:") and len(err.splitlines()) == 1
 
 
-def test_session_text_in_the_explanation_is_sanitised(capsys, tmp_path):
+def test_session_text_in_the_explanation_is_sanitised(tmp_path):
     doc = [
         {"role": "user", "content": "go"},
         {"role": "assistant", "content": "sure"},
@@ -244,7 +238,7 @@ def test_session_text_in_the_explanation_is_sanitised(capsys, tmp_path):
     ]
     path = write(tmp_path / "s.json", doc)
     text = "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9."
-    _, out, _ = run(capsys, "explain", text, path)
+    _, out, _ = run("explain", text, path)
     assert "\x1b" not in out and "\x07" not in out
     assert "␛[2J" in out
 
@@ -252,13 +246,13 @@ def test_session_text_in_the_explanation_is_sanitised(capsys, tmp_path):
 @pytest.mark.skipif(
     not (SAMPLES / "roo_bedrock_wrong_tool_use_id.json").exists(), reason="sample not written"
 )
-def test_the_bedrock_wrong_id_sample(capsys):
+def test_the_bedrock_wrong_id_sample():
     path = str(SAMPLES / "roo_bedrock_wrong_tool_use_id.json")
     text = (
         "Expected toolResult blocks at messages.8.content for the following Ids: "
         "tooluse_ZM5jOGqqqj4YS4kJrJUFeD, but found: tooluse_aLiIja3JwyhJ9HiQ-iK-MZ"
     )
-    code, out, _ = run(capsys, "explain", text, path)
+    code, out, _ = run("explain", text, path)
     assert code == 0
     assert "error mismatched-tool-result-id" in out
     assert "--only mismatched-tool-result-id" in out

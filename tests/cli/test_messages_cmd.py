@@ -7,8 +7,8 @@ import json
 
 from repair.formats import load_session
 from repair.wire import request_body
+from tests.command import run
 from tests.paths import CLIENT_FIXTURES, SAMPLES
-from tui.cli import main
 
 # A Roo history whose first two messages were condensed away: they are shown, not sent.
 CONDENSED = [
@@ -34,16 +34,10 @@ CONDENSED = [
 ]
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_numbers_what_is_sent_and_counts_what_is_not(capsys, tmp_path):
+def test_numbers_what_is_sent_and_counts_what_is_not(tmp_path):
     path = tmp_path / "api_conversation_history.json"
     path.write_text(json.dumps(CONDENSED))
-    code, out, _ = run(capsys, "messages", str(path))
+    code, out, _ = run("messages", str(path))
     assert code == 0
     lines = out.splitlines()
     assert "4 messages sent to Anthropic" in lines[0]
@@ -54,17 +48,17 @@ def test_numbers_what_is_sent_and_counts_what_is_not(capsys, tmp_path):
     heads = [ln.split()[0] for ln in lines if ln.startswith("messages.")]
     assert heads == ["messages.0", "messages.1", "messages.2", "messages.3"]
     # the finding is listed under the message the provider names, with check's number
-    _, check_out, _ = run(capsys, "check", str(path), "--json")
+    _, check_out, _ = run("check", str(path), "--json")
     (finding,) = json.loads(check_out)["findings"]
     assert finding["code"] == "orphan-tool-use" and finding["message_index"] == 1
     at = lines.index(next(ln for ln in lines if ln.startswith("messages.1 ")))
     assert lines[at + 3].startswith("  ! error orphan-tool-use content.1: ")
 
 
-def test_json_is_the_anthropic_messages_list(capsys, tmp_path):
+def test_json_is_the_anthropic_messages_list(tmp_path):
     path = tmp_path / "api_conversation_history.json"
     path.write_text(json.dumps(CONDENSED))
-    code, out, _ = run(capsys, "messages", str(path), "--json")
+    code, out, _ = run("messages", str(path), "--json")
     assert code == 0
     body = json.loads(out)
     assert list(body) == ["messages"]
@@ -74,17 +68,17 @@ def test_json_is_the_anthropic_messages_list(capsys, tmp_path):
     assert body == request_body(load_session(str(path)))
 
 
-def test_hostile_text_is_shown_safely(capsys):
+def test_hostile_text_is_shown_safely():
     sample = SAMPLES / "hostile_markup.json"
-    code, out, _ = run(capsys, "messages", str(sample))
+    code, out, _ = run("messages", str(sample))
     assert code == 0
     assert "\x1b" not in out and "\u202e" not in out
 
 
-def test_unreadable_file_is_one_line_exit_2(capsys, tmp_path):
+def test_unreadable_file_is_one_line_exit_2(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text("{not json")
-    code, out, err = run(capsys, "messages", str(path))
+    code, out, err = run("messages", str(path))
     assert code == 2 and out == ""
     assert err.startswith(f"histview: {path}") and len(err.splitlines()) == 1
 
@@ -92,11 +86,11 @@ def test_unreadable_file_is_one_line_exit_2(capsys, tmp_path):
 BROKEN_CC = CLIENT_FIXTURES / "claude" / "broken"
 
 
-def test_claude_code_file_is_shown_as_the_client_sends_it(capsys):
+def test_claude_code_file_is_shown_as_the_client_sends_it():
     """The late lint result: Claude Code 2.1.197 answers the call with its placeholder and
     leaves the real result out (measured: tests/fixtures/clients/claude/)."""
     path = BROKEN_CC / "misplaced-tool-result.jsonl"
-    code, out, _ = run(capsys, "messages", str(path))
+    code, out, _ = run("messages", str(path))
     assert code == 0
     lines = out.splitlines()
     assert "8 messages sent to Anthropic API (1P, Vertex) by Claude Code 2.1.197" in lines[0]
@@ -108,14 +102,14 @@ def test_claude_code_file_is_shown_as_the_client_sends_it(capsys):
     assert lines[at + 2].startswith("    [1] tool_result toolu_01AaaaBashTests00000001 ")
     left = next(ln for ln in lines if ln.startswith("    - tool_result"))
     assert "lint clean (late)" in left and "(left out by Claude Code 2.1.197: " in left
-    code, out, _ = run(capsys, "messages", str(path), "--json")
+    code, out, _ = run("messages", str(path), "--json")
     sent = json.loads(out)["messages"]
     assert sent[2]["content"][0]["content"] == "[Tool result missing due to internal error]"
     # the late result left out of the prompt's message (a list: two records were merged)
     assert sent[4]["content"] == [{"type": "text", "text": "now show me the config"}]
 
 
-def test_a_call_the_client_drops_moves_the_numbers_as_the_client_does(capsys, tmp_path):
+def test_a_call_the_client_drops_moves_the_numbers_as_the_client_does(tmp_path):
     """Claude Code drops an unanswered call's record when it resumes; a message of only that
     call goes, and the user messages around it merge: messages.N after it are the client's
     numbers, in check, messages and explain."""
@@ -138,27 +132,25 @@ def test_a_call_the_client_drops_moves_the_numbers_as_the_client_does(capsys, tm
     ]
     one = tmp_path / "s.jsonl"
     one.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    code, out, _ = run(capsys, "check", str(one), "--json")
+    code, out, _ = run("check", str(one), "--json")
     found = {f["code"]: f for f in json.loads(out)["findings"]}
     assert found["orphan-tool-use"]["severity"] == "warning"
     assert found["orphan-tool-use"]["message_index"] is None  # not sent at all
     # the response "hi" + "" is the third message of the file, the second Claude Code sends
     assert found["empty-content"]["severity"] == "error"
     assert found["empty-content"]["message_index"] == 1
-    _, listing, _ = run(capsys, "messages", str(one))
+    _, listing, _ = run("messages", str(one))
     assert "(1 message not sent here: left out by Claude Code 2.1.197" in listing
     heads = [ln.split()[0] for ln in listing.splitlines() if ln.startswith("messages.")]
     assert heads == ["messages.0", "messages.1", "messages.2", "messages.3"]
-    body = json.loads(run(capsys, "messages", str(one), "--json")[1])["messages"]
+    body = json.loads(run("messages", str(one), "--json")[1])["messages"]
     assert [m["role"] for m in body] == ["user", "assistant", "user", "assistant"]
     assert body[0]["content"] == [
         {"type": "text", "text": "run it\n"},
         {"type": "text", "text": "never mind, say hi"},
     ]
     # explain maps messages.N through the same numbering
-    code, out, _ = run(
-        capsys, "explain", "messages.1: text content blocks must be non-empty", str(one)
-    )
+    code, out, _ = run("explain", "messages.1: text content blocks must be non-empty", str(one))
     assert "(claude-code, target claude-code, 4 messages sent)" in out
     assert "messages.1 is messages[3] in the file" in out
     assert "error empty-content" in out

@@ -8,21 +8,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from repair.formats import load_session
 from repair.preview import preview
 from repair.workbench import Workbench
-from tests.paths import SAMPLES
+from tests.paths import SAMPLES, sample_files
 from tui.cli import main
 
 PROVIDERS = ["anthropic", "bedrock", "openai-chat", "openai-responses", "gemini"]
-
-
-def _samples() -> list[Path]:
-    return sorted(p for p in SAMPLES.glob("*") if p.suffix in (".json", ".jsonl"))
 
 
 def _last_line(capsys) -> str:
@@ -36,7 +31,7 @@ def _counts(line: str) -> str:
 
 
 @pytest.mark.parametrize("target", [None, *PROVIDERS], ids=lambda t: t or "default")
-@pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
+@pytest.mark.parametrize("sample", sample_files(), ids=lambda p: p.name)
 def test_the_dry_run_promises_what_check_finds_in_the_output(capsys, tmp_path, sample, target):
     """Before, `--target bedrock` on a Codex or OpenAI Chat file promised 0 errors and the
     written file had 1: the promise came from the repaired messages, not from the bytes."""
@@ -140,7 +135,7 @@ def test_a_record_cut_over_the_limit_is_said(tmp_path):
     assert pv.lines()[200] == "# … and 100 more messages change"
 
 
-@pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
+@pytest.mark.parametrize("sample", sample_files(), ids=lambda p: p.name)
 def test_an_adapters_own_record_changes_are_what_its_writer_writes(sample):
     """Roo, Anthropic and Claude Code compute the changed records without writing and
     parsing the whole file; they must equal the diff of the whole files written."""

@@ -10,50 +10,14 @@ import os
 from pathlib import Path
 
 from repair.formats import load_session
-from tests.cli.test_cli import run
-from tests.formats.test_format_claude_code import assistant, jsonl, result, text, tool_use, user
-
-STRAY = {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "stray output"}
-
-
-def main_records(sidechain_fault: bool = False) -> list[dict]:
-    """A session whose Task call ran an inline sidechain (lines 4-7)."""
-    side_result = result(7, 6, "toolu_S", "files", 7, isSidechain=True)
-    if sidechain_fault:
-        side_result["message"]["content"].append(STRAY)
-    return [
-        user(1, None, "make a task", 1),
-        assistant(2, 1, "msg_A", tool_use("toolu_T", "task"), 2),
-        user(4, None, "list files", 3, isSidechain=True),
-        assistant(5, 4, "msg_S", text("listing"), 4, isSidechain=True),
-        assistant(6, 5, "msg_S", tool_use("toolu_S"), 5, isSidechain=True),
-        side_result,
-        result(3, 2, "toolu_T", "task done", 8),
-        assistant(8, 3, "msg_B", text("done"), 9),
-    ]
-
-
-def agent_records(fault: bool) -> list[dict]:
-    res = result(13, 12, "toolu_X", "out", 13, isSidechain=True, agentId="a1")
-    if fault:
-        res["message"]["content"].append(STRAY)
-    return [
-        user(11, None, "sub task", 11, isSidechain=True, agentId="a1"),
-        assistant(12, 11, "msg_X", tool_use("toolu_X"), 12, isSidechain=True, agentId="a1"),
-        res,
-        assistant(14, 13, "msg_Y", text("ok"), 14, isSidechain=True, agentId="a1"),
-    ]
-
-
-def session_with_subagents(tmp_path: Path, *, bad: bool = True) -> Path:
-    main = tmp_path / "sess.jsonl"
-    main.write_bytes(jsonl(main_records()))
-    sub = tmp_path / "sess" / "subagents"
-    sub.mkdir(parents=True)
-    (sub / "agent-a1.jsonl").write_bytes(jsonl(agent_records(fault=bad)))
-    (sub / "agent-a1.meta.json").write_text('{"agentType":"Explore","description":"look"}')
-    (sub / "agent-b2.jsonl").write_bytes(jsonl(agent_records(fault=False)))
-    return main
+from tests.claude_code_records import (
+    STRAY,
+    agent_records,
+    jsonl,
+    main_records,
+    session_with_subagents,
+)
+from tests.command import run
 
 
 def files(folder: Path) -> list[str]:
@@ -63,17 +27,17 @@ def files(folder: Path) -> list[str]:
 # ------------------------------------------------------------------ inline sidechains
 
 
-def test_an_inline_sidechain_fault_is_fixed_and_the_dry_run_names_the_thread(capsys, tmp_path):
+def test_an_inline_sidechain_fault_is_fixed_and_the_dry_run_names_the_thread(tmp_path):
     f = tmp_path / "s.jsonl"
     f.write_bytes(jsonl(main_records(sidechain_fault=True)))
     # Claude Code leaves the stray result out when it sends the thread (a warning); the raw
     # history is refused by the Anthropic API
-    code, out, _ = run(capsys, "check", str(f))
+    code, out, _ = run("check", str(f))
     assert code == 0 and "thread sidechain at line 3: 0 errors, 1 warning" in out
-    code, out, _ = run(capsys, "check", str(f), "--target", "anthropic")
+    code, out, _ = run("check", str(f), "--target", "anthropic")
     assert code == 1 and "thread sidechain at line 3: 1 error" in out
 
-    code, out, _ = run(capsys, "fix", str(f))
+    code, out, _ = run("fix", str(f))
     lines = out.splitlines()
     assert code == 0
     assert lines[0] == (
@@ -88,16 +52,16 @@ def test_an_inline_sidechain_fault_is_fixed_and_the_dry_run_names_the_thread(cap
     assert files(tmp_path) == ["s.jsonl"]
 
 
-def test_fixing_an_inline_sidechain_writes_it_in_the_session_file(capsys, tmp_path):
+def test_fixing_an_inline_sidechain_writes_it_in_the_session_file(tmp_path):
     f = tmp_path / "s.jsonl"
     f.write_bytes(jsonl(main_records(sidechain_fault=True)))
     out_path = tmp_path / "fixed.jsonl"
-    code, out, _ = run(capsys, "fix", str(f), "-o", str(out_path))
+    code, out, _ = run("fix", str(f), "-o", str(out_path))
     assert code == 0
     assert out.splitlines()[-1].endswith(
         "now 0 errors, 0 warnings, 0 info in the conversation and its thread"
     )
-    code, out, _ = run(capsys, "check", str(out_path))
+    code, out, _ = run("check", str(out_path))
     assert code == 0 and "thread sidechain at line 3: no problems" in out
     written = [json.loads(x) for x in out_path.read_bytes().splitlines()]
     assert b"toolu_gone" not in out_path.read_bytes() and len(written) == 8
@@ -111,13 +75,13 @@ def test_fixing_an_inline_sidechain_writes_it_in_the_session_file(capsys, tmp_pa
 # ------------------------------------------------------------------ subagent files
 
 
-def test_check_finds_the_subagent_fault_and_fix_repairs_it(capsys, tmp_path):
+def test_check_finds_the_subagent_fault_and_fix_repairs_it(tmp_path):
     main = session_with_subagents(tmp_path)
-    code, out, _ = run(capsys, "check", str(main))
+    code, out, _ = run("check", str(main))
     assert code == 0 and "thread subagent agent-a1 (Explore: look): 0 errors, 1 warning" in out
-    code, out, _ = run(capsys, "check", str(main), "--target", "anthropic")
+    code, out, _ = run("check", str(main), "--target", "anthropic")
     assert code == 1 and "thread subagent agent-a1 (Explore: look): 1 error" in out
-    code, out, _ = run(capsys, "fix", str(main))
+    code, out, _ = run("fix", str(main))
     assert code == 0
     sub = tmp_path / "sess" / "subagents" / "agent-a1.jsonl"
     assert out.splitlines()[0] == (
@@ -126,10 +90,10 @@ def test_check_finds_the_subagent_fault_and_fix_repairs_it(capsys, tmp_path):
     )
 
 
-def test_output_gets_its_own_subagents_folder_with_every_subagent_file(capsys, tmp_path):
+def test_output_gets_its_own_subagents_folder_with_every_subagent_file(tmp_path):
     main = session_with_subagents(tmp_path)
     before = {p: (tmp_path / p).read_bytes() for p in files(tmp_path)}
-    code, out, _ = run(capsys, "fix", str(main), "-o", str(tmp_path / "out.jsonl"))
+    code, out, _ = run("fix", str(main), "-o", str(tmp_path / "out.jsonl"))
     assert code == 0
     assert files(tmp_path) == sorted(
         [
@@ -150,15 +114,15 @@ def test_output_gets_its_own_subagents_folder_with_every_subagent_file(capsys, t
     assert b"toolu_gone" not in (mirror / "agent-a1.jsonl").read_bytes()
     assert f"wrote {mirror / 'agent-a1.jsonl'} (thread subagent agent-a1 (Explore: look))" in out
     # what check says of the output is what fix said: every thread clean
-    code, out, _ = run(capsys, "check", str(tmp_path / "out.jsonl"))
+    code, out, _ = run("check", str(tmp_path / "out.jsonl"))
     assert code == 0 and out.count("no problems") == 4  # the session, its sidechain, 2 agents
 
 
-def test_in_place_replaces_only_the_subagent_file_with_its_own_backup(capsys, tmp_path):
+def test_in_place_replaces_only_the_subagent_file_with_its_own_backup(tmp_path):
     main = session_with_subagents(tmp_path)
     sub = tmp_path / "sess" / "subagents" / "agent-a1.jsonl"
     main_bytes, sub_bytes = main.read_bytes(), sub.read_bytes()
-    code, out, _ = run(capsys, "fix", str(main), "--in-place")
+    code, out, _ = run("fix", str(main), "--in-place")
     assert code == 0
     assert out.splitlines()[-1] == (
         f"{main}: unchanged itself; 1 fix in its subagent files, report "
@@ -168,39 +132,37 @@ def test_in_place_replaces_only_the_subagent_file_with_its_own_backup(capsys, tm
     assert main.read_bytes() == main_bytes and not (tmp_path / "sess.jsonl.bak").exists()
     assert Path(f"{sub}.bak").read_bytes() == sub_bytes
     assert b"toolu_gone" not in sub.read_bytes()
-    code, out, _ = run(capsys, "fix", str(main), "--in-place")
+    code, out, _ = run("fix", str(main), "--in-place")
     assert code == 0 and "nothing to fix; the file is unchanged" in out
 
 
-def test_fix_never_claims_clean_while_a_thread_keeps_an_error(capsys, tmp_path):
+def test_fix_never_claims_clean_while_a_thread_keeps_an_error(tmp_path):
     main = session_with_subagents(tmp_path, bad=False)
     (tmp_path / "sess" / "subagents" / "agent-zz.jsonl").write_bytes(b"\x00\x01binary")
-    code, out, _ = run(capsys, "fix", str(main), "-o", str(tmp_path / "out.jsonl"))
+    code, out, _ = run("fix", str(main), "-o", str(tmp_path / "out.jsonl"))
     assert code == 1
     assert "now 1 error, 0 warnings, 0 info in the conversation and its 4 threads" in out
     assert "malformed" in out and "(thread subagent agent-zz)" in out
     # the unreadable file is copied as it is: nothing lost, and check agrees with fix
     copy = tmp_path / "out" / "subagents" / "agent-zz.jsonl"
     assert copy.read_bytes() == b"\x00\x01binary"
-    code, out, _ = run(capsys, "check", str(tmp_path / "out.jsonl"))
+    code, out, _ = run("check", str(tmp_path / "out.jsonl"))
     assert code == 1
 
 
-def test_subagent_outputs_are_refused_before_anything_is_written(capsys, tmp_path):
+def test_subagent_outputs_are_refused_before_anything_is_written(tmp_path):
     main = session_with_subagents(tmp_path)
     before = files(tmp_path)
-    code, _, err = run(capsys, "fix", str(main), "-o", str(tmp_path / "out.json"))
+    code, _, err = run("fix", str(main), "-o", str(tmp_path / "out.json"))
     assert code == 2 and "name the output" in err and str(tmp_path / "out.jsonl") in err
     (tmp_path / "out" / "subagents").mkdir(parents=True)
     (tmp_path / "out" / "subagents" / "agent-b2.jsonl").write_text("mine")
-    code, _, err = run(capsys, "fix", str(main), "-o", str(tmp_path / "out.jsonl"))
+    code, _, err = run("fix", str(main), "-o", str(tmp_path / "out.jsonl"))
     assert code == 2 and "agent-b2.jsonl exists; refusing to overwrite it" in err
     assert files(tmp_path) == sorted([*before, "out/subagents/agent-b2.jsonl"])
 
 
-def test_in_place_refuses_when_a_subagent_file_changed_since_it_was_read(
-    capsys, monkeypatch, tmp_path
-):
+def test_in_place_refuses_when_a_subagent_file_changed_since_it_was_read(monkeypatch, tmp_path):
     from repair.workbench import Workbench
 
     main = session_with_subagents(tmp_path)
@@ -214,15 +176,15 @@ def test_in_place_refuses_when_a_subagent_file_changed_since_it_was_read(
 
     monkeypatch.setattr(Workbench, "apply_all", agent_appends_meanwhile)
     before = {p: (tmp_path / p).read_bytes() for p in files(tmp_path)}
-    code, _, err = run(capsys, "fix", str(main), "--in-place")
+    code, _, err = run("fix", str(main), "--in-place")
     assert code == 2 and f"{sub} changed since it was read" in err
     before["sess/subagents/agent-a1.jsonl"] += b"\n"  # the agent's line, and nothing else
     assert {p: (tmp_path / p).read_bytes() for p in files(tmp_path)} == before
 
 
-def test_json_lists_each_threads_edits_and_what_remains(capsys, tmp_path):
+def test_json_lists_each_threads_edits_and_what_remains(tmp_path):
     main = session_with_subagents(tmp_path)
-    code, out, _ = run(capsys, "fix", str(main), "--json", "-o", str(tmp_path / "out.jsonl"))
+    code, out, _ = run("fix", str(main), "--json", "-o", str(tmp_path / "out.jsonl"))
     doc = json.loads(out)
     assert code == 0 and doc["edits"] == [] and doc["remaining"] == []
     by_label = {t["thread"]: t for t in doc["threads"]}
@@ -238,14 +200,12 @@ def test_threads_are_judged_under_the_sessions_target(tmp_path):
     assert {t.target for t in s.threads} == {"bedrock"}
 
 
-def test_a_repaired_copy_in_the_same_folder_does_not_pick_up_the_original_agent_files(
-    capsys, tmp_path
-):
+def test_a_repaired_copy_in_the_same_folder_does_not_pick_up_the_original_agent_files(tmp_path):
     """2.0.x kept agent files beside the session; the copy's subagents folder wins."""
     main = tmp_path / "sess.jsonl"
     main.write_bytes(jsonl(main_records()))
     (tmp_path / "agent-a1.jsonl").write_bytes(jsonl(agent_records(fault=True)))
-    code, out, _ = run(capsys, "fix", str(main), "-o", str(tmp_path / "out.jsonl"))
+    code, out, _ = run("fix", str(main), "-o", str(tmp_path / "out.jsonl"))
     assert code == 0
     s = load_session(str(tmp_path / "out.jsonl"))
     assert [os.path.relpath(t.path, tmp_path) for t in s.threads[1:]] == [
@@ -253,11 +213,11 @@ def test_a_repaired_copy_in_the_same_folder_does_not_pick_up_the_original_agent_
     ]
 
 
-def test_an_unreadable_subagent_file_is_reported_not_repaired(capsys, tmp_path):
+def test_an_unreadable_subagent_file_is_reported_not_repaired(tmp_path):
     main = session_with_subagents(tmp_path, bad=False)
     (tmp_path / "sess" / "subagents" / "agent-zz.jsonl").write_bytes(b"\x00\x01binary")
     code, out, _ = run(
-        capsys, "fix", str(main), "--strategy", "malformed=drop", "-o", str(tmp_path / "o.jsonl")
+        "fix", str(main), "--strategy", "malformed=drop", "-o", str(tmp_path / "o.jsonl")
     )
     assert code == 1 and "malformed" in out
     assert (tmp_path / "o" / "subagents" / "agent-zz.jsonl").read_bytes() == b"\x00\x01binary"

@@ -16,8 +16,8 @@ import pytest
 import repair.files as files
 from repair.formats import load_session
 from repair.workbench import Workbench
+from tests.command import run
 from tests.paths import CORPUS, SAMPLES
-from tui.cli import main
 
 BROKEN = [
     {"role": "user", "content": "list the files"},
@@ -56,12 +56,6 @@ def broken(work) -> Path:
     return path
 
 
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def snapshot(folder: Path) -> dict[str, tuple[bool, bytes]]:
     """Every name in the folder (temporary files included) with what it is."""
     out = {}
@@ -70,10 +64,10 @@ def snapshot(folder: Path) -> dict[str, tuple[bool, bytes]]:
     return out
 
 
-def refused(capsys, folder: Path, *argv) -> str:
+def refused(folder: Path, *argv) -> str:
     """Run fix; it must exit 2 with one line and leave the folder exactly as it was."""
     before = snapshot(folder)
-    code, out, err = run(capsys, "fix", *argv)
+    code, out, err = run("fix", *argv)
     assert code == 2, err
     assert out == "" and err.count("\n") == 1 and "internal error" not in err
     assert snapshot(folder) == before
@@ -102,29 +96,29 @@ def refused(capsys, folder: Path, *argv) -> str:
         (["-o", "{D}/keep.json"], "keep.json exists; refusing to overwrite"),
     ],
 )
-def test_colliding_paths_are_refused_before_anything_is_written(capsys, work, broken, extra, says):
+def test_colliding_paths_are_refused_before_anything_is_written(work, broken, extra, says):
     (work / "keep.json").write_text("an unrelated file\n")
     os.link(broken, work / "hard.json")
     (work / "link.json").symlink_to("s.json")
     argv = [a.format(F=broken, D=work) for a in extra]
-    err = refused(capsys, work, broken, *argv)
+    err = refused(work, broken, *argv)
     assert err.startswith(f"histview: {broken}: refused: ") and says in err
     assert err.endswith("; nothing written\n")
 
 
-def test_the_backup_is_never_overwritten_by_the_report(capsys, work, broken):
+def test_the_backup_is_never_overwritten_by_the_report(work, broken):
     original = broken.read_bytes()
-    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+    assert run("fix", broken, "--in-place")[0] == 0
     broken.write_bytes(original)  # broken again: there is something to write
-    refused(capsys, work, broken, "--in-place", "--report", f"{broken}.bak")
+    refused(work, broken, "--in-place", "--report", f"{broken}.bak")
     assert Path(f"{broken}.bak").read_bytes() == original
 
 
-def test_a_second_in_place_run_numbers_its_report_like_the_backup(capsys, work, broken):
-    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+def test_a_second_in_place_run_numbers_its_report_like_the_backup(work, broken):
+    assert run("fix", broken, "--in-place")[0] == 0
     first = (work / "s.report.json").read_bytes()
     broken.write_text(json.dumps(BROKEN, indent=2) + "\n")  # broken again
-    code, out, _ = run(capsys, "fix", broken, "--in-place")
+    code, out, _ = run("fix", broken, "--in-place")
     assert code == 0
     assert f"report {work}/s.report.1.json, backup {broken}.bak.1)" in out
     assert (work / "s.report.json").read_bytes() == first
@@ -134,9 +128,9 @@ def test_a_second_in_place_run_numbers_its_report_like_the_backup(capsys, work, 
     ]
 
 
-def test_the_default_report_of_a_new_output_is_numbered_when_taken(capsys, work, broken):
+def test_the_default_report_of_a_new_output_is_numbered_when_taken(work, broken):
     (work / "o.report.json").write_text("older report\n")
-    code, out, _ = run(capsys, "fix", broken, "-o", work / "o.json")
+    code, out, _ = run("fix", broken, "-o", work / "o.json")
     assert code == 0 and f"report {work}/o.report.1.json)" in out
     assert (work / "o.report.json").read_text() == "older report\n"
 
@@ -149,21 +143,21 @@ def test_the_default_report_of_a_new_output_is_numbered_when_taken(capsys, work,
         (["-o", "x.json", "--force"], "--force only applies with --in-place"),
     ],
 )
-def test_empty_paths_and_stray_force_are_errors(capsys, work, broken, argv, says):
-    err = refused(capsys, work, broken, *argv)
+def test_empty_paths_and_stray_force_are_errors(work, broken, argv, says):
+    err = refused(work, broken, *argv)
     assert err.startswith(f"histview: {says}")
 
 
-def test_a_dangling_symlink_counts_as_a_taken_name(capsys, work, broken):
+def test_a_dangling_symlink_counts_as_a_taken_name(work, broken):
     Path(f"{broken}.bak").symlink_to(work / "gone")
     (work / "s.report.json").symlink_to(work / "gone-too")
-    code, out, _ = run(capsys, "fix", broken, "--in-place")
+    code, out, _ = run("fix", broken, "--in-place")
     assert code == 0
     assert f"report {work}/s.report.1.json, backup {broken}.bak.1)" in out
     assert os.readlink(f"{broken}.bak") == str(work / "gone")
     assert not (work / "gone").exists() and not (work / "gone-too").exists()
     broken.write_text(json.dumps(BROKEN, indent=2) + "\n")
-    refused(capsys, work, broken, "--in-place", "--report", work / "s.report.json")
+    refused(work, broken, "--in-place", "--report", work / "s.report.json")
 
 
 # ---------------------------------------------------------------- 2. report first, all or nothing
@@ -173,17 +167,17 @@ def temporaries(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_the_report_is_placed_before_the_output(monkeypatch, capsys, work, broken):
+def test_the_report_is_placed_before_the_output(monkeypatch, work, broken):
     placed = []
     real_link, real_replace = os.link, os.replace
     monkeypatch.setattr(files.os, "link", lambda a, b: (placed.append(b), real_link(a, b))[1])
     monkeypatch.setattr(files.os, "replace", lambda a, b: (placed.append(b), real_replace(a, b))[1])
-    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+    assert run("fix", broken, "--in-place")[0] == 0
     assert placed == [f"{broken}.bak", f"{work}/s.report.json", str(broken)]
 
 
 @pytest.mark.parametrize("in_place", [True, False])
-def test_a_full_disk_while_writing_replaces_nothing(monkeypatch, capsys, work, broken, in_place):
+def test_a_full_disk_while_writing_replaces_nothing(monkeypatch, work, broken, in_place):
     real_fsync = os.fsync
     calls = []
 
@@ -195,23 +189,21 @@ def test_a_full_disk_while_writing_replaces_nothing(monkeypatch, capsys, work, b
 
     monkeypatch.setattr(files.os, "fsync", fsync)
     argv = ["--in-place"] if in_place else ["-o", work / "o.json"]
-    err = refused(capsys, work, broken, *argv)
+    err = refused(work, broken, *argv)
     assert "no space left on the device; free some space or write to another disk" in err
     assert err.startswith(f"histview: {broken}: cannot write ")
 
 
-def test_an_output_rename_that_fails_takes_back_the_report_and_backup(
-    monkeypatch, capsys, work, broken
-):
+def test_an_output_rename_that_fails_takes_back_the_report_and_backup(monkeypatch, work, broken):
     def replace(a, b):
         raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr(files.os, "replace", replace)
-    err = refused(capsys, work, broken, "--in-place")
+    err = refused(work, broken, "--in-place")
     assert f"cannot write {broken}: input/output error; check the disk, then try again" in err
 
 
-def test_a_folder_you_cannot_write_is_one_line_with_advice(monkeypatch, capsys, work, broken):
+def test_a_folder_you_cannot_write_is_one_line_with_advice(monkeypatch, work, broken):
     # As root a read-only folder is still writable: the refusal is what the kernel says.
     real = files._create_temp
 
@@ -221,21 +213,21 @@ def test_a_folder_you_cannot_write_is_one_line_with_advice(monkeypatch, capsys, 
         return real(path)
 
     monkeypatch.setattr(files, "_create_temp", create)
-    err = refused(capsys, work, broken, "-o", work / "o.json")
+    err = refused(work, broken, "-o", work / "o.json")
     assert err == (
         f"histview: {broken}: cannot write {work}/o.report.json: permission denied; choose a "
         "folder you can write to, or fix its permissions; nothing written\n"
     )
 
 
-def test_a_missing_folder_is_refused_before_anything_is_written(capsys, work, broken):
-    err = refused(capsys, work, broken, "-o", work / "no" / "o.json")
+def test_a_missing_folder_is_refused_before_anything_is_written(work, broken):
+    err = refused(work, broken, "-o", work / "no" / "o.json")
     assert f"the folder {work}/no does not exist; create it or choose another path" in err
-    err = refused(capsys, work, broken, "-o", work / "o.json", "--report", work / "no" / "r.json")
+    err = refused(work, broken, "-o", work / "o.json", "--report", work / "no" / "r.json")
     assert f"the folder {work}/no does not exist" in err
 
 
-def test_a_report_that_cannot_be_encoded_replaces_nothing(monkeypatch, capsys, work, broken):
+def test_a_report_that_cannot_be_encoded_replaces_nothing(monkeypatch, work, broken):
     real = Workbench.report
 
     def with_a_value_json_cannot_hold(self, *a, **k):
@@ -245,11 +237,11 @@ def test_a_report_that_cannot_be_encoded_replaces_nothing(monkeypatch, capsys, w
 
     monkeypatch.setattr(Workbench, "report", with_a_value_json_cannot_hold)
     for argv in (["--in-place"], ["-o", work / "o.json"]):
-        err = refused(capsys, work, broken, *argv)
+        err = refused(work, broken, *argv)
         assert "the report cannot be encoded: a set is not a JSON value; nothing written" in err
 
 
-def test_an_output_that_would_not_read_back_replaces_nothing(capsys, work):
+def test_an_output_that_would_not_read_back_replaces_nothing(work):
     """A fix that drops the only record leaves bytes Codex's reader refuses (an empty file):
     they are read back before anything is renamed into place, so nothing is written (the
     read-back used to run on the written files: exit 2 after both were in place)."""
@@ -261,14 +253,12 @@ def test_an_output_that_would_not_read_back_replaces_nothing(capsys, work):
     )
     drop = ["--strategy", "malformed=drop", "--target", "openai-responses"]
     for argv in (["-o", work / "o.jsonl"], ["--in-place"]):
-        err = refused(capsys, work, path, *argv, *drop)
+        err = refused(work, path, *argv, *drop)
         assert "the repaired file would not read back as codex (the file is empty)" in err
 
 
 @pytest.mark.parametrize("in_place", [True, False])
-def test_the_bytes_are_read_back_before_anything_is_placed(
-    monkeypatch, capsys, work, broken, in_place
-):
+def test_the_bytes_are_read_back_before_anything_is_placed(monkeypatch, work, broken, in_place):
     import repair.workbench as workbench
 
     events = []
@@ -281,21 +271,19 @@ def test_the_bytes_are_read_back_before_anything_is_placed(
     monkeypatch.setattr(files.os, "replace", lambda a, b: (events.append(b), real_replace(a, b))[1])
     monkeypatch.setattr(files.os, "link", lambda a, b: (events.append(b), real_link(a, b))[1])
     argv = ["--in-place"] if in_place else ["-o", work / "o.json"]
-    assert run(capsys, "fix", broken, *argv)[0] == 0
+    assert run("fix", broken, *argv)[0] == 0
     assert events[0] == "read back" and events.count("read back") == 1
 
 
 @pytest.mark.parametrize("depth", [0, 300, 900])
-def test_lone_surrogates_and_deep_nesting_in_a_dropped_block_reach_the_report_exactly(
-    capsys, work, depth
-):
+def test_lone_surrogates_and_deep_nesting_in_a_dropped_block_reach_the_report_exactly(work, depth):
     # written by hand: json.dumps itself stops at about 990 levels
     extra = "[" * depth + '"bottom \\ud800"' + "]" * depth
     stray = '{"type": "text", "text": "x", "extra": ' + extra + "}"
     text = json.dumps(BROKEN).replace('"stale"', "[" + stray + "]")
     path = work / "odd.json"
     path.write_text(text)
-    code, out, err = run(capsys, "fix", path, "-o", work / "o.json")
+    code, out, err = run("fix", path, "-o", work / "o.json")
     assert code == 0, err
     report = (work / "o.report.json").read_bytes()
     report.decode("utf-8")  # valid UTF-8: the surrogate is written as its escape
@@ -341,7 +329,7 @@ def test_a_file_replaced_by_another_with_the_same_bytes_is_refused(work, broken)
 
 
 def test_a_write_while_the_files_are_staged_is_caught_right_before_the_rename(
-    monkeypatch, capsys, work, broken
+    monkeypatch, work, broken
 ):
     real_add = files.Staging.add
 
@@ -352,7 +340,7 @@ def test_a_write_while_the_files_are_staged_is_caught_right_before_the_rename(
                 fh.write("\n")
 
     monkeypatch.setattr(files.Staging, "add", add)
-    code, out, err = run(capsys, "fix", broken, "--in-place")
+    code, out, err = run("fix", broken, "--in-place")
     assert code == 2 and out == ""
     assert err == (
         f"histview: {broken}: refused: {broken} changed since it was read; load it again; "
@@ -362,9 +350,7 @@ def test_a_write_while_the_files_are_staged_is_caught_right_before_the_rename(
     assert broken.read_bytes().endswith(b"}\n]\n\n")
 
 
-def test_a_write_landing_between_the_check_and_the_rename_is_kept(
-    monkeypatch, capsys, work, broken
-):
+def test_a_write_landing_between_the_check_and_the_rename_is_kept(monkeypatch, work, broken):
     original = broken.read_bytes()
     real_check = files.Watch.check
 
@@ -374,7 +360,7 @@ def test_a_write_landing_between_the_check_and_the_rename_is_kept(
             fh.write(b" ")
 
     monkeypatch.setattr(files.Watch, "check", check)
-    code, out, err = run(capsys, "fix", broken, "--in-place")
+    code, out, err = run("fix", broken, "--in-place")
     assert code == 2
     assert f"wrote {broken} (2 fixes" in out
     assert err == (
@@ -415,7 +401,7 @@ def test_check_does_not_hash_the_file(monkeypatch, broken):
 # ---------------------------------------------------------------- 4. symlinks and permissions
 
 
-def test_in_place_on_a_symlink_repairs_the_target_and_keeps_the_link(capsys, tmp_path):
+def test_in_place_on_a_symlink_repairs_the_target_and_keeps_the_link(tmp_path):
     real_dir, link_dir = tmp_path / "real", tmp_path / "links"
     real_dir.mkdir()
     link_dir.mkdir()
@@ -424,7 +410,7 @@ def test_in_place_on_a_symlink_repairs_the_target_and_keeps_the_link(capsys, tmp
     original = target.read_bytes()
     link = link_dir / "s.json"
     link.symlink_to("../real/s.json")
-    code, out, _ = run(capsys, "fix", link, "--in-place")
+    code, out, _ = run("fix", link, "--in-place")
     assert code == 0
     assert out.splitlines()[-1] == (
         f"{link}: wrote {target} (2 fixes, report {real_dir}/s.report.json, backup "
@@ -433,33 +419,33 @@ def test_in_place_on_a_symlink_repairs_the_target_and_keeps_the_link(capsys, tmp
     assert link.is_symlink() and os.readlink(link) == "../real/s.json"
     assert sorted(p.name for p in link_dir.iterdir()) == ["s.json"]
     assert Path(f"{target}.bak").read_bytes() == original
-    assert run(capsys, "check", link)[0] == 0
+    assert run("check", link)[0] == 0
 
 
-def test_a_read_only_input_is_refused_unless_forced_and_keeps_its_mode(capsys, work, broken):
+def test_a_read_only_input_is_refused_unless_forced_and_keeps_its_mode(work, broken):
     broken.chmod(0o444)
-    err = refused(capsys, work, broken, "--in-place")
+    err = refused(work, broken, "--in-place")
     assert err == (
         f"histview: {broken}: refused: {broken} is read-only; make it writable, or give --force "
         "to replace it anyway (its mode is kept); nothing written\n"
     )
-    assert run(capsys, "fix", broken, "--in-place", "--force")[0] == 0
+    assert run("fix", broken, "--in-place", "--force")[0] == 0
     assert stat.S_IMODE(broken.stat().st_mode) == 0o444
     assert stat.S_IMODE(Path(f"{broken}.bak").stat().st_mode) == 0o444
-    assert run(capsys, "check", broken)[0] == 0
+    assert run("check", broken)[0] == 0
 
 
 def test_new_files_follow_the_umask_and_are_no_more_readable_than_the_input(
-    monkeypatch, capsys, work, broken
+    monkeypatch, work, broken
 ):
     monkeypatch.setattr(os, "umask", lambda *a: pytest.fail("umask changed"))
     broken.chmod(0o640)
-    assert run(capsys, "fix", broken, "-o", work / "o.json")[0] == 0
+    assert run("fix", broken, "-o", work / "o.json")[0] == 0
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in work.iterdir()}
     umask_mode = 0o666 & ~_current_umask()
     assert modes["o.json"] == modes["o.report.json"] == umask_mode & 0o740
     broken.chmod(0o600)
-    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+    assert run("fix", broken, "--in-place")[0] == 0
     assert stat.S_IMODE(broken.stat().st_mode) == 0o600
     assert stat.S_IMODE(Path(f"{broken}.bak").stat().st_mode) == 0o600
     assert stat.S_IMODE((work / "s.report.json").stat().st_mode) == umask_mode & 0o700
@@ -472,13 +458,13 @@ def _current_umask() -> int:
     raise AssertionError("no Umask line")
 
 
-def test_in_place_on_a_hard_link_replaces_this_name_only(capsys, work, broken):
+def test_in_place_on_a_hard_link_replaces_this_name_only(work, broken):
     original = broken.read_bytes()
     other = work / "other-name.json"
     os.link(broken, other)
-    assert run(capsys, "fix", broken, "--in-place")[0] == 0
+    assert run("fix", broken, "--in-place")[0] == 0
     assert other.read_bytes() == original  # documented: the other name keeps the old file
-    assert run(capsys, "check", broken)[0] == 0
+    assert run("check", broken)[0] == 0
 
 
 # ---------------------------------------------------------------- 6. Claude Code records
@@ -488,12 +474,10 @@ def _jsonl(path: Path) -> list:
     return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
 
 
-def test_a_dropped_claude_code_record_is_in_the_report_whole(capsys, tmp_path):
+def test_a_dropped_claude_code_record_is_in_the_report_whole(tmp_path):
     sample = SAMPLES / "claude_code_parallel_interrupted.jsonl"
     out = tmp_path / "o.jsonl"
-    code, _, err = run(
-        capsys, "fix", sample, "-o", out, "--strategy", "orphan-tool-use=drop-tool-use"
-    )
+    code, _, err = run("fix", sample, "-o", out, "--strategy", "orphan-tool-use=drop-tool-use")
     assert code == 0, err
     report = json.loads((tmp_path / "o.report.json").read_text())
     records = sample.read_bytes().split(b"\n")
@@ -503,7 +487,7 @@ def test_a_dropped_claude_code_record_is_in_the_report_whole(capsys, tmp_path):
     assert entry["record"]["uuid"] not in {r.get("uuid") for r in _jsonl(out)}
 
 
-def test_a_claude_code_parent_link_to_a_missing_record_is_in_the_report(capsys, tmp_path):
+def test_a_claude_code_parent_link_to_a_missing_record_is_in_the_report(tmp_path):
     """A record whose parentUuid names a record missing from the file is re-linked when its
     turn is laid out again; the old link is in no other record: the report keeps the record
     as read (found by the fuzzer)."""
@@ -513,7 +497,7 @@ def test_a_claude_code_parent_link_to_a_missing_record_is_in_the_report(capsys, 
     lines[5] = json.dumps(rec, separators=(",", ":"))
     src = tmp_path / "s.jsonl"
     src.write_text("\n".join(lines) + "\n")
-    code, _, err = run(capsys, "fix", src, "-o", tmp_path / "o.jsonl")
+    code, _, err = run("fix", src, "-o", tmp_path / "o.jsonl")
     assert code == 0, err
     assert rec["parentUuid"] not in (tmp_path / "o.jsonl").read_text()
     report = json.loads((tmp_path / "o.report.json").read_text())
@@ -525,7 +509,7 @@ REAL = CORPUS / "claude_code" / "ccl_modern_v2.1.114" / "ef958aa1-0e93-49f0-bb71
 
 
 @pytest.mark.skipif(not REAL.exists(), reason="the shared corpus is not here")
-def test_real_session_whose_tool_call_record_was_lost_keeps_the_result_record(capsys, tmp_path):
+def test_real_session_whose_tool_call_record_was_lost_keeps_the_result_record(tmp_path):
     """A real Claude Code 2.1.114 session with one assistant record removed (its children
     re-linked): the Bash result becomes an orphan, the fix drops it, and the report holds the
     result's record as read: uuid, timestamp, toolUseResult, sourceToolAssistantUUID."""
@@ -546,7 +530,7 @@ def test_real_session_whose_tool_call_record_was_lost_keeps_the_result_record(ca
     broken = tmp_path / "lost-call.jsonl"
     broken.write_bytes(b"\n".join(kept))
     out = tmp_path / "o.jsonl"
-    code, text, err = run(capsys, "fix", broken, "-o", out)
+    code, text, err = run("fix", broken, "-o", out)
     assert code == 0, err
     assert "orphan-tool-result -> drop" in text
     report = json.loads((tmp_path / "o.report.json").read_text())

@@ -330,7 +330,7 @@ def test_claude_code_file_with_id_less_calls_and_wrong_role_blocks_resumes_as_re
     message as [text, tool_result X, tool_use X] (refused by the API). On the written file it
     sends exactly the repaired conversation below (then the new prompt)."""
     from repair.formats import load_bytes
-    from tests.formats.test_format_claude_code import assistant, jsonl, result, text, tool_use, user
+    from tests.claude_code_records import assistant, jsonl, result, text, tool_use, user
 
     noid = {"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}
     records = [

@@ -5,22 +5,15 @@ parts always change the file and converge."""
 from __future__ import annotations
 
 import copy
-import io
 import json
 
 import pytest
 
 from repair.analysis import analyze
-from repair.cli import main
 from repair.formats import load_bytes, load_session
 from repair.workbench import Workbench
+from tests.command import run
 from tests.paths import SAMPLES
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def codes(doc, fmt: str = "anthropic") -> list[tuple[str, str, int | None]]:

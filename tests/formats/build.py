@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from repair.model import SYNTHETIC_RESULT_TEXT, Block, block_from_anthropic
+from repair.formats import load_bytes
+from repair.model import SYNTHETIC_RESULT_TEXT, Block, Session, block_from_anthropic
 
 
 def compact(obj) -> bytes:
@@ -23,3 +24,8 @@ def synthetic(tool_id: str) -> Block:
             "is_error": True,
         }
     )
+
+
+def load(data: bytes, path: str = "session.json", **kw) -> Session:
+    """A session read from `data` as if from the file `path` (a JSON document by default)."""
+    return load_bytes(data, path=path, **kw)

@@ -143,8 +143,7 @@ def test_the_relink_is_undone_exactly(tmp_path):
 def test_a_gap_in_an_inline_sidechain_is_shown_and_left_as_it_is():
     """An inline sidechain is written with its main conversation: its gap is a finding of
     the thread, whose fix changes nothing (the main conversation is untouched)."""
-    from tests.cli.test_threads import result
-    from tests.formats.test_format_claude_code import U, assistant, jsonl, text, tool_use, user
+    from tests.claude_code_records import U, assistant, jsonl, result, text, tool_use, user
 
     recs = [
         user(1, None, "make a task", 1),
@@ -204,8 +203,7 @@ def test_a_sidechain_fix_is_written_with_a_relink_of_the_main_chain(tmp_path, ca
     branch off the gap that only holds an orphan result: the relink of the chain and the
     drop of the orphan in the branch's thread are both written (the drop was lost when
     the relink loaded the file again; found by the fuzzer)."""
-    from tests.cli.test_threads import result
-    from tests.formats.test_format_claude_code import assistant, jsonl, text, tool_use, user
+    from tests.claude_code_records import assistant, jsonl, result, text, tool_use, user
 
     side = {"isSidechain": True}
     recs = [

@@ -4,21 +4,14 @@ session."""
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
 
-from repair.cli import main
 from repair.formats import load_session
 from repair.workbench import Workbench
+from tests.command import run
 from tests.paths import SAMPLES
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_openai_body_with_a_system_message_and_no_tool_calls_is_openai_chat(tmp_path):

@@ -4,7 +4,6 @@ output and the report, in every writer."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -13,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from repair import jsonio
-from repair.cli import main
 from repair.formats import load_session
 from repair.jsonio import (
     JsonNumber,
@@ -25,17 +23,12 @@ from repair.jsonio import (
     to_json,
 )
 from repair.workbench import Workbench
+from tests.command import run
 from tests.paths import SAMPLES
 
 BIG = "123456789012345678901234567890"
 ODD = (BIG, "-123456789012345678901234567890", "1e400", "-1e400", "1e-400", "1E2", "1.50")
 ODD += ("-0", "0.0000015", "100000000000000000000", "NaN", "Infinity")
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 # ------------------------------------------------------------------ the reader and writers

@@ -11,9 +11,10 @@ import pytest
 
 from repair.analysis import analyze
 from repair.cli import main
-from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
+from repair.formats import detect, get_adapter, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
+from tests.formats.build import load
 from tests.paths import SAMPLES
 
 SAMPLE = SAMPLES / "bedrock_parallel_results_split.json"
@@ -41,10 +42,6 @@ def body(*messages, **extra) -> bytes:
         "messages": list(messages),
     }
     return json.dumps(doc, indent=2).encode() + b"\n"
-
-
-def load(data: bytes, **kw):
-    return load_bytes(data, path="conv.json", **kw)
 
 
 def findings(session, target=None):

@@ -16,6 +16,18 @@ from repair.formats import detect, get_adapter, load_bytes, load_session, probe_
 from repair.formats.claude_code.write import _Writer
 from repair.model import SYNTHETIC_RESULT_TEXT, Message
 from repair.wire import request_body
+from tests.claude_code_records import (
+    SID,
+    U,
+    assistant,
+    env,
+    jsonl,
+    result,
+    text,
+    tool_use,
+    ts,
+    user,
+)
 from tests.formats.build import synthetic
 from tests.paths import CORPUS, SAMPLES
 
@@ -54,93 +66,6 @@ def every_corpus_file():
 
 def sample_files() -> list[Path]:
     return sorted(SAMPLES.glob("claude_code_*.jsonl"))
-
-
-# ------------------------------------------------------------------ synthetic records
-
-SID = "5f0c1d2e-0000-4000-8000-00000000abcd"
-
-
-def env(**kw) -> dict:
-    e = {
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": "/p",
-        "sessionId": SID,
-        "version": "2.1.42",
-        "gitBranch": "main",
-    }
-    e.update(kw)
-    return e
-
-
-def U(n: int) -> str:
-    return f"00000000-0000-4000-8000-{n:012d}"
-
-
-def ts(sec: float) -> str:
-    whole = int(sec)
-    ms = int(round((sec - whole) * 1000))
-    return f"2026-01-01T10:{whole // 60:02d}:{whole % 60:02d}.{ms:03d}Z"
-
-
-def user(n: int, parent: int | None, content, t: float, **extra) -> dict:
-    r = {"parentUuid": U(parent) if parent is not None else None, **env()}
-    r.update(type="user", message={"role": "user", "content": content}, uuid=U(n), timestamp=ts(t))
-    r.update(extra)
-    return r
-
-
-def result(n: int, parent: int, tool_id: str, text: str, t: float, **extra) -> dict:
-    block = {"tool_use_id": tool_id, "type": "tool_result", "content": text, "is_error": False}
-    return user(
-        n,
-        parent,
-        [block],
-        t,
-        toolUseResult={"stdout": text},
-        sourceToolAssistantUUID=U(parent),
-        **extra,
-    )
-
-
-def assistant(n: int, parent: int | None, mid: str, block: dict, t: float, **extra) -> dict:
-    r = {"parentUuid": U(parent) if parent is not None else None, **env()}
-    r.update(
-        message={
-            "model": "claude-opus-4-6",
-            "id": mid,
-            "type": "message",
-            "role": "assistant",
-            "content": [block],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 3, "output_tokens": 9},
-        },
-        requestId="req_" + mid[4:],
-        type="assistant",
-        uuid=U(n),
-        timestamp=ts(t),
-    )
-    r.update(extra)
-    return r
-
-
-def text(s: str) -> dict:
-    return {"type": "text", "text": s}
-
-
-def tool_use(tid: str, cmd: str = "ls") -> dict:
-    return {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": cmd}}
-
-
-def jsonl(records) -> bytes:
-    out = []
-    for r in records:
-        out.append(
-            r if isinstance(r, str) else json.dumps(r, ensure_ascii=False, separators=(",", ":"))
-        )
-    return ("\n".join(out) + "\n").encode()
 
 
 def load(records, path: str = "/tmp/s.jsonl"):

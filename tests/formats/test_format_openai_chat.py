@@ -9,10 +9,10 @@ import json
 import pytest
 
 from repair.analysis import analyze
-from repair.formats import detect, get_adapter, load_bytes, load_session, probe_bytes
+from repair.formats import detect, get_adapter, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
-from tests.formats.build import compact
+from tests.formats.build import compact, load
 from tests.paths import SAMPLES
 
 
@@ -45,10 +45,6 @@ def u(text: str) -> dict:
 
 def a(text: str) -> dict:
     return {"role": "assistant", "content": text}
-
-
-def load(data: bytes, path: str = "chat.json"):
-    return load_bytes(data, path=path)
 
 
 def errors(data: bytes, path: str = "chat.json") -> list:

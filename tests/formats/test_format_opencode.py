@@ -14,6 +14,7 @@ from repair.formats import detect, get_adapter, load_bytes, load_session, probe_
 from repair.model import SYNTHETIC_RESULT_TEXT
 from repair.plan import Choices, apply_all
 from repair.wire import request_body
+from tests.formats.build import load
 from tests.paths import CORPUS, SAMPLES
 
 REAL = CORPUS / "opencode"
@@ -94,10 +95,6 @@ def assistant(mid: str, parts: list, created: int, completed: int | None = None,
 def export(*messages) -> bytes:
     info = {"id": SES, "title": "t", "version": "1.15.7", "time": {"created": 1, "updated": 2}}
     return export_bytes({"info": info, "messages": list(messages)})
-
-
-def load(data: bytes):
-    return load_bytes(data, path="export.json")
 
 
 def errors(data: bytes, target: str | None = None) -> list:

@@ -6,21 +6,14 @@ dry-run diff or `check --json`."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from repair.cli import main
 from repair.formats import load_session
+from tests.command import run
 from tests.paths import SAMPLES
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def write_json(tmp_path: Path, sample: str, mutate) -> str:

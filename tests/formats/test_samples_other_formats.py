@@ -4,15 +4,14 @@ that file checks clean, and everything the fix did not need to touch is as it wa
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from repair.cli import main
 from repair.formats import load_session
 from repair.model import SYNTHETIC_RESULT_TEXT
+from tests.command import run
 from tests.paths import SAMPLES
 
 CODEX = SAMPLES / "codex_missing_output.jsonl"
@@ -20,23 +19,17 @@ OPENCODE = SAMPLES / "opencode_stuck_running.json"
 OPENAI = SAMPLES / "openai_chat_user_between_calls.json"
 
 
-def run(*argv: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue() + err.getvalue()
-
-
 def check_json(path: Path) -> dict:
-    code, text = run("check", "--json", str(path))
-    obj = json.loads(text.splitlines()[0])
+    code, out, _ = run("check", "--json", str(path))
+    obj = json.loads(out.splitlines()[0])
     obj["exit"] = code
     return obj
 
 
 def fix_to(src: Path, tmp_path: Path) -> Path:
     out = tmp_path / f"fixed{src.suffix}"
-    code, text = run("fix", str(src), "-o", str(out))
-    assert code == 0, text
+    code, said, err = run("fix", str(src), "-o", str(out))
+    assert code == 0, said + err
     return out
 
 
@@ -102,8 +95,8 @@ def test_check_reports_the_incident_where_it_is(path, fmt, target, exit, expecte
     ("path", "provider"), [(CODEX, "openai-responses"), (OPENCODE, "anthropic")]
 )
 def test_the_provider_target_still_judges_the_raw_history(path, provider):
-    code, text = run("check", "--json", "--target", provider, str(path))
-    obj = json.loads(text.splitlines()[0])
+    code, out, _ = run("check", "--json", "--target", provider, str(path))
+    obj = json.loads(out.splitlines()[0])
     assert code == 1 and obj["target"] == provider
     assert [(f["code"], f["severity"], f["client_repair"]) for f in obj["findings"]] == [
         ("orphan-tool-use", "error", None)
@@ -123,7 +116,7 @@ def test_fixed_file_checks_clean_and_a_second_fix_changes_nothing(path, tmp_path
     assert [f for f in obj["findings"] if f["severity"] != "info"] == []
     again = tmp_path / "again"
     again.mkdir()
-    code, _ = run("fix", str(out), "-o", str(again / out.name))
+    code, _, _ = run("fix", str(out), "-o", str(again / out.name))
     assert code == 0
     assert (again / out.name).read_bytes() == out.read_bytes()
 

@@ -17,20 +17,15 @@ from repair.formats import load_bytes, load_session
 from repair.model import Block, Message
 from repair.plan import apply_all
 from repair.wire import request_body
+from tests.command import run
 from tests.paths import DATA, SAMPLES
-from tui.cli import main
 
 GEMINI = DATA / "gemini_cli"
 
 
-def run(capsys, *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
-    return code, capsys.readouterr().out
-
-
-def test_chat_sends_each_tool_result_as_a_message_of_its_own_and_numbers_it(capsys):
+def test_chat_sends_each_tool_result_as_a_message_of_its_own_and_numbers_it():
     path = str(SAMPLES / "openai_chat_user_between_calls.json")
-    code, out = run(capsys, "messages", path, "--json")
+    code, out, _ = run("messages", path, "--json")
     assert code == 0
     msgs = json.loads(out)["messages"]
     assert [m["role"] for m in msgs] == [
@@ -40,7 +35,7 @@ def test_chat_sends_each_tool_result_as_a_message_of_its_own_and_numbers_it(caps
     assert json.loads(msgs[2]["tool_calls"][0]["function"]["arguments"])["city"] == "Lisbon"
     assert msgs[5]["tool_call_id"] == "call_3bCd5EfG7hIj9KlM1nOp2QrS"
     # each misplaced result is named by its own tool message; check counts what is sent
-    _, out = run(capsys, "check", path, "--json")
+    _, out, _ = run("check", path, "--json")
     obj = json.loads(out)
     assert obj["messages"] == 7
     found = [(f["code"], f["message_index"]) for f in obj["findings"]]
@@ -66,9 +61,9 @@ def test_explain_maps_a_chat_tool_message_to_its_result_block():
     assert f.message_index == 4 and f in c.findings
 
 
-def test_codex_input_carries_the_aborted_output_codex_adds_and_numbers_items(capsys):
+def test_codex_input_carries_the_aborted_output_codex_adds_and_numbers_items():
     path = str(SAMPLES / "codex_missing_output.jsonl")
-    _, out = run(capsys, "messages", path, "--json")
+    _, out, _ = run("messages", path, "--json")
     items = json.loads(out)["input"]
     call = next(
         k for k, i in enumerate(items) if i.get("call_id") == "call_H3dKf8sJ0eWq5RtY2uIo6PaL"
@@ -85,7 +80,7 @@ def test_codex_input_carries_the_aborted_output_codex_adds_and_numbers_items(cap
     assert any(i.get("type") == "reasoning" and "encrypted_content" in i for i in items)
 
 
-def test_gemini_cli_merges_turns_and_closes_a_history_that_ends_on_responses(capsys):
+def test_gemini_cli_merges_turns_and_closes_a_history_that_ends_on_responses():
     s = load_session(str(GEMINI / "trailing_call.jsonl"))
     fixed, _ = apply_all(s)
     contents = request_body(fixed)["contents"]
@@ -111,8 +106,8 @@ def test_gemini_cli_numbers_contents_as_gemini_cli_sends_them():
     assert len(request_body(s)["contents"]) == len(recorded) - 1  # the new prompt
 
 
-def test_bedrock_messages_are_converse_blocks(capsys):
-    _, out = run(capsys, "messages", str(SAMPLES / "bedrock_parallel_results_split.json"), "--json")
+def test_bedrock_messages_are_converse_blocks():
+    _, out, _ = run("messages", str(SAMPLES / "bedrock_parallel_results_split.json"), "--json")
     msgs = json.loads(out)["messages"]
     assert set(msgs[1]["content"][1]) == {"toolUse"}
     assert msgs[1]["content"][1]["toolUse"]["name"] == "fetch_fetch"
@@ -121,7 +116,7 @@ def test_bedrock_messages_are_converse_blocks(capsys):
     assert isinstance(result["content"][0]["text"], str)
 
 
-def test_check_counts_what_is_sent_and_says_what_is_not(capsys):
+def test_check_counts_what_is_sent_and_says_what_is_not():
     doc = [
         {"role": "user", "content": "old", "ts": 1, "condenseParent": "c"},
         {"role": "user", "content": [{"type": "text", "text": "sum"}], "ts": 2,
@@ -133,10 +128,10 @@ def test_check_counts_what_is_sent_and_says_what_is_not(capsys):
     assert (a.sent, a.not_sent) == (2, 1)
 
 
-def test_check_summary_names_the_messages_not_sent(capsys, tmp_path):
+def test_check_summary_names_the_messages_not_sent(tmp_path):
     path = tmp_path / "chat.jsonl"
     path.write_bytes((GEMINI / "clean_seed.jsonl").read_bytes())
-    _, out = run(capsys, "check", str(path))
+    _, out, _ = run("check", str(path))
     assert "messages sent, 1 not sent, format gemini-cli, target gemini-cli" in out
 
 

@@ -7,17 +7,13 @@ import json
 from repair.analysis import analyze
 from repair.formats import load_session
 from tests.paths import DEMO, README
-from tests.tui.tui_helpers import HOSTILE, settle, wait_ready
+from tests.tui.tui_helpers import HOSTILE, settle, timeline, wait_ready
 from tui.app import AnalysisReady, HistviewApp, SessionLoaded
 from tui.timeline import Timeline
 
 
-def _timeline(app) -> Timeline:
-    return app.main.query_one(Timeline)
-
-
 def _current(app):
-    row = _timeline(app).current_row
+    row = timeline(app).current_row
     return row.kind, row.mi, row.bi
 
 
@@ -42,7 +38,7 @@ async def test_full_repair_flow_and_export(demo_copy):
         # n walks finding rows in order
         await pilot.press("n")
         first = _current(app)
-        assert _timeline(app).current_row.findings
+        assert timeline(app).current_row.findings
         await pilot.press("n")
         assert _current(app) != first
         await pilot.press("N")
@@ -55,11 +51,11 @@ async def test_full_repair_flow_and_export(demo_copy):
         diff = str(app.main.query_one("#diff").render())
         assert "@@" in diff and fix.detail[:30] in diff
         # apply: one step done, fewer findings, the timeline state changed
-        version = _timeline(app).state.version
+        version = timeline(app).state.version
         await pilot.press("a")
         await settle(pilot)
         assert len(wb.done) == 1
-        assert _timeline(app).state.version > version
+        assert timeline(app).state.version > version
         after_one = wb.analysis.counts()["error"] + wb.analysis.counts()["warning"]
         assert after_one < errors0 + 2
         # undo and redo
@@ -209,7 +205,7 @@ async def test_navigation_keys_filter_and_search(demo_copy):
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
-        tl = _timeline(app)
+        tl = timeline(app)
         n_rows = len(tl.state.table.rows)
         await pilot.press("G")
         assert tl.current_row_index == n_rows - 1
@@ -249,7 +245,7 @@ async def test_click_selects_a_row(demo_copy):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.click(Timeline, offset=(20, 5))
-        assert _timeline(app).current_row_index == 5  # rows: m0, m1, call, m2, result, m3
+        assert timeline(app).current_row_index == 5  # rows: m0, m1, call, m2, result, m3
         assert "messages.3 · assistant" in str(app.main.query_one("#detail").render())
 
 
@@ -300,7 +296,7 @@ async def test_hostile_text_is_inert(tmp_path):
     app = HistviewApp(str(HOSTILE))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        tl = _timeline(app)
+        tl = timeline(app)
         # the row of message 2 shows "[@click=app.quit]Never mind[/]" literally
         row2 = tl.state.table.message_row[2]
         strip = tl.render_line(row2 - tl.scroll_offset.y)
@@ -375,7 +371,7 @@ async def test_filter_on_a_clean_session_says_so(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         await pilot.press("f")
-        tl = _timeline(app)
+        tl = timeline(app)
         assert not tl.findings_only and len(tl.view) == 2
         assert "No findings" in list(app._notifications)[-1].message
 

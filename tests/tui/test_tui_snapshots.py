@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.paths import CLIENT_FIXTURES, DEMO, SAMPLES
+from tests.paths import CLIENT_FIXTURES, DEMO, SAMPLES, sample_files
 from tests.tui.tui_helpers import HOSTILE, settle, wait_ready
 from tui.app import HistviewApp
 
@@ -56,11 +56,7 @@ def test_demo_broken(snap_compare, size):
     assert snap_compare(_app(DEMO), press=["n"], terminal_size=size, run_before=wait_ready)
 
 
-def _samples() -> list[Path]:
-    return sorted(p for p in SAMPLES.glob("*") if p.suffix in (".json", ".jsonl"))
-
-
-@pytest.mark.parametrize("sample", _samples(), ids=lambda p: p.name)
+@pytest.mark.parametrize("sample", sample_files(), ids=lambda p: p.name)
 def test_broken_sample(snap_compare, sample):
     assert snap_compare(_app(sample), press=["n"], terminal_size=(120, 40), run_before=wait_ready)
 
@@ -228,7 +224,7 @@ def test_busy_state(snap_compare, tmp_path, size, monkeypatch):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_thread_switcher(snap_compare, tmp_path, size):
-    from tests.cli.test_threads import session_with_subagents
+    from tests.claude_code_records import session_with_subagents
 
     main = session_with_subagents(tmp_path, bad=True)
     assert snap_compare(_app(main), terminal_size=size, run_before=_after("t"))

@@ -13,14 +13,13 @@ import pytest
 
 from repair.formats import load_session
 from tests.paths import SAMPLES
-from tests.tui.tui_helpers import settle, wait_ready
+from tests.tui.tui_helpers import settle, timeline, wait_ready, widget_text
 from tui import main_screen
 from tui.app import HistviewApp
 from tui.cli import main
 from tui.lanes import LANE_KINDS, OVERFLOW, TRAVEL, legend_sample
 from tui.repair_pane import ACTION_WIDTH, _changed_first, fix_prompts
 from tui.screens import ConfirmScreen, HelpScreen
-from tui.timeline import Timeline
 
 ROO_TT = SAMPLES / "roo_subtask_delegation_duplicate.json"  # results stamped before the call
 SPLIT = SAMPLES / "anthropic_parallel_results_split.json"  # a warning, no error
@@ -36,24 +35,14 @@ def roo_copy(tmp_path):
     return dst
 
 
-def _tl(app) -> Timeline:
-    return app.main.query_one(Timeline)
-
-
 def _line(app, row: int) -> str:
-    tl = _tl(app)
+    tl = timeline(app)
     strip = tl.render_line(tl.view.index(row) - tl.scroll_offset.y)
     return "".join(seg.text for seg in strip)
 
 
-def _text(app, selector: str) -> str:
-    """The text of a widget of the session screen (or of a modal screen given)."""
-    root = app.main if isinstance(app, HistviewApp) else app
-    return str(root.query_one(selector).render())
-
-
 def _row(app, mi: int, bi: int | None = None) -> int:
-    return _tl(app).state.table.row_of(mi, bi)
+    return timeline(app).state.table.row_of(mi, bi)
 
 
 # ---------------------------------------------------------------- 1. the first screen
@@ -63,12 +52,12 @@ async def test_first_screen_is_on_the_first_error_and_names_the_problems(roo_cop
     app = HistviewApp(str(roo_copy))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
-        row = _tl(app).current_row
+        row = timeline(app).current_row
         assert (row.mi, row.bi) == (7, 0) and row.severity == "error"
-        detail = _text(app, "#detail")
+        detail = widget_text(app, "#detail")
         # its finding comes first in the detail pane, before the message's other findings
         assert detail.index("duplicate-tool-result") < detail.index("consecutive-same-role")
-        summary = _text(app, "#summary")
+        summary = widget_text(app, "#summary")
         assert "2 duplicate results (update_todo_list, new_task)" in summary
         assert summary.index("duplicate results") < summary.index("stamped before")
 
@@ -77,9 +66,9 @@ async def test_first_screen_goes_to_a_warning_when_there_is_no_error():
     app = HistviewApp(str(SPLIT))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        row = _tl(app).current_row
+        row = timeline(app).current_row
         assert (row.mi, row.bi, row.severity) == (3, 0, "warning")
-        assert "1 result away from its call (run_command)" in _text(app, "#summary")
+        assert "1 result away from its call (run_command)" in widget_text(app, "#summary")
 
 
 async def test_a_clean_session_says_so(tmp_path):
@@ -88,8 +77,8 @@ async def test_a_clean_session_says_so(tmp_path):
     app = HistviewApp(str(path))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
-        assert "No problems found: 2 messages" in _text(app, "#summary")
-        assert _tl(app).current_row_index == 0
+        assert "No problems found: 2 messages" in widget_text(app, "#summary")
+        assert timeline(app).current_row_index == 0
 
 
 # ---------------------------------------------------------------- 2. time and time travel
@@ -124,7 +113,7 @@ async def test_travel_lane_stands_out_on_an_error_row_and_every_severity_shows()
     app = HistviewApp(str(ROO_TT))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        tl = _tl(app)
+        tl = timeline(app)
         r = _row(app, 7, 0)
         assert tl.state.table.rows[r].severity == "error"
         states = {st for _ch, st in tl.state.lanes.cells(r, 6)}
@@ -141,7 +130,7 @@ async def test_help_legend_is_what_the_gutter_draws(demo_copy):
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        tl = _tl(app)
+        tl = timeline(app)
         legend = tl.legend()
         # every glyph the gutter draws, in every state, is in that state's legend sample
         lanes = tl.state.lanes
@@ -164,7 +153,7 @@ async def test_help_legend_is_what_the_gutter_draws(demo_copy):
         assert sev == {s: tl._style(f"timeline--{s}") for s in ("error", "warning", "info")}
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = _text(app.screen, "#help-text")
+        text = widget_text(app.screen, "#help-text")
         for glyph, what, _style in tl.legend():
             assert glyph in text and what in text
 
@@ -235,7 +224,7 @@ async def test_search_typed_while_loading_does_not_crash(demo_copy, monkeypatch)
         await pilot.press("slash", *"toolu_06X", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert (_tl(app).current_row.mi, _tl(app).current_row.bi) == (13, 0)
+        assert (timeline(app).current_row.mi, timeline(app).current_row.bi) == (13, 0)
 
 
 async def test_search_on_the_cannot_open_screen_does_not_crash(tmp_path):
@@ -247,7 +236,7 @@ async def test_search_on_the_cannot_open_screen_does_not_crash(tmp_path):
         await pilot.press("slash", *"abc", "enter", "n", "J", "y", "r", "f")
         await settle(pilot)
         await pilot.pause()
-        assert app.is_running and "Cannot open" in _text(app, "#load-error")
+        assert app.is_running and "Cannot open" in widget_text(app, "#load-error")
 
 
 async def test_export_to_a_copy_warns_when_the_source_changed(demo_copy):
@@ -334,13 +323,13 @@ async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("r", "escape")  # open the plan, back on the timeline
-        tl = _tl(app)
+        tl = timeline(app)
         for mi, bi, code in [(13, 0, "mismatched-tool-result-id"), (9, 1, "duplicate-tool-result")]:
             tl.go_to_row(_row(app, mi, bi))
             await pilot.pause()
             fix = app.main._selected_fix()
             assert fix.code == code and fix.message_index == mi
-            assert fix.detail[:25] in _text(app, "#diff")
+            assert fix.detail[:25] in widget_text(app, "#diff")
         assert (tl.current_row.mi, tl.current_row.bi) == (9, 1)  # the cursor stayed
 
 
@@ -425,7 +414,7 @@ async def test_80x24_header_keeps_counts_and_unexported_and_ids_keep_both_ends(r
         assert "update_todo_list toolu_01" in line and "AyOHF" in line  # name, then the id
         await pilot.press("r", "a")
         await settle(pilot)
-        header = _text(app, "#header")
+        header = widget_text(app, "#header")
         assert re.search(r"● \d+  ▲ \d+  ○ \d+  1 fixed  \*unexported$", header.strip())
         assert len(header) <= 78
 
@@ -435,7 +424,7 @@ async def test_d_cycles_the_detail_pane(demo_copy):
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         detail = app.main.query_one("#detail-scroll")
-        tl = _tl(app)
+        tl = timeline(app)
         normal = detail.size.width
         await pilot.press("d")
         await pilot.pause()
@@ -486,10 +475,10 @@ async def test_detail_names_the_other_end(roo_copy):
     app = HistviewApp(str(roo_copy))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        assert "call: message 5 block 2, update_todo_list" in _text(app, "#detail")
-        _tl(app).go_to_row(_row(app, 5, 2))
+        assert "call: message 5 block 2, update_todo_list" in widget_text(app, "#detail")
+        timeline(app).go_to_row(_row(app, 5, 2))
         await pilot.pause()
-        text = _text(app, "#detail")
+        text = widget_text(app, "#detail")
         assert "result in message 6 block 1; 1 more: message 7 block 0" in text
 
 
@@ -509,16 +498,16 @@ async def test_search_counts_highlights_and_steps(roo_copy):
         await pilot.press("g", "slash", *"new_task", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        tl = _tl(app)
+        tl = timeline(app)
         rows = app.main.search.rows
         assert len(rows) == 5 and tl.current_row_index == rows[0]
-        assert "match 1 of 5" in _text(app, "#search-bar")
+        assert "match 1 of 5" in widget_text(app, "#search-bar")
         # the match is highlighted in the row
         strip = tl.render_line(tl.cursor - tl.scroll_offset.y)
         hits = [s.text for s in strip if s.style and s.style.reverse]
         assert hits == ["new_task"]
         await pilot.press("right_square_bracket", "right_square_bracket")
-        assert tl.current_row_index == rows[2] and "match 3 of 5" in _text(app, "#search-bar")
+        assert tl.current_row_index == rows[2] and "match 3 of 5" in widget_text(app, "#search-bar")
         await pilot.press("left_square_bracket")
         assert tl.current_row_index == rows[1]
         await pilot.press("n")  # n stays "next finding"
@@ -546,7 +535,7 @@ async def test_light_theme_uses_readable_colours(demo_copy):
         await wait_ready(pilot)
         app.theme = "textual-light"
         await pilot.pause()
-        tl = _tl(app)
+        tl = timeline(app)
         bg = tl.rich_style.bgcolor.get_truecolor()
         for name in ("timeline--error", "timeline--warning", "lane--paired", "lane--travel"):
             fg = tl._style(name).color.get_truecolor()

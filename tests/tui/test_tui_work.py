@@ -13,12 +13,11 @@ import pytest
 from repair.analysis import analyze
 from repair.formats import load_session
 from repair.workbench import Workbench
-from tests.cli.test_threads import session_with_subagents
+from tests.claude_code_records import session_with_subagents
 from tests.paths import CLIENT_FIXTURES, SAMPLES
-from tests.tui.tui_helpers import settle, wait_ready
+from tests.tui.tui_helpers import settle, timeline, wait_ready, widget_text
 from tui.app import HistviewApp
 from tui.screens import ThreadScreen
-from tui.timeline import Timeline
 
 BROKEN = CLIENT_FIXTURES / "claude" / "broken"
 CLAUDE = SAMPLES / "claude_code_parallel_interrupted.jsonl"
@@ -30,23 +29,13 @@ def _copy(src: Path, tmp_path: Path) -> Path:
     return dst
 
 
-def _tl(app) -> Timeline:
-    return app.main.query_one(Timeline)
-
-
 async def _line(pilot, row: int) -> str:
     """Row `row` as the timeline draws it (scrolled into view first)."""
-    tl = _tl(pilot.app)
+    tl = timeline(pilot.app)
     tl.go_to_row(row)
     await pilot.pause()
     strip = tl.render_line(tl.view.index(row) - tl.scroll_offset.y)
     return "".join(seg.text for seg in strip)
-
-
-def _text(app, selector: str) -> str:
-    """The text of a widget of the session screen (or of a modal screen given)."""
-    root = app.main if isinstance(app, HistviewApp) else app
-    return str(root.query_one(selector).render())
 
 
 @pytest.fixture
@@ -75,13 +64,13 @@ async def test_a_step_runs_off_the_ui_thread_with_a_busy_state_and_keys_wait(tmp
         await pilot.pause()
         # the step is still running: the screen says so, and keeps answering keys
         assert app.main.busy == "applying the fix…"
-        assert "⟳ applying the fix…" in _text(app, "#header")
-        row = _tl(app).cursor
+        assert "⟳ applying the fix…" in widget_text(app, "#header")
+        row = timeline(app).cursor
         await pilot.press("escape", "j")
-        assert _tl(app).cursor == row + 1
+        assert timeline(app).cursor == row + 1
         # a key that would race the step waits for it, in order
         await pilot.press("u")
-        assert app.main._queued == ["undo"] and "(+1 waiting)" in _text(app, "#header")
+        assert app.main._queued == ["undo"] and "(+1 waiting)" in widget_text(app, "#header")
         assert app.main.derived is before and not app.main.wb.done
         held.set()
         await settle(pilot)
@@ -121,7 +110,7 @@ async def test_the_pane_shows_the_records_written_as_the_dry_run_does():
         await pilot.press("r")
         await settle(pilot)
         fix = app.main._selected_fix()
-        diff = _text(app, "#diff")
+        diff = widget_text(app, "#diff")
         pane = app.main.wb.preview(fix)
         # the one renderer: the description, the new record, the line re-linked to it
         for sentence in pane.description:
@@ -140,7 +129,7 @@ async def test_the_promise_is_what_check_finds_in_the_export(tmp_path):
         await wait_ready(pilot)
         await pilot.press("r", "A")
         await settle(pilot)
-        promise = _text(app, "#promise")
+        promise = widget_text(app, "#promise")
         assert "Exported now, check finds: ● 1 error" in promise
         await pilot.press("e")
         await settle(pilot)
@@ -158,8 +147,8 @@ async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
         await wait_ready(pilot)
         # the main conversation is clean; the header counts the thread's finding too
         assert app.main.derived.counts["error"] + app.main.derived.counts["warning"] == 0
-        assert "all: ● 0 ▲ 1" in _text(app, "#header")
-        assert "(3 threads, 1 with problems: t lists them)" in _text(app, "#summary")
+        assert "all: ● 0 ▲ 1" in widget_text(app, "#header")
+        assert "(3 threads, 1 with problems: t lists them)" in widget_text(app, "#summary")
         await pilot.press("t")
         await pilot.pause()
         screen = app.screen
@@ -176,8 +165,8 @@ async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
         assert app.main.view == 1 and app.main.derived.view == 1
         assert app.main.derived.session.label == "subagent agent-a1 (Explore: look)"
         assert app.main.derived.counts["warning"] == 1
-        assert "sess.jsonl › thread 2/3" in _text(app, "#header")
-        assert _text(app, "#summary").startswith("subagent agent-a1 (Explore: look) · ")
+        assert "sess.jsonl › thread 2/3" in widget_text(app, "#header")
+        assert widget_text(app, "#summary").startswith("subagent agent-a1 (Explore: look) · ")
         await pilot.press("r")
         await settle(pilot)
         fix = app.main._selected_fix()
@@ -185,13 +174,15 @@ async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
         await pilot.press("a")
         await settle(pilot)
         assert [f.code for f in app.main.wb.thread_applied[1]] == ["orphan-tool-result"]
-        assert app.main.derived.counts["warning"] == 0 and "all: ● 0 ▲ 0" in _text(app, "#header")
-        assert "*unexported" in _text(app, "#header")
+        assert app.main.derived.counts["warning"] == 0 and "all: ● 0 ▲ 0" in widget_text(
+            app, "#header"
+        )
+        assert "*unexported" in widget_text(app, "#header")
         await pilot.press("e")
         await settle(pilot)
         await pilot.click("#export-ok")
         await settle(pilot)
-        assert "*unexported" not in _text(app, "#header")
+        assert "*unexported" not in widget_text(app, "#header")
     out = tmp_path / "sess.fixed.jsonl"
     written = load_session(str(out))
     assert [analyze(t).findings for t in written.threads] == [[], [], []]
@@ -213,15 +204,15 @@ async def test_a_broken_chain_row_and_its_relink(tmp_path):
     app = HistviewApp(str(_copy(BROKEN / "broken-chain-cut.jsonl", tmp_path)))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        row = _tl(app).current_row
+        row = timeline(app).current_row
         assert [f.code for f in row.findings] == ["broken-chain"]
-        assert "broken-chain" in _text(app, "#detail")
-        assert "chain broken by a lost record" in _text(app, "#summary")
+        assert "broken-chain" in widget_text(app, "#detail")
+        assert "chain broken by a lost record" in widget_text(app, "#summary")
         live = sum(m.live for m in app.main.derived.session.messages)
         await pilot.press("r")
         await settle(pilot)
         assert app.main._selected_fix().action == "relink"
-        assert "@@ line 7 @@" in _text(app, "#diff")  # the one line whose parentUuid changes
+        assert "@@ line 7 @@" in widget_text(app, "#diff")  # the one line whose parentUuid changes
         await pilot.press("a")
         await settle(pilot)
         assert app.main.derived.counts == {"error": 0, "warning": 0, "info": 0}

@@ -36,3 +36,18 @@ async def settle(pilot) -> None:
         if idle and not any(w.is_running for w in app.workers):
             break
     await pilot.pause()
+
+
+def timeline(app):
+    """The session screen's timeline."""
+    from tui.timeline import Timeline
+
+    return app.main.query_one(Timeline)
+
+
+def widget_text(app, selector: str) -> str:
+    """The text of a widget of the session screen (or of a modal screen given)."""
+    from tui.app import HistviewApp
+
+    root = app.main if isinstance(app, HistviewApp) else app
+    return str(root.query_one(selector).render())
