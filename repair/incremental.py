@@ -159,6 +159,14 @@ def _ids_at(p: Pairing) -> dict[str, list[int]]:
     return got
 
 
+def prepare(analysis: Analysis) -> None:
+    """Index the analysis's calls and results by tool id now (a worker does it after a
+    whole analysis), so that the first step after it need not."""
+    with gc_paused():
+        _ids_at(analysis.pairing)
+        _wrong_at(analysis.pairing)
+
+
 def _wrong_at(p: Pairing) -> set[int]:
     """The positions of the calls and results in the wrong role's message (kept with the
     pairing, like `_ids_at`)."""

@@ -20,7 +20,7 @@ from . import codes
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
 from .files import Staging, Watch, as_read, backup_path, plan_paths
-from .incremental import changed_positions, reanalyze
+from .incremental import changed_positions, prepare, reanalyze
 from .model import Message, Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, describe, preview
@@ -117,7 +117,10 @@ class Workbench:
                 # from the state analysed last (the one before this step): what changed
                 prev, before = self._analysis
                 got = reanalyze(before, prev, self.session, changed_positions(prev, msgs))
-            analysis = got or analyze(self.session)
+            if got is None:
+                got = analyze(self.session)
+                prepare(got)  # the next step's increment finds the ids it needs at once
+            analysis = got
             self._remember(msgs, analysis)
             return analysis
         return self._analysis[1]
