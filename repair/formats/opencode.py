@@ -133,9 +133,10 @@ class OpencodeAdapter(Adapter):
             )
         entries, base = found
         view_parts: set[tuple[int, int]] = set()
-        model = _resume_model(entries)
+        order = _send_order(entries)  # sorted once: the model and the messages read it
+        model = _resume_model(entries, order)
         pieces: list[Message | _Piece] = []
-        for i in _send_order(entries):
+        for i in order:
             pieces.extend(_load_entry(i, entries[i], base, model, view_parts))
         ghosts: dict[int, list[tuple[int, int]]] = {}
         messages = _merge(pieces, ghosts)
@@ -239,9 +240,10 @@ def _send_order(entries: list[Any]) -> list[int]:
             (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
         )
         mid = info.get("id")
-        if _num(created) is None or not isinstance(mid, str):
+        when = _num(created)
+        if when is None or not isinstance(mid, str):
             return list(range(len(entries)))
-        keys.append((_num(created), mid, i))
+        keys.append((when, mid, i))
     return [i for *_k, i in sorted(keys)]
 
 
@@ -264,9 +266,10 @@ def _model_of(info: dict[str, Any]) -> str | None:
     return None
 
 
-def _resume_model(entries: list[Any]) -> str | None:
-    """The Anthropic model the next resume sends to: the last one the session names."""
-    for i in reversed(_send_order(entries)):
+def _resume_model(entries: list[Any], order: list[int]) -> str | None:
+    """The Anthropic model the next resume sends to: the last one the session names
+    (`order`: the entries' send order)."""
+    for i in reversed(order):
         m = _model_of(_info(entries[i]))
         if m is not None and m.startswith("anthropic/"):
             return m
