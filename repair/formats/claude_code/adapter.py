@@ -18,7 +18,8 @@ from __future__ import annotations
 import glob
 import json
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from ...files import Source
@@ -37,9 +38,12 @@ from .chain import (
     ts_ms,
     walk,
 )
-from .gaps import apply_relinks, chain_findings
-from .load import CCFile, CCState, build_view, light_graph
+from .gaps import RecordFinding, apply_relinks, chain_findings
+from .load import CCFile, CCState, build_view, light_graph, line_of
 from .write import check_resumes, views_of, write_session, written_lines
+
+if TYPE_CHECKING:
+    from ...records import RecordChange
 
 # Records that are not conversation nodes (no uuid): metadata, passed through untouched.
 META_TYPES = frozenset(
@@ -63,11 +67,11 @@ META_TYPES = frozenset(
 )
 
 
-def is_record(obj) -> bool:
+def is_record(obj: Any) -> bool:
     return _is_node(obj) and "sessionId" in obj
 
 
-def _is_node(obj) -> bool:
+def _is_node(obj: Any) -> bool:
     """A conversation node: a record a lost `sessionId` leaves recognisable (a fix that
     dropped every other record must read back)."""
     return (
@@ -79,7 +83,7 @@ def _is_node(obj) -> bool:
     )
 
 
-def _is_str_in(value, names: frozenset[str]) -> bool:
+def _is_str_in(value: Any, names: frozenset[str]) -> bool:
     return type(value) is str and value in names
 
 
@@ -151,7 +155,12 @@ class ClaudeCodeAdapter(Adapter):
         carried = st.file.carried if isinstance(st, CCState) else []
         return Export(got.data, [*carried, *got.dropped_records]) if carried else got
 
-    def record_changes(self, before, after, bytes_of=None) -> list:
+    def record_changes(
+        self,
+        before: Session,
+        after: Session,
+        bytes_of: Callable[[Session], bytes] | None = None,
+    ) -> list[RecordChange]:
         """From the writer's lines (no whole-file join or split of a 200 MB file)."""
         from ...records import line_changes
 
@@ -166,10 +175,10 @@ class ClaudeCodeAdapter(Adapter):
             return None
         return {ln.raw: ln.obj for ln in state.file.lines if ln.obj is not None}
 
-    def chain_findings(self, session: Session) -> list[tuple]:
+    def chain_findings(self, session: Session) -> list[RecordFinding]:
         return chain_findings(session)
 
-    def apply_file_edits(self, session: Session, edits: list) -> Session:
+    def apply_file_edits(self, session: Session, edits: list[Any]) -> Session:
         return apply_relinks(session, edits)
 
     def check_written(self, session: Session, again: Session) -> None:
@@ -182,7 +191,7 @@ class ClaudeCodeAdapter(Adapter):
             return sibling
         return None
 
-    def block_time(self, session: Session, block) -> float | None:
+    def block_time(self, session: Session, block: Any) -> float | None:
         """The timestamp of the record the block was read from (one record per block)."""
         state = session.state
         if type(block.origin) is not int or not isinstance(state, CCState):
@@ -270,12 +279,12 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
         tw = walk(g, tl)
         tchain, _ = recover_parallel(g, tw.chain)
         tchain_set = set(tchain)
-        hidden = sorted(
+        off_chain = sorted(
             (nodes[u].idx, "an abandoned branch of this sidechain")
             for u in members
             if u not in tchain_set
         )
-        thread_specs.append((tchain, hidden, tw))
+        thread_specs.append((tchain, off_chain, tw))
 
     # the main view's hidden and malformed lines
     pruned_reason = "history before the last compaction (not sent)"
@@ -303,7 +312,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     )
     for tchain, thidden, tw in thread_specs:
         tview = build_view(f, tchain, thidden, sidechain=True)
-        first = tview.messages[0].src["line"] if tview.messages else 0
+        first = line_of(tview.messages[0]) if tview.messages else 0
         session.threads.append(
             adapter.session(
                 f.path,

@@ -61,7 +61,7 @@ class Graph:
 
 def build_graph(
     lines: list[JsonlLine],
-    on_record: Callable[[int, JsonlLine, dict, str], None] | None = None,
+    on_record: Callable[[int, JsonlLine, dict[str, Any], str], None] | None = None,
     release: bool = False,
 ) -> Graph:
     """The nodes of every line. `on_record(index, line, record, type)` is called for each
@@ -131,7 +131,7 @@ def build_graph(
     return g
 
 
-def _odd_link(obj: dict, parent: Any) -> str | None:
+def _odd_link(obj: dict[str, Any], parent: Any) -> str | None:
     """Why a record's links cannot be read as Claude Code reads them (None when they can):
     a parentUuid that is not a string or null, an isSidechain that is not true/false (any
     non-empty value is "true" to Claude Code, so guessing would pick the wrong thread)."""
@@ -271,7 +271,7 @@ def walk(g: Graph, leaf: str) -> Walk:
             kind = "missing" if u not in nodes else "cycle"
             child = out[-1] if out else None
             to = fallback(g, child, seen) if child is not None else None
-            if to is None:
+            if child is None or to is None:
                 stop, stop_uuid, stop_at = kind, u, child
                 break
             bridges.append(Bridge(child, u, to))
@@ -337,8 +337,8 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
     if not off_asst and not off_res:
         return chain, 0
     wanted: set[str] = {n.mid for n in off_asst if n.mid is not None}
-    for n in off_res:
-        p = nodes.get(n.parent)
+    for n in off_res:  # each has a parent
+        p = nodes.get(n.parent) if n.parent is not None else None
         if p is not None and p.mid is not None:
             wanted.add(p.mid)
     if not wanted:
@@ -346,11 +346,12 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
     index = {u: i for i, u in enumerate(chain)}
     groups: dict[str, list[str]] = {}
     for n in nodes.values():
-        if n.mid in wanted:
+        if n.mid is not None and n.mid in wanted:
             groups.setdefault(n.mid, []).append(n.uuid)
     results_by_parent: dict[str, list[str]] = {}
     for n in off_res:
-        results_by_parent.setdefault(n.parent, []).append(n.uuid)
+        if n.parent is not None:
+            results_by_parent.setdefault(n.parent, []).append(n.uuid)
     inserts: dict[int, list[str]] = {}
     taken: set[str] = set()
     for members in groups.values():

@@ -14,6 +14,7 @@ lines that cannot be read become malformed messages.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -35,7 +36,7 @@ class CCFile:
     single_doc: bool = False  # the whole file was one JSON record
     # Records an earlier write left out or emptied, as read (for the report), when the file
     # is what that write gave, loaded again (a re-link of the chain, gaps.py)
-    carried: list[dict] = field(default_factory=list)
+    carried: list[dict[str, Any]] = field(default_factory=list)
     # what the messages need of each user/assistant node record (by line index), read in
     # the same pass as the graph: the builder never goes back to the parsed records
     recs: dict[int, Rec] = field(default_factory=dict)
@@ -54,7 +55,7 @@ class Rec:
     uuid: Any
 
 
-def read_record(obj: dict, idx: int, lineno: int, role: str) -> Rec:
+def read_record(obj: dict[str, Any], idx: int, lineno: int, role: str) -> Rec:
     blocks, bad = record_blocks(obj, idx, lineno)
     mid = None
     api_error = obj.get("isApiErrorMessage") is True
@@ -72,7 +73,7 @@ def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, d
     (`release`: no line keeps its parsed record after it, see `build_graph`)."""
     recs: dict[int, Rec] = {}
 
-    def keep(i: int, ln: JsonlLine, obj: dict, role: str) -> None:
+    def keep(i: int, ln: JsonlLine, obj: dict[str, Any], role: str) -> None:
         recs[i] = read_record(obj, i, ln.lineno, role)
 
     return build_graph(lines, on_record=keep, release=release), recs
@@ -87,8 +88,10 @@ class RecordMessage(Message):
     a file whose lines were released, each ask parses them again)."""
 
     __slots__ = ("_held", "_lines")
+    _held: Any
+    _lines: list[JsonlLine]
 
-    @property  # type: ignore[override]
+    @property
     def raw(self) -> Any:
         held = self._held
         if held is not _LAZY:
@@ -353,7 +356,7 @@ class _Builder:
                 # aside, which are no barrier), so it is the newest barrier
                 self._barriers.pop()
 
-    def _open(self):
+    def _open(self) -> Iterator[Message | _Acc]:
         """The items that may still take records, newest first."""
         items = self.items
         for k in range(len(items) - 1, self._floor - 1, -1):
@@ -366,7 +369,8 @@ class _Builder:
             k = self._by_mid.get(mid)
             if k is None or k < self._floor or (self._barriers and k < self._barriers[-1]):
                 return None
-            return self.items[k]
+            item = self.items[k]
+            return item if isinstance(item, _Acc) else None  # by_mid holds assistant items
         for item in self._open():
             if isinstance(item, Message):
                 if self.hidden or not item.hidden or item.malformed is not None:
@@ -393,7 +397,13 @@ class _Builder:
     def orphan_thinking(self) -> frozenset[int]:
         return frozenset(i for i, mid in self.thinking_only if mid not in self.with_content)
 
-    def _single(self, idx: int, blocks=(), malformed=None, hidden=None) -> None:
+    def _single(
+        self,
+        idx: int,
+        blocks: Iterable[Block] = (),
+        malformed: str | None = None,
+        hidden: str | None = None,
+    ) -> None:
         ln = self.file.lines[idx]
         obj = ln.obj
         role = obj.get("type") if type(obj) is dict else None
@@ -438,14 +448,14 @@ class _Builder:
         return m
 
 
-def _meta(first: Any, hidden_reason: str | None) -> dict:
+def _meta(first: Any, hidden_reason: str | None) -> dict[str, Any]:
     if type(first) is not dict:
         return {}
     return _meta_of(first.get("timestamp"), first.get("uuid"), hidden_reason)
 
 
-def _meta_of(ts: Any, u: Any, hidden_reason: str | None) -> dict:
-    meta: dict = {}
+def _meta_of(ts: Any, u: Any, hidden_reason: str | None) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
     if type(ts) is str:
         try:
             meta["timestamp"] = datetime.fromisoformat(ts).timestamp()
@@ -496,6 +506,12 @@ def build_view(
     return view
 
 
+def line_of(m: Message) -> int:
+    """The file line a message of this loader starts on (each is given its `src` line)."""
+    line: int = (m.src or {})["line"]
+    return line
+
+
 def _interleave(live: list[Message], extra: list[Message]) -> list[Message]:
     """Extras (hidden, malformed) go before the first live message that starts on a later
     line; the live order itself is never changed."""
@@ -504,8 +520,8 @@ def _interleave(live: list[Message], extra: list[Message]) -> list[Message]:
     out: list[Message] = []
     k = 0
     for m in live:
-        line = m.src["line"]
-        while k < len(extra) and extra[k].src["line"] < line:
+        line = line_of(m)
+        while k < len(extra) and line_of(extra[k]) < line:
             out.append(extra[k])
             k += 1
         out.append(m)
