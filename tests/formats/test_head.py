@@ -4,26 +4,8 @@ as one read whole."""
 
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
-
 from repair.formats import load_session
 from repair.formats.head import load_head
-from tests.paths import REPO
-
-GEN = REPO / "bench" / "gen.py"
-
-
-@pytest.fixture(scope="module")
-def cc_file(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("bench_gen", GEN)
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    data, _ = gen.gen_claude_code(1500, seed=5)
-    path = tmp_path_factory.mktemp("head") / "session.jsonl"
-    path.write_bytes(data)
-    return path
 
 
 def _shape(messages):

@@ -7,7 +7,6 @@ import functools
 
 import tui.main_screen as main_screen
 from repair.formats.head import load_head
-from tests.formats.test_head import cc_file  # noqa: F401  (the generated session, a fixture)
 from tests.tui.tui_helpers import wait_ready
 from tui.app import AnalysisReady, HistviewApp, SessionLoaded
 
