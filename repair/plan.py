@@ -179,9 +179,13 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
 
 
 def apply_all(
-    session: Session, choices: Choices | None = None, max_rounds: int = 50
+    session: Session,
+    choices: Choices | None = None,
+    max_rounds: int = 50,
+    *,
+    frozen: Frozen | None = None,
 ) -> tuple[Session, list[Fix]]:
-    settled = settle(session, choices, max_rounds)
+    settled = settle(session, choices, max_rounds, frozen=frozen)
     return settled.session, settled.applied
 
 
@@ -196,7 +200,15 @@ class Settled:
     last: Analysis
 
 
-def settle(session: Session, choices: Choices | None = None, max_rounds: int = 50) -> Settled:
+def settle(
+    session: Session,
+    choices: Choices | None = None,
+    max_rounds: int = 50,
+    *,
+    frozen: Frozen | None = None,
+) -> Settled:
+    """`frozen`: what no fix may change (a thread's records that another conversation
+    owns, repair.threads); a fix that would is left out."""
     with gc_paused():
         from .incremental import changed_positions, reanalyze
 
@@ -207,6 +219,8 @@ def settle(session: Session, choices: Choices | None = None, max_rounds: int = 5
             plan = make_plan(session, analysis, choices)
             first = first or plan.analysis
             todo = plan.actionable
+            if frozen:
+                todo = [f for f in todo if not edits_frozen(session.messages, f, frozen)]
             if not todo:
                 return Settled(session, applied, first, plan.analysis)
             after, done = apply_fixes(session, todo)
@@ -216,6 +230,43 @@ def settle(session: Session, choices: Choices | None = None, max_rounds: int = 5
             analysis = reanalyze(plan.analysis, session.messages, after, changed)
             session = after
         return Settled(session, applied, first or analyze(session), analysis or analyze(session))
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """What fixes must leave alone in a thread (repair.threads): the messages holding a
+    record another conversation owns (by uid), and the blocks read from such a record (by
+    bid). A mixed message's own blocks may still be dropped or renamed."""
+
+    messages: frozenset[int]
+    blocks: frozenset[int]
+
+
+def edits_frozen(messages: list[Message], fix: Fix, frozen: Frozen) -> bool:
+    """Whether the fix changes what `frozen` names: a block read from a shared record, or a
+    message holding one (a block inserted, blocks reordered or merged in, the message
+    dropped, a message inserted right before it, which re-links its record)."""
+    held = frozen.messages
+    following: dict[int | None, int | None] | None = None
+    for e in fix.edits:
+        if isinstance(e, InsertMessage):
+            if following is None:
+                uids = [m.uid for m in messages]
+                following = dict(zip([None, *uids], [*uids, None], strict=True))
+            hit = following.get(e.after_uid) in held
+        elif isinstance(e, (DropBlock, SetId)):
+            hit = e.bid in frozen.blocks
+        elif isinstance(e, MoveBlock):
+            hit = e.bid in frozen.blocks or e.to_uid in held
+        elif isinstance(e, MergeMessages):
+            hit = e.message_uid in held or e.second_uid in held
+        elif isinstance(e, DropIfEmpty):
+            hit = False  # fires only when the fix's own drops emptied the message
+        else:
+            hit = e.message_uid in held
+        if hit:
+            return True
+    return False
 
 
 _ID_OK = re.compile(r"[^A-Za-z0-9_-]")

@@ -18,13 +18,14 @@ subagent thread has a file of its own (`<session>/subagents/agent-*.jsonl`, or a
 from __future__ import annotations
 
 import os
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .errors import ExportRefused
 from .files import Source, backup_path, in_place_target, new_target
 from .model import Session
-from .plan import Choices, Fix, apply_all
+from .plan import Choices, Fix, Frozen, apply_all
 
 
 @dataclass
@@ -38,17 +39,48 @@ class ThreadStep:
 
 
 def fix_threads(session: Session, choices: Choices) -> tuple[list[Session], list[ThreadStep]]:
-    """Every thread repaired by its own rounds of plans (under the session's target)."""
+    """Every thread repaired by its own rounds of plans (under the session's target).
+
+    A thread leaves alone the messages read from records it shares with the conversation
+    (an inline sidechain's walk up the parentUuid chain crosses the main conversation's
+    records) or with a thread fixed before it: those are fixed once, by their owner, and
+    the thread is judged after that, when the written file is read back (docs/threads.md).
+    Two fixes of one shared record would each add their own synthetic result, and the
+    written file would hold a new thread."""
     threads = list(session.threads)
     steps: list[ThreadStep] = []
+    owned = _records(session)
     for k, thread in enumerate(session.threads):
         if thread.state is None:  # a subagent file that could not be read: nothing to write
             continue
-        after, done = apply_all(thread, choices)
+        after, done = apply_all(thread, choices, frozen=_frozen(thread, owned))
+        owned |= _records(thread)
         if done:
             threads[k] = after
             steps.append(ThreadStep(k, thread, after, done))
     return threads, steps
+
+
+def _frozen(thread: Session, owned: set[Hashable]) -> Frozen | None:
+    adapter = thread.adapter
+    shared = {uid for uid, recs in adapter.message_records(thread).items() if recs & owned}
+    if not shared:
+        return None
+    blocks = frozenset(
+        b.bid
+        for m in thread.messages
+        if m.uid in shared
+        for b in m.blocks
+        if adapter.block_record(thread, b) in owned or adapter.block_record(thread, b) is None
+    )
+    return Frozen(frozenset(shared), blocks)
+
+
+def _records(session: Session) -> set[Hashable]:
+    out: set[Hashable] = set()
+    for recs in session.adapter.message_records(session).values():
+        out |= recs
+    return out
 
 
 def own_file(session: Session, thread: Session) -> bool:

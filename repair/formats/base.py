@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -307,6 +307,17 @@ class Adapter(ABC):
     def load_head(self, probe: Probe) -> Session:
         """The session the first lines of a file hold (`reads_head`), to be shown only."""
         return self.load(probe)
+
+    def message_records(self, session: Session) -> dict[int, frozenset[Hashable]]:
+        """Each message of the session as loaded (by uid) -> the records it was read from,
+        for formats whose threads share records with their session (Claude Code inline
+        sidechains): keys equal across a session and its threads for the same record.
+        Empty: the threads share nothing."""
+        return {}
+
+    def block_record(self, session: Session, block: Any) -> Hashable | None:
+        """The record a block was read from, keyed as `message_records` keys it."""
+        return None
 
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
@@ -183,6 +183,22 @@ class ClaudeCodeAdapter(Adapter):
 
     def check_written(self, session: Session, again: Session) -> None:
         check_resumes(session, again)
+
+    def message_records(self, session: Session) -> dict[int, frozenset[Hashable]]:
+        """Records keyed by (the file as read, line index): a main conversation and its
+        inline sidechains are views of one CCFile, whose walks up the parentUuid chain
+        often cross the same records."""
+        st = session.state
+        if not isinstance(st, CCState):
+            return {}
+        view, key = st.view, id(st.file)
+        return {m.uid: frozenset((key, idx) for idx in view.msg_records(m)) for m in view.messages}
+
+    def block_record(self, session: Session, block) -> Hashable | None:
+        st = session.state
+        if type(block.origin) is not int or not isinstance(st, CCState):
+            return None
+        return (id(st.file), block.origin)
 
     def claim_folder(self, folder: str) -> str | None:
         folder = os.path.normpath(folder)
