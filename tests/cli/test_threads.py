@@ -221,3 +221,60 @@ def test_an_unreadable_subagent_file_is_reported_not_repaired(tmp_path):
     )
     assert code == 1 and "malformed" in out
     assert (tmp_path / "o" / "subagents" / "agent-zz.jsonl").read_bytes() == b"\x00\x01binary"
+
+
+# ------------------------------------------------------------------ threads sharing records
+
+
+def overlapping_records() -> list[dict]:
+    """A subagent transcript (every record a sidechain, as in the fuzz case crash-c5, trimmed)
+    whose two branches walk up through the conversation's own records: line 4 is a result
+    for a call that is gone, whose parent was lost, so the walk goes on with line 3 (stamped
+    0.3 s before it) and that thread holds lines 1-3 too; line 7 (content unreadable)
+    branches off the call toolu_P, which nothing answers, and that thread holds lines 1-6
+    but the last."""
+    side = {"isSidechain": True, "agentId": "a1"}
+    return [
+        user(1, None, "sub task", 1, **side),
+        assistant(2, 1, "msg_A", tool_use("toolu_R", "pwd"), 2, **side),
+        result(3, 2, "toolu_R", "/p", 3, **side),
+        result(4, 99, "toolu_gone", "stray output", 3.3, **side),
+        assistant(5, 3, "msg_B", tool_use("toolu_P", "make"), 5, **side),
+        assistant(6, 5, "msg_B", tool_use("toolu_Q", "ls"), 6, **side),
+        user(7, 5, ["not a block"], 7, **side),
+        result(8, 6, "toolu_Q", "files", 8, **side),
+        assistant(9, 8, "msg_C", text("done"), 9, **side),
+    ]
+
+
+def test_threads_leave_the_records_they_share_to_the_conversation_and_fix_converges(
+    capsys, tmp_path
+):
+    f = tmp_path / "sub.jsonl"
+    f.write_bytes(jsonl(overlapping_records()))
+    session = load_session(str(f))
+    shared = {m.src["line"] for m in session.messages if m.live}
+    assert len(session.threads) == 2
+    assert all(shared & {m.src["line"] for m in t.messages} for t in session.threads)
+
+    first, second = tmp_path / "fixed.jsonl", tmp_path / "fixed2.jsonl"
+    code, out, _ = run(capsys, "fix", str(f), "-o", str(first), "--strategy", "malformed=drop")
+    assert code == 0
+    # the unanswered call is answered once, by the conversation that owns it; each thread
+    # still fixes its own records (the unreadable line, the stray result in a message it
+    # shares with the conversation)
+    assert out.count("Insert a synthetic error result for toolu_P") == 1
+    assert "Drop the tool_result toolu_gone" in out and "Drop the malformed record at line 7" in out
+    assert out.splitlines()[-1].endswith("now 0 errors, 0 warnings, 0 info")
+    written = first.read_bytes()
+    assert written.count(b'"tool_use_id":"toolu_P"') == 1
+    assert load_session(str(first)).threads == []
+
+    # a second fix changes nothing
+    code, out, _ = run(capsys, "fix", str(first), "-o", str(second))
+    assert code == 0 and "(0 fixes," in out
+    assert second.read_bytes() == written
+
+    # nothing lost: what the fix removed is in the report
+    report = (tmp_path / "fixed.report.json").read_text()
+    assert "not a block" in report and "stray output" in report
