@@ -13,9 +13,14 @@ from repair.formats import load_session
 from tests.claude_code_records import (
     STRAY,
     agent_records,
+    assistant,
     jsonl,
     main_records,
+    result,
     session_with_subagents,
+    text,
+    tool_use,
+    user,
 )
 from tests.command import run
 
@@ -247,9 +252,7 @@ def overlapping_records() -> list[dict]:
     ]
 
 
-def test_threads_leave_the_records_they_share_to_the_conversation_and_fix_converges(
-    capsys, tmp_path
-):
+def test_threads_leave_the_records_they_share_to_the_conversation_and_fix_converges(tmp_path):
     f = tmp_path / "sub.jsonl"
     f.write_bytes(jsonl(overlapping_records()))
     session = load_session(str(f))
@@ -258,7 +261,7 @@ def test_threads_leave_the_records_they_share_to_the_conversation_and_fix_conver
     assert all(shared & {m.src["line"] for m in t.messages} for t in session.threads)
 
     first, second = tmp_path / "fixed.jsonl", tmp_path / "fixed2.jsonl"
-    code, out, _ = run(capsys, "fix", str(f), "-o", str(first), "--strategy", "malformed=drop")
+    code, out, _ = run("fix", str(f), "-o", str(first), "--strategy", "malformed=drop")
     assert code == 0
     # the unanswered call is answered once, by the conversation that owns it; each thread
     # still fixes its own records (the unreadable line, the stray result in a message it
@@ -271,7 +274,7 @@ def test_threads_leave_the_records_they_share_to_the_conversation_and_fix_conver
     assert load_session(str(first)).threads == []
 
     # a second fix changes nothing
-    code, out, _ = run(capsys, "fix", str(first), "-o", str(second))
+    code, out, _ = run("fix", str(first), "-o", str(second))
     assert code == 0 and "(0 fixes," in out
     assert second.read_bytes() == written
 

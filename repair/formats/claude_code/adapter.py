@@ -194,7 +194,7 @@ class ClaudeCodeAdapter(Adapter):
         view, key = st.view, id(st.file)
         return {m.uid: frozenset((key, idx) for idx in view.msg_records(m)) for m in view.messages}
 
-    def block_record(self, session: Session, block) -> Hashable | None:
+    def block_record(self, session: Session, block: Any) -> Hashable | None:
         st = session.state
         if type(block.origin) is not int or not isinstance(st, CCState):
             return None
