@@ -284,14 +284,14 @@ class _At:
 
     def get(self, at: tuple[int | None, int | None]) -> Any:
         mi, bi = at
-        if mi is None:
+        if mi is None or bi is None:  # no block there
             return None
         for x in self.by_message.get(mi, ()):
             if x.bi == bi:
                 return x
         if self._rest is None:
             self._rest = {(x.mi, x.bi): x for x in self.others()}
-        return self._rest.get((mi, bi))  # type: ignore[arg-type]
+        return self._rest.get((mi, bi))
 
     def __getitem__(self, at: tuple[int | None, int | None]) -> Any:
         got = self.get(at)

@@ -541,7 +541,7 @@ def _merge(
     them, except that an assistant piece with tool calls is never continued: opencode always
     sends a user message (the results) after it. Tool calls go after an assistant message's
     other blocks. `ghosts` gets each message's ghost parts."""
-    out: list[Message] = []
+    out: list[Message | None] = []  # None: a group's message, made below
     groups: list[list[_Piece]] = []
     where: list[int] = []  # index in `out` of each group's message
     for p in pieces:
@@ -560,7 +560,7 @@ def _merge(
             continue
         groups.append([p])
         where.append(len(out))
-        out.append(None)  # type: ignore[arg-type]  # filled below
+        out.append(None)
     for group, at in zip(groups, where, strict=True):
         blocks = [b for g in group for b in g.blocks]
         if group[0].role == "assistant":
@@ -570,7 +570,7 @@ def _merge(
         first = group[0]
         origin = tuple(dict.fromkeys(g.entry for g in group))
         meta = {"timestamp": first.timestamp} if first.timestamp is not None else {}
-        out[at] = Message(
+        msg = out[at] = Message(
             role=first.role,
             blocks=tuple(blocks),
             raw=first.raw if len(group) == 1 else [g.raw for g in group],
@@ -579,8 +579,8 @@ def _merge(
             origin=origin,
         )
         if any(g.ghosts for g in group):
-            ghosts[out[at].uid] = [p for g in group for p in g.ghosts]
-    return out
+            ghosts[msg.uid] = [p for g in group for p in g.ghosts]
+    return [m for m in out if m is not None]  # every group's place is filled
 
 
 def _skipped_by_opencode(info: dict[str, Any], parts: list[Any]) -> bool:

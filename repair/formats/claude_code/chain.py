@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..base import JsonlLine, type_name
+from ..base import IndexedLine, JsonlLine, type_name
 
 NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -76,8 +76,8 @@ def build_graph(
     odd: list[tuple[int, str]] = []
     for i, ln in enumerate(lines):
         obj = ln.obj
-        if release:
-            ln.release()  # type: ignore[attr-defined]
+        if release and isinstance(ln, IndexedLine):  # only an indexed line can forget
+            ln.release()
         if type(obj) is not dict:
             if ln.error is not None:
                 odd.append((i, f"line {ln.lineno} is not JSON ({ln.error})"))
