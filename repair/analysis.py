@@ -79,14 +79,7 @@ def _analyze(session: Session, target: str) -> Analysis:
     for code, mi, detail, key, repaired in record_findings(session) if record_findings else ():
         out.add(code, mi, None, None, detail, key=key, repaired=repaired)
     findings = out.findings + list(session.load_findings)
-    findings.sort(
-        key=lambda f: (
-            f.position if f.position is not None else -1,
-            f.block_index if f.block_index is not None else -1,
-            f.severity.rank,
-            f.code,
-        )
-    )
+    findings.sort(key=finding_order)
     return Analysis(findings, p, target, numbers, sent)
 
 
@@ -683,3 +676,13 @@ def _fmt_time(t: float) -> str:
         return datetime.fromtimestamp(t, UTC).strftime("%H:%M:%S.%f")[:-3]
     except (OverflowError, OSError, ValueError):
         return str(t)
+
+
+def finding_order(f: Finding) -> tuple[int, int, int, str]:
+    """How findings are listed: by message, block, severity (worst first), code."""
+    return (
+        f.position if f.position is not None else -1,
+        f.block_index if f.block_index is not None else -1,
+        f.severity.rank,
+        f.code,
+    )

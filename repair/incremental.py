@@ -34,7 +34,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
-from .analysis import Analysis, _collect
+from .analysis import Analysis, _collect, finding_order
 from .gcpause import gc_paused
 from .model import Message, Session
 from .pairing import Pairing, Result, Use, pair
@@ -122,14 +122,7 @@ def _reanalyze(
     if client is not None and any(codes.get(f.code).repair_by_client(target) for f in kept):
         return None
     findings = kept + out.findings + list(session.load_findings)
-    findings.sort(
-        key=lambda f: (
-            f.position if f.position is not None else -1,
-            f.block_index if f.block_index is not None else -1,
-            f.severity.rank,
-            f.code,
-        )
-    )
+    findings.sort(key=finding_order)
     return Analysis(findings, pairing, target, before.numbers, before.sent)
 
 

@@ -230,6 +230,22 @@ def block_text(block: Block) -> str:
     return ""
 
 
+def result_text(data: Any) -> str:
+    """A tool result's content as one text, as the formats that store results as a string
+    write it (Codex `output`, Gemini CLI `response`): text parts joined by newlines, any
+    other value as its str()."""
+    content = data.get("content") if isinstance(data, dict) else data
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            p.get("text", "")
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return "" if content is None else str(content)
+
+
 def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content

@@ -25,10 +25,9 @@ from ..formats.codex import (
     CompactRef,
     ItemRef,
     payload_of,
-    result_text,
     text_part,
 )
-from ..model import TOOL_RESULT, Block, Message, Session
+from ..model import TOOL_RESULT, Block, Message, Session, result_text
 from ..wire import WIRES, Request, SentBlock, SentMessage, is_sent
 
 CLIENT = "Codex CLI 0.169"

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import ExportRefused
 from ..jsonio import compact, loads, strip_bom
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, result_text
 from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
 from .probe import split_lines
 from .registry import register
@@ -649,19 +649,6 @@ def _last_timestamp(units: list[tuple[int | None, bytes]], lines: list[JsonlLine
         if anchor is not None and isinstance(lines[anchor].obj, dict):
             return lines[anchor].obj.get("timestamp")
     return None
-
-
-def result_text(data: Any) -> str:
-    content = data.get("content") if isinstance(data, dict) else data
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            p.get("text", "")
-            for p in content
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-    return "" if content is None else str(content)
 
 
 def _item_bytes(block: Block, state: CodexState) -> bytes:

@@ -29,7 +29,7 @@ from typing import Any
 from ...errors import ExportRefused
 from ...gcpause import gc_paused
 from ...jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
-from ...model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ...model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, result_text
 from ..base import Adapter, Export, JsonlLine, Probe, own_type
 from ..probe import split_lines
 from ..registry import register
@@ -734,7 +734,7 @@ def _user_part(b: Block, state: GeminiState, names: dict[str | None, str]) -> An
             if fr.get("id") == b.tool_id:
                 return part
             return {**part, "functionResponse": {**fr, "id": b.tool_id}}
-        text = _block_text(b)
+        text = result_text(b.data)
         return {
             "functionResponse": {
                 "id": b.tool_id,
@@ -752,20 +752,6 @@ def _user_part(b: Block, state: GeminiState, names: dict[str | None, str]) -> An
     if part is not None:
         return part
     raise ExportRefused(f"a new {b.type} block cannot be written in a Gemini chat")
-
-
-def _block_text(b: Block) -> str:
-    data = b.data if isinstance(b.data, dict) else {}
-    content = data.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            p.get("text", "")
-            for p in content
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-    return "" if content is None else str(content)
 
 
 def _render_user(
