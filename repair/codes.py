@@ -60,6 +60,8 @@ class Code:
     client_repair: Mapping[str, str] = field(default_factory=dict)
     blocks_export: bool = False  # no file is written while a finding of this code remains
     about_time: bool = False  # evidence read from timestamps (the TUI marks the row's time)
+    travel: bool = False  # a result stamped before its call (the TUI draws its lane apart)
+    counted: tuple[str, str] | None = None  # how one and several are named in a summary
 
     def severity_for(
         self, target: str, *, lenient: bool = False, repaired: bool | None = None
@@ -110,6 +112,7 @@ _OPENCODE_INTERRUPTED = (
 _DECLARED: tuple[Code, ...] = (
     Code(
         name="orphan-tool-use",
+        counted=("call with no result", "calls with no result"),
         summary="a tool_use with no tool_result anywhere, and its message is not the last one",
         severity={ANY: _E},
         rule={
@@ -134,6 +137,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="pending-tool-use",
+        counted=("call still waiting at the end", "calls still waiting at the end"),
         summary="the last message is an assistant message whose tool_use blocks have no result",
         # Responses refuses a call without an output even at the end ("No tool output found
         # for function call"); Gemini: the next prompt follows the call turn without its
@@ -158,6 +162,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="orphan-tool-result",
+        counted=("result with no call", "results with no call"),
         summary="a tool_result whose id matches no earlier tool_use (and is not a mismatched id)",
         severity={ANY: _E},
         rule={
@@ -180,6 +185,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="mismatched-tool-result-id",
+        counted=("result under a wrong id", "results under a wrong id"),
         summary="in a call's home message, an unknown-id result paired by position with an "
         "unanswered call of that turn",
         severity={ANY: _E},
@@ -202,6 +208,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="duplicate-tool-result",
+        counted=("duplicate result", "duplicate results"),
         summary="a second (third, ...) tool_result for the same tool_use",
         severity={ANY: _E},
         rule={
@@ -223,6 +230,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="misplaced-tool-result",
+        counted=("result away from its call", "results away from their call"),
         summary="the only result of a tool_use is not in the tool_use's home message",
         severity={ANY: _E},
         lenient={"anthropic": _W},
@@ -246,6 +254,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="duplicate-tool-use-id",
+        counted=("reused call id", "reused call ids"),
         summary="two tool_use blocks in the session share an id",
         severity={ANY: _E},
         rule={
@@ -267,6 +276,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="invalid-tool-id",
+        counted=("invalid tool id", "invalid tool ids"),
         summary="a tool_use or tool_result whose id is missing, not a string or empty, or "
         "one the provider rejects (Anthropic: ^[a-zA-Z0-9_-]+$)",
         severity={ANY: _E},
@@ -296,6 +306,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="wrong-role-block",
+        counted=("block in the wrong role", "blocks in the wrong role"),
         summary="a tool_result inside an assistant message, or a tool_use inside a user message",
         severity={ANY: _E},
         rule={
@@ -313,6 +324,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="tool-result-not-first",
+        counted=("message with text before its results", "messages with text before their results"),
         summary="a tool_result comes after a non-tool_result block in the same message",
         severity={"gemini": _W, ANY: _E},
         rule={
@@ -327,6 +339,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="empty-content",
+        counted=("empty message or block", "empty messages or blocks"),
         summary="empty content, or an empty or whitespace-only text block (the final "
         "assistant message excepted)",
         severity={"openai-chat": _W, "openai-responses": _W, ANY: _E},
@@ -349,6 +362,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="out-of-order-timestamp",
+        counted=("timestamp out of order", "timestamps out of order"),
         summary="a message is stamped earlier than the message before it",
         severity={ANY: _I},
         none_reason="evidence only; the API does not read timestamps.",
@@ -356,13 +370,16 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="result-before-use",
+        counted=("result stamped before its call", "results stamped before their call"),
         summary="a tool_result's message is stamped earlier than its tool_use's message",
         severity={ANY: _W},
         none_reason="evidence only; the API does not read timestamps.",
         about_time=True,
+        travel=True,
     ),
     Code(
         name="consecutive-same-role",
+        counted=("same-role pair in a row", "same-role pairs in a row"),
         summary="two user (or two assistant) messages in a row",
         severity={"bedrock": _E, ANY: _I},
         rule={"bedrock": "bedrock/alternating-roles"},
@@ -375,6 +392,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="trailing-tool-results",
+        counted=("unanswered tool results at the end", "unanswered tool results at the end"),
         summary="the session ends on tool results the model has not answered, and the client "
         "target sends a reply of its own after them (reported under such a client only)",
         severity={ANY: _W},
@@ -389,6 +407,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="broken-chain",
+        counted=("chain broken by a lost record", "chains broken by lost records"),
         summary="a Claude Code record's parentUuid names no record in the file (a record "
         "was lost): the conversation before the gap is cut off, or bridged only by Claude "
         "Code's own timestamp fallback",
@@ -410,6 +429,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="malformed",
+        counted=("unreadable record", "unreadable records"),
         summary="a record histview cannot read as a message",
         severity={ANY: _E},
         rule={

@@ -12,6 +12,7 @@ import heapq
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from repair import codes
 from repair.pairing import Pairing
 
 from .rows import RowTable
@@ -129,9 +130,7 @@ class LaneLayout:
 def _travel_rows(table: RowTable) -> set[int]:
     rows = table.rows
     return {
-        ri
-        for ri in table.finding_rows
-        if any(f.code == "result-before-use" for f in rows[ri].findings)
+        ri for ri in table.finding_rows if any(codes.get(f.code).travel for f in rows[ri].findings)
     }
 
 

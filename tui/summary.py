@@ -8,41 +8,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from repair import codes
 from repair.analysis import Analysis
 from repair.model import TOOL_USE, Finding, Session
 from repair.sanitize import clean_line
 
-# finding code -> (one, several). A code not listed here is shown by its name.
-PHRASES: dict[str, tuple[str, str]] = {
-    "orphan-tool-use": ("call with no result", "calls with no result"),
-    "pending-tool-use": ("call still waiting at the end", "calls still waiting at the end"),
-    "orphan-tool-result": ("result with no call", "results with no call"),
-    "mismatched-tool-result-id": ("result under a wrong id", "results under a wrong id"),
-    "duplicate-tool-result": ("duplicate result", "duplicate results"),
-    "misplaced-tool-result": ("result away from its call", "results away from their call"),
-    "duplicate-tool-use-id": ("reused call id", "reused call ids"),
-    "tool-result-not-first": (
-        "message with text before its results",
-        "messages with text before their results",
-    ),
-    "empty-content": ("empty message or block", "empty messages or blocks"),
-    "invalid-tool-id": ("invalid tool id", "invalid tool ids"),
-    "wrong-role-block": ("block in the wrong role", "blocks in the wrong role"),
-    "malformed": ("unreadable record", "unreadable records"),
-    "broken-chain": ("chain broken by a lost record", "chains broken by lost records"),
-    "result-before-use": ("result stamped before its call", "results stamped before their call"),
-    "out-of-order-timestamp": ("timestamp out of order", "timestamps out of order"),
-    "consecutive-same-role": ("same-role pair in a row", "same-role pairs in a row"),
-    "trailing-tool-results": (
-        "unanswered tool results at the end",
-        "unanswered tool results at the end",
-    ),
-}
 MAX_NAMES = 3
 
 
 def phrase(code: str, n: int) -> str:
-    one, many = PHRASES.get(code, (code, code))
+    one, many = codes.get(code).counted or (code, code)
     return f"{n} {one if n == 1 else many}"
 
 

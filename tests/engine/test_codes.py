@@ -48,3 +48,12 @@ def test_lenient_variant_only_relaxes():
     for code in codes.BY_NAME.values():
         for target, sev in code.lenient.items():
             assert sev.rank >= code.severity_for(target).rank, (code.name, target)
+
+
+def test_every_code_names_a_count_of_its_findings():
+    """The TUI's summary line ("2 duplicate results · 1 result stamped before its call")
+    reads these: a new code without them would show as its bare name."""
+    for code in codes.BY_NAME.values():
+        assert code.counted is not None, code.name
+        one, many = code.counted
+        assert one and many and one != code.name, code.name
