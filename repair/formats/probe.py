@@ -45,10 +45,16 @@ def probe_path(given: str) -> Probe:
 
 
 def probe_bytes(
-    data: bytes, path: str, given: str | None = None, parsed: dict[bytes, Any] | None = None
+    data: bytes,
+    path: str,
+    given: str | None = None,
+    parsed: dict[bytes, Any] | None = None,
+    *,
+    jsonl: bool = False,
 ) -> Probe:
     """`parsed`: JSONL lines parsed already, by their bytes (a written file's lines copied
-    from the file read are not parsed again)."""
+    from the file read are not parsed again). `jsonl`: the bytes are lines a JSONL writer
+    wrote, read as lines even when the first is not JSON (a record kept as read)."""
     given = given or path
     body, bom = strip_bom(data)
     if not body.strip():
@@ -60,7 +66,7 @@ def probe_bytes(
         at = head.index(b"\x00")
         raise InputError(path, "binary data, not a JSON or JSONL session", where=f"byte {at}")
     try:
-        if _first_line_is_json(body):
+        if jsonl or _first_line_is_json(body):
             raise ValueError("JSONL")  # several documents: skip the whole-file parse
         doc = loads(body)
         return Probe(
@@ -79,7 +85,7 @@ def probe_bytes(
     # Not one JSON document: JSONL if the first non-blank line is a JSON value.
     lines, newline, trailing = split_lines(body, parsed)
     first = next((ln for ln in lines if not ln.blank), None)
-    if first is None or first.error is not None or len(lines) < 2:
+    if first is None or (not jsonl and (first.error is not None or len(lines) < 2)):
         if isinstance(whole_error, UnicodeDecodeError):
             raise InputError(
                 path,

@@ -174,7 +174,7 @@ def apply_relinks(session: Session, edits: list[Relink]) -> Session:
     from ...threads import own_file  # the engine above the formats
 
     written, linenos = export_lines(session)
-    probe = probe_bytes(written.data, path=session.path)
+    probe = probe_bytes(written.data, path=session.path, jsonl=True)
     if len(linenos) == len(probe.lines):
         prev = 0
         for ln, no in zip(probe.lines, linenos, strict=True):
@@ -194,7 +194,7 @@ def apply_relinks(session: Session, edits: list[Relink]) -> Session:
     body = nl.join(raws) + (nl if probe.trailing_newline and raws else b"")
     if probe.bom:
         body = b"\xef\xbb\xbf" + body
-    reread = probe_bytes(body, path=session.path)
+    reread = probe_bytes(body, path=session.path, jsonl=True)
     for ln, was in zip(reread.lines, probe.lines, strict=False):
         ln.lineno = was.lineno
     again = session.adapter.read_back(reread)  # the Claude Code adapter's load_file
