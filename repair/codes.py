@@ -61,6 +61,9 @@ class Code:
     blocks_export: bool = False  # no file is written while a finding of this code remains
     about_time: bool = False  # evidence read from timestamps (the TUI marks the row's time)
     travel: bool = False  # a result stamped before its call (the TUI draws its lane apart)
+    # the provider's 400 texts a finding of this code leads to (`histview explain`'s rule
+    # ids, repair/explain.py RULES)
+    explains: tuple[str, ...] = ()
     counted: tuple[str, str] | None = None  # how one and several are named in a summary
 
     def severity_for(
@@ -112,6 +115,7 @@ _OPENCODE_INTERRUPTED = (
 _DECLARED: tuple[Code, ...] = (
     Code(
         name="orphan-tool-use",
+        explains=("A1", "A1-old", "B1", "O1", "R1", "G3", "G1", "CC"),
         counted=("call with no result", "calls with no result"),
         summary="a tool_use with no tool_result anywhere, and its message is not the last one",
         severity={ANY: _E},
@@ -137,6 +141,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="pending-tool-use",
+        explains=("R1", "G3"),
         counted=("call still waiting at the end", "calls still waiting at the end"),
         summary="the last message is an assistant message whose tool_use blocks have no result",
         # Responses refuses a call without an output even at the end ("No tool output found
@@ -162,6 +167,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="orphan-tool-result",
+        explains=("A2", "B2", "O2", "O3", "R2", "G3", "G1", "CC"),
         counted=("result with no call", "results with no call"),
         summary="a tool_result whose id matches no earlier tool_use (and is not a mismatched id)",
         severity={ANY: _E},
@@ -185,6 +191,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="mismatched-tool-result-id",
+        explains=("A1", "A1-old", "A2", "B1", "O1", "O3", "R1", "R2", "G3", "CC"),
         counted=("result under a wrong id", "results under a wrong id"),
         summary="in a call's home message, an unknown-id result paired by position with an "
         "unanswered call of that turn",
@@ -208,6 +215,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="duplicate-tool-result",
+        explains=("A2", "A4", "B2", "B3", "O2", "O4", "R4", "G3", "G1", "CC"),
         counted=("duplicate result", "duplicate results"),
         summary="a second (third, ...) tool_result for the same tool_use",
         severity={ANY: _E},
@@ -230,6 +238,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="misplaced-tool-result",
+        explains=("A1", "A1-old", "A2", "B1", "B2", "O1", "O2", "O3", "R2", "G3", "G1", "CC"),
         counted=("result away from its call", "results away from their call"),
         summary="the only result of a tool_use is not in the tool_use's home message",
         severity={ANY: _E},
@@ -254,6 +263,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="duplicate-tool-use-id",
+        explains=("A5", "B3-use", "O4", "R4", "CC"),
         counted=("reused call id", "reused call ids"),
         summary="two tool_use blocks in the session share an id",
         severity={ANY: _E},
@@ -276,6 +286,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="invalid-tool-id",
+        explains=("A6", "CC"),
         counted=("invalid tool id", "invalid tool ids"),
         summary="a tool_use or tool_result whose id is missing, not a string or empty, or "
         "one the provider rejects (Anthropic: ^[a-zA-Z0-9_-]+$)",
@@ -306,6 +317,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="wrong-role-block",
+        explains=("CC",),
         counted=("block in the wrong role", "blocks in the wrong role"),
         summary="a tool_result inside an assistant message, or a tool_use inside a user message",
         severity={ANY: _E},
@@ -324,6 +336,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="tool-result-not-first",
+        explains=("A1", "A1-old", "B1", "CC"),
         counted=("message with text before its results", "messages with text before their results"),
         summary="a tool_result comes after a non-tool_result block in the same message",
         severity={"gemini": _W, ANY: _E},
@@ -339,6 +352,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="empty-content",
+        explains=("A8", "A8b", "A9", "B5", "B6"),
         counted=("empty message or block", "empty messages or blocks"),
         summary="empty content, or an empty or whitespace-only text block (the final "
         "assistant message excepted)",
@@ -379,6 +393,7 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="consecutive-same-role",
+        explains=("A9", "B1", "B3-use", "B5", "G2"),
         counted=("same-role pair in a row", "same-role pairs in a row"),
         summary="two user (or two assistant) messages in a row",
         severity={"bedrock": _E, ANY: _I},

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from . import wire
 from .analysis import Analysis, analyze
-from .codes import PAIRING
+from .codes import BY_NAME
 from .model import Finding, Message, Session, block_text
 from .sanitize import clean_line
 
@@ -25,9 +25,14 @@ class Rule:
     target: str  # the target whose rules histview applies when FILE is given
     pattern: str  # regex over the normalised text (no backticks, single spaces)
     says: str  # the rule in plain words
-    codes: tuple[str, ...]  # finding codes that make a request break this rule
     index_names: str = ""  # what messages.N points at: "assistant" | "user" | "message"
     note: str = ""
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The finding codes that make a request break this rule (declared on each Code:
+        `explains`)."""
+        return tuple(c.name for c in BY_NAME.values() if self.id in c.explains)
 
     @property
     def n_is(self) -> str:
@@ -64,12 +69,6 @@ RULES: tuple[Rule, ...] = (
         rf"(?P<ids>{_IDS})",
         "every tool_use in an assistant message must be answered by a tool_result at the start "
         "of the very next message, which must be a user message.",
-        (
-            "orphan-tool-use",
-            "misplaced-tool-result",
-            "mismatched-tool-result-id",
-            "tool-result-not-first",
-        ),
         "assistant",
         "The same text is returned when a text block comes before the results in the next "
         "message (tool-result-not-first, rule A3), and when a turn's results are split over "
@@ -82,12 +81,6 @@ RULES: tuple[Rule, ...] = (
         rf"(?:{_N}: )?did not find (?P<count>\d+) tool_result block\(?s?\)? at the beginning of "
         r"this message",
         "a message that follows tool_use blocks must begin with one tool_result per tool_use.",
-        (
-            "orphan-tool-use",
-            "misplaced-tool-result",
-            "mismatched-tool-result-id",
-            "tool-result-not-first",
-        ),
         "user",
         "The message may also hold text before its results (tool-result-not-first, rule A3), "
         "or the results may be split over several user messages (misplaced-tool-result).",
@@ -98,12 +91,6 @@ RULES: tuple[Rule, ...] = (
         "anthropic",
         rf"(?:{_NM}: )?unexpected tool_use_id found in tool_result blocks:? (?P<ids>{_IDS})",
         "every tool_result must answer a tool_use of the immediately preceding assistant message.",
-        (
-            "orphan-tool-result",
-            "mismatched-tool-result-id",
-            "misplaced-tool-result",
-            "duplicate-tool-result",
-        ),
         "user",
     ),
     Rule(
@@ -113,7 +100,6 @@ RULES: tuple[Rule, ...] = (
         rf"(?:{_NM}: )?each tool_use must have a single result\.? found multiple tool_result "
         rf"blocks with id:? (?P<ids>{_ID})",
         "each tool_use may have only one tool_result in the whole request.",
-        ("duplicate-tool-result",),
         "user",
     ),
     Rule(
@@ -122,7 +108,6 @@ RULES: tuple[Rule, ...] = (
         "anthropic",
         rf"(?:{_N}(?:\.content\.(?P<m>\d+))?: )?tool_use ids must be unique",
         "tool_use ids must be unique across the whole request, not just within one message.",
-        ("duplicate-tool-use-id",),
         "assistant",
     ),
     Rule(
@@ -133,7 +118,6 @@ RULES: tuple[Rule, ...] = (
         r"field required)",
         "every tool_use needs an id and every tool_result a tool_use_id, matching "
         "^[a-zA-Z0-9_-]+$.",
-        ("invalid-tool-id",),
         "message",
     ),
     Rule(
@@ -143,7 +127,6 @@ RULES: tuple[Rule, ...] = (
         rf"(?:{_N}: )?all messages must have non-empty content except for the optional final "
         r"assistant message",
         "no message may be empty, except an optional final assistant message.",
-        ("empty-content",),
         "message",
     ),
     Rule(
@@ -153,7 +136,6 @@ RULES: tuple[Rule, ...] = (
         r"messages(?:\.(?P<n>\d+))?(?:\.content\.(?P<m>\d+))?: text content blocks must "
         r"(?:be non-empty|contain non-whitespace text)",
         "text blocks must be non-empty and contain non-whitespace text.",
-        ("empty-content",),
         "message",
     ),
     Rule(
@@ -163,7 +145,6 @@ RULES: tuple[Rule, ...] = (
         r"roles must alternate between \"?user\"? and \"?assistant\"?",
         "user and assistant messages must alternate (today's Anthropic API merges consecutive "
         "messages of one role; older versions and some proxies refuse them).",
-        ("consecutive-same-role", "empty-content"),
         "message",
         "An empty message dropped by a proxy also leaves two messages of one role in a row.",
     ),
@@ -175,13 +156,6 @@ RULES: tuple[Rule, ...] = (
         rf"(?:,? but found:? (?P<found>{_IDS}))?",
         "all results of an assistant turn must be in the one next user message, first, one per "
         "toolUse; Converse does not merge consecutive user messages.",
-        (
-            "orphan-tool-use",
-            "misplaced-tool-result",
-            "mismatched-tool-result-id",
-            "tool-result-not-first",
-            "consecutive-same-role",
-        ),
         "user",
         'With "but found: ID", the message holds a result under another id '
         "(mismatched-tool-result-id) or the results are in another order or message.",
@@ -194,7 +168,6 @@ RULES: tuple[Rule, ...] = (
         r"blocks of previous turn",
         "a user message may not carry more toolResult blocks than the previous turn has "
         "toolUse blocks.",
-        ("orphan-tool-result", "duplicate-tool-result", "misplaced-tool-result"),
         "user",
     ),
     Rule(
@@ -203,7 +176,6 @@ RULES: tuple[Rule, ...] = (
         "bedrock",
         rf"the toolresult blocks at {_N}\.content contain duplicate ids:? (?P<ids>{_IDS})",
         "the toolResult blocks of a message may not repeat an id.",
-        ("duplicate-tool-result",),
         "user",
     ),
     Rule(
@@ -212,7 +184,6 @@ RULES: tuple[Rule, ...] = (
         "bedrock",
         rf"the tooluse blocks at {_N}\.content contain duplicate ids:? (?P<ids>{_IDS})",
         "the toolUse blocks of a message may not repeat an id.",
-        ("duplicate-tool-use-id", "consecutive-same-role"),
         "assistant",
         "Merging two assistant messages (as a proxy does for Bedrock) can bring duplicates "
         "together.",
@@ -223,7 +194,6 @@ RULES: tuple[Rule, ...] = (
         "bedrock",
         r"a conversation must alternate between user and assistant roles",
         "user and assistant messages must strictly alternate.",
-        ("consecutive-same-role", "empty-content"),
         "message",
     ),
     Rule(
@@ -232,7 +202,6 @@ RULES: tuple[Rule, ...] = (
         "bedrock",
         rf"the content field in the message object at {_N} is empty",
         "no message may be empty.",
-        ("empty-content",),
         "message",
     ),
     Rule(
@@ -245,7 +214,6 @@ RULES: tuple[Rule, ...] = (
         rf"(?P<ids>{_IDS}))?",
         "every tool_calls entry needs a tool message right after the assistant message, with "
         "nothing (not even a user message) in between.",
-        ("orphan-tool-use", "misplaced-tool-result", "mismatched-tool-result-id"),
         "",
     ),
     Rule(
@@ -256,7 +224,6 @@ RULES: tuple[Rule, ...] = (
         r"'tool_calls'",
         "a tool message must follow an assistant message with tool_calls (or another tool "
         "message answering it).",
-        ("orphan-tool-result", "misplaced-tool-result", "duplicate-tool-result"),
         "",
     ),
     Rule(
@@ -265,7 +232,6 @@ RULES: tuple[Rule, ...] = (
         "openai-chat",
         r"'tool_call_id' of '(?P<ids>[^']+)' not found in 'tool_calls' of previous message",
         "a tool message's tool_call_id must be one of the previous assistant message's calls.",
-        ("orphan-tool-result", "mismatched-tool-result-id", "misplaced-tool-result"),
         "",
     ),
     Rule(
@@ -275,7 +241,6 @@ RULES: tuple[Rule, ...] = (
         r"duplicate value for 'tool_call_id' of '(?P<ids>[^']+)'(?:,? in messages\[(?P<n0>\d+)\] "
         r"and messages\[(?P<n>\d+)\])?",
         "one tool message per tool_call_id, and call ids unique in the request.",
-        ("duplicate-tool-result", "duplicate-tool-use-id"),
         "message",
     ),
     Rule(
@@ -284,7 +249,6 @@ RULES: tuple[Rule, ...] = (
         "openai-responses",
         rf"no tool output found for function call (?P<ids>{_ID})",
         "every function_call item needs its function_call_output in the input.",
-        ("orphan-tool-use", "pending-tool-use", "mismatched-tool-result-id"),
         "",
     ),
     Rule(
@@ -293,7 +257,6 @@ RULES: tuple[Rule, ...] = (
         "openai-responses",
         rf"no tool call found for function call output with call_id (?P<ids>{_ID})",
         "every function_call_output needs an earlier function_call with the same call_id.",
-        ("orphan-tool-result", "misplaced-tool-result", "mismatched-tool-result-id"),
         "",
     ),
     Rule(
@@ -302,7 +265,6 @@ RULES: tuple[Rule, ...] = (
         "openai-responses",
         rf"duplicate item found with id (?P<ids>{_ID})",
         "no two input items may share an id.",
-        ("duplicate-tool-result", "duplicate-tool-use-id"),
         "",
     ),
     Rule(
@@ -312,7 +274,6 @@ RULES: tuple[Rule, ...] = (
         r"item '(?P<ids>[^']+)' of type 'reasoning' was provided without its required "
         r"following item",
         "a reasoning item must be followed by the item it produced (a message or function_call).",
-        (),
         "",
         "histview does not check reasoning items yet; look for a reasoning item left at the end "
         "of a turn (an aborted call whose function_call was dropped).",
@@ -323,7 +284,6 @@ RULES: tuple[Rule, ...] = (
         "openai-responses",
         r"item '(?P<ids>[^']+)' of type '\w+' was provided without its required 'reasoning' item",
         "an item produced with reasoning must be sent with its reasoning item.",
-        (),
         "",
         "histview does not check reasoning items yet.",
     ),
@@ -335,14 +295,6 @@ RULES: tuple[Rule, ...] = (
         r"of function call parts of the function call turn",
         "the user turn after a function-call turn must hold exactly one functionResponse per "
         "functionCall: none missing, none twice, none for another call.",
-        (
-            "duplicate-tool-result",
-            "orphan-tool-use",
-            "pending-tool-use",
-            "orphan-tool-result",
-            "mismatched-tool-result-id",
-            "misplaced-tool-result",
-        ),
         "",
         "The error names no turn. Gemini CLI 0.61 sends every response of a resumed chat twice "
         "(duplicate-tool-result on every tool turn); `histview fix FILE` writes the chat so that "
@@ -356,7 +308,6 @@ RULES: tuple[Rule, ...] = (
         r"call turn",
         "a turn of functionResponse parts must come right after the model turn whose calls it "
         "answers.",
-        ("orphan-tool-result", "misplaced-tool-result", "duplicate-tool-result", "orphan-tool-use"),
         "",
         "The error names no turn: every response without its call right before it is a candidate.",
     ),
@@ -368,7 +319,6 @@ RULES: tuple[Rule, ...] = (
         r"after a function response turn",
         "a model turn with function calls must follow a user turn or a function-response turn "
         "(the history may not start with a call, nor hold two model turns in a row).",
-        ("consecutive-same-role",),
         "",
         "Often the history was cut at the start (context trimming) or a model turn was lost.",
     ),
@@ -379,7 +329,6 @@ RULES: tuple[Rule, ...] = (
         r"400 due to tool use concurrency issues",
         "Claude Code's own summary of a 400 about tool_use/tool_result pairing (rules A1, A2, A4, "
         "A5): the saved session breaks the pairing rules.",
-        PAIRING,
         "",
         "Claude Code repairs the request in memory but not the file, so the error comes back "
         "after every resume; `histview fix FILE --in-place` repairs the file.",

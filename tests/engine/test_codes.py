@@ -57,3 +57,17 @@ def test_every_code_names_a_count_of_its_findings():
         assert code.counted is not None, code.name
         one, many = code.counted
         assert one and many and one != code.name, code.name
+
+
+def test_the_provider_errors_a_code_explains_are_rules_explain_knows():
+    """`histview explain` lists, for each 400 text, the codes declared to lead to it: a code
+    naming an unknown rule id (a typo) would silently drop out of that list."""
+    from repair.explain import RULES
+
+    ids = {r.id for r in RULES}
+    for code in codes.BY_NAME.values():
+        assert set(code.explains) <= ids, code.name
+    # the rules no code leads to are the ones histview does not check (Responses reasoning
+    # items), and their note says so
+    for r in RULES:
+        assert r.codes or "does not check" in r.note, r.id
