@@ -16,6 +16,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -95,6 +96,12 @@ PALETTE_SKIP = {"escape", "focus_detail"}
 DETAIL_MODES = ("normal", "wide", "hidden")
 
 
+def _key(key: str, action: str, description: str, **kw: Any) -> Binding:
+    """A key of the session screen: its id (what the help screen, the palette and the README
+    table are keyed by) is its action's name."""
+    return Binding(key, action, description, id=action, **kw)
+
+
 class MainScreen(Screen[None]):
     """One session: header, summary line, timeline and detail, the repair pane, search bar.
     Dismissed (back to the picker) by q when it was opened from the picker."""
@@ -103,155 +110,133 @@ class MainScreen(Screen[None]):
     # (the tooltip is the longer text), the command palette runs them; the id names the
     # binding for a keymap.
     BINDINGS = [
-        Binding(
-            "question_mark", "help", "Help", tooltip="keys and what the timeline draws", id="help"
-        ),
-        Binding(
+        _key("question_mark", "help", "Help", tooltip="keys and what the timeline draws"),
+        _key(
             "q",
             "close",
             "Quit",
             tooltip="quit (or back to the picker); asks before losing fixes",
-            id="close",
         ),
-        Binding(
+        _key(
             "n",
             "next_finding",
             "Next finding",
             tooltip="next row with a finding",
-            id="next_finding",
         ),
-        Binding(
+        _key(
             "N",
             "prev_finding",
             "Previous finding",
             show=False,
             tooltip="previous row with a finding",
-            id="prev_finding",
         ),
-        Binding("slash", "search", "Search", tooltip="search text or a tool id", id="search"),
-        Binding(
+        _key("slash", "search", "Search", tooltip="search text or a tool id"),
+        _key(
             "right_square_bracket",
             "next_match",
             "Next match",
             show=False,
             tooltip="next search match",
-            id="next_match",
         ),
-        Binding(
+        _key(
             "left_square_bracket",
             "prev_match",
             "Previous match",
             show=False,
             tooltip="previous search match",
-            id="prev_match",
         ),
-        Binding(
+        _key(
             "f",
             "toggle_filter",
             "Findings only",
             show=False,
             tooltip="show only rows with findings (toggle)",
-            id="toggle_filter",
         ),
-        Binding(
+        _key(
             "enter",
             "focus_detail",
             "Detail",
             show=False,
             tooltip="focus the detail pane",
-            id="focus_detail",
         ),
-        Binding(
+        _key(
             "escape",
             "escape",
             "Back",
             show=False,
             tooltip="back to the timeline; there, clear the search",
-            id="escape",
         ),
-        Binding(
+        _key(
             "J",
             "toggle_raw",
             "Raw JSON",
             show=False,
             tooltip="raw JSON of the message",
-            id="toggle_raw",
         ),
-        Binding(
+        _key(
             "d",
             "cycle_detail",
             "Detail size",
             show=False,
             tooltip="detail pane: wider, hidden, back to normal",
-            id="cycle_detail",
         ),
-        Binding(
+        _key(
             "y",
             "copy_id",
             "Copy id",
             show=False,
             tooltip="copy the selected tool id (or message id)",
-            id="copy_id",
         ),
-        Binding(
+        _key(
             "r",
             "toggle_repair",
             "Repair",
             tooltip="open / close the repair plan",
-            id="toggle_repair",
         ),
-        Binding("a", "apply_fix", "Apply", tooltip="apply the selected fix", id="apply_fix"),
-        Binding(
+        _key("a", "apply_fix", "Apply", tooltip="apply the selected fix"),
+        _key(
             "s",
             "skip_fix",
             "Skip",
             show=False,
             tooltip="skip the fix and go to the next (again: take it back)",
-            id="skip_fix",
         ),
-        Binding(
+        _key(
             "tab",
             "cycle_fix",
             "Alternative",
             show=False,
             priority=True,
             tooltip="switch the fix to its alternative action",
-            id="cycle_fix",
         ),
-        Binding(
+        _key(
             "A",
             "apply_all",
             "Apply all",
             show=False,
             tooltip="apply all remaining fixes",
-            id="apply_all",
         ),
-        Binding("u", "undo", "Undo", show=False, tooltip="undo the last repair step", id="undo"),
-        Binding(
-            "ctrl+y", "redo", "Redo", show=False, tooltip="redo the last undone step", id="redo"
-        ),
-        Binding(
+        _key("u", "undo", "Undo", show=False, tooltip="undo the last repair step"),
+        _key("ctrl+y", "redo", "Redo", show=False, tooltip="redo the last undone step"),
+        _key(
             "e",
             "export",
             "Export",
             tooltip="write the repaired session and its report",
-            id="export",
         ),
-        Binding(
+        _key(
             "R",
             "reload",
             "Reload",
             show=False,
             tooltip="read the file again; asks before losing fixes",
-            id="reload",
         ),
-        Binding(
+        _key(
             "t",
             "threads",
             "Threads",
             show=False,
             tooltip="switch between the conversation and its sidechain and subagent threads",
-            id="threads",
         ),
     ]
 
