@@ -4,6 +4,7 @@ JSON document or as JSONL lines (a `Probe`)."""
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import orjson
@@ -57,7 +58,7 @@ def probe_bytes(
     wrote, read as lines even when the first is not JSON (a record kept as read)."""
     given = given or path
     body, bom = strip_bom(data)
-    if not body.strip():
+    if not _holds_text(body):
         raise InputError(
             path, "the file is empty" if not body else "the file holds only whitespace"
         )
@@ -109,10 +110,19 @@ def probe_bytes(
     )
 
 
+# A byte `bytes.strip` keeps: found in place, where `strip` would copy a 200 MB body (twice).
+_TEXT = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+
+
+def _holds_text(body: bytes, start: int = 0) -> bool:
+    """Something other than whitespace at or after `start`."""
+    return _TEXT.search(body, start) is not None
+
+
 def _first_line_is_json(body: bytes) -> bool:
     """A JSONL file: its first line is a whole JSON object and more content follows."""
     nl = body.find(b"\n")
-    if nl == -1 or not body[nl:].strip():
+    if nl == -1 or not _holds_text(body, nl):
         return False
     first = body[:nl].strip()
     if not first.startswith(b"{"):
