@@ -108,10 +108,19 @@ def _dumps(obj: Any) -> str:
     return json_safe(to_json(obj).decode())
 
 
-def _load(path: str, fmt: str | None, target: str | None, written: bool = False) -> Session:
+def _load(
+    path: str,
+    fmt: str | None,
+    target: str | None,
+    written: bool = False,
+    *,
+    exact_numbers: bool = True,
+) -> Session:
     from .formats import load_session
 
-    session = load_session(path, format=fmt, target=target, written=written)
+    session = load_session(
+        path, format=fmt, target=target, written=written, exact_numbers=exact_numbers
+    )
     if _kept is not None:
         _kept[:] = [session]  # the last one only: several files must not pile up
     return session
@@ -182,7 +191,8 @@ def cmd_check(args: argparse.Namespace, out: Out) -> int:
     for file in args.files:
 
         def one(file: str = file) -> int:
-            session = _load(file, args.format, args.target)
+            # check writes no number of the session: no scan for odd literals
+            session = _load(file, args.format, args.target, exact_numbers=False)
             worst = EXIT_OK
             for k, (sess, analysis) in enumerate(_thread_findings(session)):
                 if analysis.errors:

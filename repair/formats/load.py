@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from ..errors import InputError
 from ..files import Source
 from ..gcpause import gc_paused
+from ..jsonio import numbers_as_parsed
 from ..model import Session
 from ..targets import TARGETS
 from ..targets import get as get_target
@@ -14,12 +17,19 @@ from .registry import adapter_names, get_adapter
 
 
 def load_session(
-    given: str, format: str | None = None, target: str | None = None, *, written: bool = False
+    given: str,
+    format: str | None = None,
+    target: str | None = None,
+    *,
+    written: bool = False,
+    exact_numbers: bool = True,
 ) -> Session:
     """Read, detect and load a session; raises InputError for anything unreadable.
     `written`: a file histview wrote in `format` (read back as that format even where
-    detection would not pick it, e.g. a fix left one metadata record or a plain list)."""
-    with gc_paused():
+    detection would not pick it, e.g. a fix left one metadata record or a plain list).
+    `exact_numbers=False`: numbers as orjson reads them, without the scan that keeps odd
+    literals exactly (`jsonio.numbers_as_parsed`), for a caller that writes none back."""
+    with gc_paused(), nullcontext() if exact_numbers else numbers_as_parsed():
         return _load_session(given, format, target, written)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from ..jsonio import has_inexact_numbers, loads, loads_fast, strip_bom
+from ..jsonio import exact_numbers, has_inexact_numbers, loads, loads_fast, strip_bom
 from .base import MAX_DEPTH_HINT, Adapter, IndexedLine, JsonlLine, Probe, type_name
 from .base import describe_json_error as _describe_json_error
 from .registry import adapter_names, adapters
@@ -150,8 +150,10 @@ def split_lines(
     newline = "\r\n" if b"\r\n" in body[:65536] else "\n"
     # One scan of the whole file; only when it finds a number orjson would change is each
     # line scanned (and that line parsed keeping its literals). With lines parsed already,
-    # each other line is scanned on its own.
-    if parsed is None:
+    # each other line is scanned on its own. No scan where numbers need not be exact.
+    if not exact_numbers():
+        parse = loads_fast
+    elif parsed is None:
         parse = loads if has_inexact_numbers(body) else loads_fast
     else:
         parse = loads

@@ -262,3 +262,37 @@ def test_a_short_text_is_scanned_for_the_same_number_tokens_as_a_long_one(items,
     one = sorted(jsonio._TOKEN_AFTER_ANY.findall(data))
     three = sorted(t for rx in jsonio._TOKEN_AFTER.values() for t in rx.findall(data))
     assert one == three
+
+
+# ------------------------------------------------------------------ check: no scan
+
+
+def test_check_reads_without_the_number_scan_and_finds_what_an_exact_load_finds(
+    tmp_path, monkeypatch
+):
+    """`check` writes no number of the session, so it does not pay the whole-file scan for
+    odd literals (issue 12): the numbers are what orjson reads (as the clients'
+    `JSON.parse` does) and what orjson refuses is still read. The findings are those of
+    the exact load; `fix` still writes every literal back (the tests above)."""
+    from repair.analysis import analyze
+
+    roo = roo_file(tmp_path)
+    codex = tmp_path / "rollout-x.jsonl"
+    lines = (SAMPLES / "codex_missing_output.jsonl").read_bytes().split(b"\n")
+    lines[0] = lines[0].replace(b'"payload":{', b'"payload":{"n":1.50,"big":' + BIG.encode() + b",")
+    codex.write_bytes(b"\n".join(lines))
+    exact = {p: analyze(load_session(str(p))) for p in (roo, codex)}
+
+    def scan(data: bytes) -> bool:
+        raise AssertionError("check scanned the text for number literals")
+
+    monkeypatch.setattr(jsonio, "has_inexact_numbers", scan)
+    monkeypatch.setattr("repair.formats.probe.has_inexact_numbers", scan)
+    for path in (roo, codex):
+        fast = analyze(load_session(str(path), exact_numbers=False))
+        assert [f.to_json() for f in fast.findings] == [f.to_json() for f in exact[path].findings]
+        code, out, err = run("check", "--json", str(path))
+        assert (code, err) == (1 if exact[path].errors else 0, "")
+        assert json.loads(out)["findings"] == [f.to_json() for f in exact[path].findings]
+    # what orjson refuses (1e400, NaN) is read by the exact parser, not refused
+    assert load_session(str(roo), exact_numbers=False).messages[1].raw["ts"] == JsonNumber("1e400")
