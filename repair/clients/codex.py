@@ -38,56 +38,71 @@ ABORTED = "aborted"
 def send(session: Session) -> Request:
     state: CodexState = session.state
     req = Request(CLIENT, [], client=True)
-    flat: list[tuple[SentBlock, str, int | None]] = []  # (block, role, position)
+    # (block, role, position, item type of a whole item as sent): one pass reads what
+    # `normalize_history` asks of every item, the outputs and the calls by call_id as read
+    flat: list[tuple[SentBlock, str, int | None, str | None]] = []
+    outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
+    calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     items: dict[
         tuple[type, int, int | None], dict[str, Any]
     ] = {}  # one object per message item: its parts render together
+    lines, original = state.lines, state.original
     for pos, m in enumerate(session.messages):
         if m.malformed is not None:
             req.dropped[pos] = "Codex skips a line it cannot read"
             continue
         if not is_sent(m, RESPONSES) or m.role == "system":
             continue  # not in the history Codex holds (a system item: not sent either)
-        flat.extend((sb, m.role or "user", pos) for sb in _blocks(m, state, items))
-    flat = _normalize(flat, req)
-    for sb, role, at in flat:
-        last = req.messages[-1] if req.messages else None
-        positions = [at] if at is not None else []
-        if last is not None and last.role == role and last.positions == positions:
-            last.blocks.append(sb)
-        else:
-            req.messages.append(SentMessage(role, [sb], positions))
+        role = m.role or "user"
+        for b in m.blocks:
+            ref = b.origin
+            if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
+                # the usual block: a whole item of the file, as loaded (sent as read)
+                payload = lines[ref.line].obj["payload"]
+                if b.tool_id is not None and payload.get("call_id") != b.tool_id:
+                    payload = {**payload, "call_id": b.tool_id}
+                sb = SentBlock(b.data, b, b.type, b.tool_id, b.name, payload)
+                kind = payload.get("type")
+                kind = kind if isinstance(kind, str) else None
+            else:
+                sb = _sent(b, m, state, items)
+                kind = _kind(sb)
+            if kind is not None:
+                if kind in OUTPUT_TYPES:
+                    outputs[kind].add(sb.native.get("call_id"))
+                elif kind in CALL_TYPES:
+                    calls[CALL_TYPES[kind]].add(sb.native.get("call_id"))
+            flat.append((sb, role, pos, kind))
+    _normalize(flat, outputs, calls, req)
     return req
 
 
-def _blocks(
-    m: Message, state: CodexState, items: dict[tuple[type, int, int | None], dict[str, Any]]
-) -> list[SentBlock]:
-    """A message's blocks as Codex sends them: the file's own items and parts where the
-    block is as loaded, rendered from the block where histview changed it."""
-    out = []
-    for b in m.blocks:
-        ref = b.origin
-        if not isinstance(ref, ItemRef | CompactRef):
-            out.append(_new(b, m, state))
-            continue
-        payload = payload_of(ref, state)
-        kept = (state.original if isinstance(ref, ItemRef) else state.compacted).get(b.bid) is b
-        if ref.part is not None:  # a content part of a message item
-            content = payload.get("content")
-            part = (
-                content[ref.part]
-                if kept and isinstance(content, list)
-                else text_part(b, payload.get("role"))
-            )
-            key = (type(ref), ref.line, getattr(ref, "item", None))
-            item = items.setdefault(key, {k: v for k, v in payload.items() if k != "content"})
-            out.append(SentBlock(b.data, b, native=part, item=item))
-            continue
-        if b.tool_id is not None and payload.get("call_id") != b.tool_id:
-            payload = {**payload, "call_id": b.tool_id}
-        out.append(SentBlock(b.data, b, native=payload))
-    return out
+def _sent(
+    b: Block,
+    m: Message,
+    state: CodexState,
+    items: dict[tuple[type, int, int | None], dict[str, Any]],
+) -> SentBlock:
+    """A block as Codex sends it: the file's own item or part where the block is as loaded,
+    rendered from the block where histview changed it or made it."""
+    ref = b.origin
+    if not isinstance(ref, ItemRef | CompactRef):
+        return _new(b, m, state)
+    payload = payload_of(ref, state)
+    kept = (state.original if isinstance(ref, ItemRef) else state.compacted).get(b.bid) is b
+    if ref.part is not None:  # a content part of a message item
+        content = payload.get("content")
+        part = (
+            content[ref.part]
+            if kept and isinstance(content, list)
+            else text_part(b, payload.get("role"))
+        )
+        key = (type(ref), ref.line, getattr(ref, "item", None))
+        item = items.setdefault(key, {k: v for k, v in payload.items() if k != "content"})
+        return SentBlock(b.data, b, native=part, item=item)
+    if b.tool_id is not None and payload.get("call_id") != b.tool_id:
+        payload = {**payload, "call_id": b.tool_id}
+    return SentBlock(b.data, b, native=payload)
 
 
 def _new(b: Block, m: Message, state: CodexState) -> SentBlock:
@@ -108,39 +123,44 @@ def _kind(sb: SentBlock) -> str | None:
 
 
 def _normalize(
-    flat: list[tuple[SentBlock, str, int | None]], req: Request
-) -> list[tuple[SentBlock, str, int | None]]:
-    """`normalize_history`: an "aborted" output right after each call that has none anywhere,
-    then every output whose call is missing left out."""
-    kinds = [_kind(sb) for sb, _role, _pos in flat]  # once per block: four passes read it
-    outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}  # call_id as read
-    for (sb, _role, _pos), kind in zip(flat, kinds, strict=True):
+    flat: list[tuple[SentBlock, str, int | None, str | None]],
+    outputs: dict[str, set[Any]],
+    calls: dict[str, set[Any]],
+    req: Request,
+) -> None:
+    """`normalize_history`, into `req.messages`: an "aborted" output right after each call
+    that has none anywhere (`outputs`: the call_ids answered, by output type), then every
+    output whose call is missing (`calls`: the call_ids called, by the type of output they
+    take) left out. One sent message per run of a session message's blocks (the outputs
+    Codex adds are messages of their own)."""
+    messages = req.messages
+    last: SentMessage | None = None
+    last_at: int | None = None
+
+    def put(sb: SentBlock, role: str, at: int | None) -> None:
+        nonlocal last, last_at
+        if last is not None and last.role == role and last_at == at:
+            last.blocks.append(sb)
+        else:
+            last, last_at = SentMessage(role, [sb], [at] if at is not None else []), at
+            messages.append(last)
+
+    for sb, role, pos, kind in flat:
+        if kind is None:
+            put(sb, role, pos)
+            continue
         if kind in OUTPUT_TYPES:
-            outputs[kind].add(sb.native.get("call_id"))
-    answered: list[tuple[SentBlock, str, int | None]] = []
-    answered_kinds: list[str | None] = []
-    for entry, kind in zip(flat, kinds, strict=True):
-        answered.append(entry)
-        answered_kinds.append(kind)
-        sb = entry[0]
-        out_type = CALL_TYPES.get(kind or "")
+            if sb.native.get("call_id") not in calls[kind]:
+                if sb.block is not None and pos is not None:
+                    req.left_out.append((pos, sb.block, "an output whose call is missing"))
+                continue
+            put(sb, role, pos)
+            continue
+        put(sb, role, pos)
+        out_type = CALL_TYPES.get(kind)
         call_id = sb.native.get("call_id") if out_type is not None else None
         if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
             native = {"type": out_type, "call_id": call_id, "output": ABORTED}
             data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": ABORTED}
-            answered.append((SentBlock(data, native=native, name=sb.name), "user", None))
-            answered_kinds.append(out_type)
+            put(SentBlock(data, native=native, name=sb.name), "user", None)
             req.answered.add(call_id)
-    calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
-    for (sb, _role, _pos), kind in zip(answered, answered_kinds, strict=True):
-        out_type = CALL_TYPES.get(kind or "")
-        if out_type is not None:
-            calls[out_type].add(sb.native.get("call_id"))
-    kept = []
-    for (sb, role, pos), kind in zip(answered, answered_kinds, strict=True):
-        if kind in OUTPUT_TYPES and sb.native.get("call_id") not in calls[kind]:
-            if sb.block is not None and pos is not None:
-                req.left_out.append((pos, sb.block, "an output whose call is missing"))
-            continue
-        kept.append((sb, role, pos))
-    return kept

@@ -77,6 +77,9 @@ class JsonlLine:
         return not self.raw.strip()
 
 
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
+
+
 class IndexedLine(JsonlLine):
     """A line of a JSONL file read whole, as its place in the file's bytes (the line index):
     `raw` is sliced when asked for, so the file is in memory once, not twice; `obj` is parsed
@@ -100,7 +103,7 @@ class IndexedLine(JsonlLine):
     def _read(self) -> None:
         raw = self._body[self._start : self._end]
         value, why = None, None
-        if raw.strip():
+        if not self.blank:
             try:
                 value = self._parse(raw)
             except (ValueError, RecursionError) as exc:
@@ -110,6 +113,14 @@ class IndexedLine(JsonlLine):
     @property
     def raw(self) -> bytes:  # type: ignore[override]
         return self._body[self._start : self._end]
+
+    @property
+    def blank(self) -> bool:
+        # a line that opens with a non-space byte (a record) is not blank: no copy to strip
+        start, end = self._start, self._end
+        if start < end and self._body[start] not in _SPACE:
+            return False
+        return not self._body[start:end].strip()
 
     @property
     def obj(self) -> Any:
