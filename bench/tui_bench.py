@@ -174,7 +174,7 @@ async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
                         "stall_after": after,
                         "worker": app.main.timings["step_worker"],
                         "total": app.main.timings["step_total"],
-                        "rows_reused": float(app.main.derived.rows_reused),
+                        "incremental": float(app.main.derived.incremental),
                     },
                 )
             )
@@ -189,7 +189,7 @@ def main_steps(paths: list[str]) -> None:
                 f"UI thread {r['ui'] * 1000:6.1f} ms, longest stall {r['stall'] * 1000:6.1f} ms "
                 f"(until idle {r['stall_after'] * 1000:6.1f} ms), worker {r['worker']:5.2f} s, "
                 f"key to redrawn {r['total']:5.2f} s"
-                + (" (rows reused)" if r["rows_reused"] else ""),
+                + (" (rows and lanes incremental)" if r["incremental"] else ""),
                 flush=True,
             )
 

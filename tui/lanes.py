@@ -2,6 +2,12 @@
 row(s). Lanes are allocated by interval colouring (sort by start, reuse the lowest free lane
 through a heap: O(n log n)); pairings open at the same time never share a column.
 
+Intervals are held in row keys (`rows.row_key`: message and block, not row indices), so
+that a repair step, which changes a few messages, keeps every interval elsewhere as it is
+even when rows come or go before it. The colouring restarts at each clear point (a row no
+interval crosses): after a step only the stretch between the clear points around what
+changed is coloured again (`relayout`), and the result is the whole layout's.
+
 Rendering a row asks `cells(row, width)`: per lane one bisect into that lane's sorted,
 non-overlapping intervals, so the cost per row does not depend on the session size.
 """
@@ -9,13 +15,15 @@ non-overlapping intervals, so the cost per row does not depend on the session si
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from repair import codes
-from repair.pairing import Pairing
+from repair.pairing import Pairing, Result, Use
 
-from .rows import RowTable
+from .rows import RowTable, key_message, row_key
 
 PAIRED = "paired"
 ORPHAN_USE = "orphan-use"
@@ -62,64 +70,84 @@ def legend_sample(state: str) -> str:
 
 @dataclass(slots=True)
 class Interval:
-    start: int
+    start: int  # row keys (rows.row_key)
     end: int
     state: str
-    points: tuple[int, ...]  # rows that are real ends (use / result rows)
+    points: tuple[int, ...]  # keys of the rows that are real ends (use / result rows)
     lane: int = 0
-    travel: tuple[int, ...] = ()  # result rows stamped before the call
+    travel: tuple[int, ...] = ()  # keys of result rows stamped before the call
+    owner: int = 0  # the message of the call (or of the result without a call) drawn
+    rank: int = 0  # 0 a call's lane, 1 a result's without a call (orders equal spans)
 
-    def travels_at(self, row: int) -> bool:
-        """`row` lies on the stretch from the previous end down to a time-travelling result."""
+    def travels_at(self, key: int) -> bool:
+        """The row at `key` lies on the stretch from the previous end down to a
+        time-travelling result."""
         for t in self.travel:
             prev = max((p for p in self.points if p < t), default=self.start)
-            if prev < row <= t:
+            if prev < key <= t:
                 return True
         return False
+
+
+def _order(iv: Interval) -> tuple[int, int, int]:
+    return (iv.start, iv.end, iv.rank)
 
 
 @dataclass
 class LaneLayout:
     lanes: list[list[Interval]]
     starts: list[list[int]]
-    own: dict[int, Interval]  # row -> the interval this row's block belongs to
+    own: dict[int, Interval]  # row key -> the interval this row's block belongs to
     used_lanes: int
+    table: RowTable  # the rows the keys are read against
+    pairing: Pairing | None = None  # what it was drawn from (relayout compares)
+    travel: frozenset[int] = frozenset()
 
-    def covering(self, lane: int, row: int) -> Interval | None:
-        k = bisect_right(self.starts[lane], row) - 1
+    def covering(self, lane: int, key: int) -> Interval | None:
+        k = bisect_right(self.starts[lane], key) - 1
         if k < 0:
             return None
         iv = self.lanes[lane][k]
-        return iv if iv.end >= row else None
+        return iv if iv.end >= key else None
+
+    def own_at(self, row: int) -> Interval | None:
+        """The interval of the block on row `row` (None: a message row, or no lane)."""
+        return self.own.get(self.table.key(row))
+
+    def rows_of(self, iv: Interval) -> tuple[int, int]:
+        """The first and last row the interval spans."""
+        table = self.table
+        return table.row_of_key(iv.start) or 0, table.row_of_key(iv.end) or 0
 
     def cells(self, row: int, width: int) -> list[tuple[str, str | None]]:
         """`width` gutter cells for `row`: (character, state or None)."""
+        key = self.table.key(row)
         out: list[tuple[str, str | None]] = []
         for lane in range(min(width, len(self.lanes))):
-            iv = self.covering(lane, row)
+            iv = self.covering(lane, key)
             if iv is None:
                 out.append((" ", None))
                 continue
-            state = TRAVEL if iv.travel and iv.travels_at(row) else iv.state
+            state = TRAVEL if iv.travel and iv.travels_at(key) else iv.state
             top, mid, bottom, fork, _conn = LANE_KINDS[state][0]
-            if row == iv.start:
+            if key == iv.start:
                 ch = top
-            elif row == iv.end:
+            elif key == iv.end:
                 ch = bottom
-            elif row in iv.points:
+            elif key in iv.points:
                 ch = fork
             else:
                 ch = mid
             out.append((ch, state))
         out.extend((" ", None) for _ in range(width - len(out)))
-        mine = self.own.get(row)
+        mine = self.own.get(key)
         if mine is not None:
             if mine.lane >= width:
                 if width:
                     out[-1] = (OVERFLOW_GLYPH, OVERFLOW)
             else:
                 # connector from the lane to the row text, over the lanes it passes
-                state = TRAVEL if row in mine.travel else mine.state
+                state = TRAVEL if key in mine.travel else mine.state
                 conn = LANE_KINDS[state][0][4]
                 for c in range(mine.lane + 1, width):
                     ch, st = out[c]
@@ -127,57 +155,79 @@ class LaneLayout:
         return out
 
 
-def _travel_rows(table: RowTable) -> set[int]:
+def _travel_keys(table: RowTable) -> frozenset[int]:
     rows = table.rows
-    return {
-        ri for ri in table.finding_rows if any(codes.get(f.code).travel for f in rows[ri].findings)
-    }
+    return frozenset(
+        table.key(ri)
+        for ri in table.finding_rows
+        if any(codes.get(f.code).travel for f in rows[ri].findings)
+    )
 
 
-def _intervals(pairing: Pairing, table: RowTable) -> list[Interval]:
-    n = len(table.rows)
-    br = table.block_row
-    travel = _travel_rows(table)
-    out: list[Interval] = []
-    for use in pairing.uses:
-        u = br.get((use.mi, use.bi))
-        if u is None:
-            continue
-        if use.results:
-            pts = [u] + [br[(r.mi, r.bi)] for r in use.results if (r.mi, r.bi) in br]
-            if len(use.results) > 1:
-                state = DUPLICATE
-            elif use.results[0].before_use:
-                state = ABOVE
-            elif use.results[0].mi != use.home and not use.results[0].text_answer:
-                state = MISPLACED
-            else:
-                state = PAIRED
-            pts.sort()
-            late = tuple(p for p in pts if p in travel)
-            out.append(Interval(pts[0], pts[-1], state, tuple(pts), travel=late))
-        elif use.partner is not None and (use.partner.mi, use.partner.bi) in br:
-            r = br[(use.partner.mi, use.partner.bi)]
-            lo, hi = min(u, r), max(u, r)
-            out.append(Interval(lo, hi, MISMATCH, (lo, hi)))
+def _use_interval(use: Use, table: RowTable, travel: frozenset[int]) -> Interval | None:
+    u = row_key(use.mi, use.bi)
+    if use.results:
+        pts = [u] + [row_key(r.mi, r.bi) for r in use.results]
+        if len(use.results) > 1:
+            state = DUPLICATE
+        elif use.results[0].before_use:
+            state = ABOVE
+        elif use.results[0].mi != use.home and not use.results[0].text_answer:
+            state = MISPLACED
         else:
-            out.append(Interval(u, min(u + 1, n - 1), ORPHAN_USE, (u,)))
-    for res in pairing.results:
+            state = PAIRED
+        pts.sort()
+        late = tuple(p for p in pts if p in travel)
+        return Interval(pts[0], pts[-1], state, tuple(pts), travel=late, owner=use.mi)
+    if use.partner is not None:
+        r = row_key(use.partner.mi, use.partner.bi)
+        lo, hi = min(u, r), max(u, r)
+        return Interval(lo, hi, MISMATCH, (lo, hi), owner=use.mi)
+    # a call without a result: down to the row after it
+    at = table.block_row.get((use.mi, use.bi))
+    if at is None:
+        return None
+    end = table.key(at + 1) if at + 1 < len(table.rows) else u
+    return Interval(u, end, ORPHAN_USE, (u,), owner=use.mi)
+
+
+def _result_interval(res: Result, table: RowTable) -> Interval | None:
+    """A result without a call: up from the row before it."""
+    at = table.block_row.get((res.mi, res.bi))
+    if at is None:
+        return None
+    k = row_key(res.mi, res.bi)
+    return Interval(table.key(max(at - 1, 0)), k, ORPHAN_RESULT, (k,), owner=res.mi, rank=1)
+
+
+def _intervals(
+    pairing: Pairing, table: RowTable, travel: frozenset[int], owners: list[int] | None = None
+) -> list[Interval]:
+    """The intervals of every pairing, or of those drawn from the messages at `owners`."""
+    if owners is None:
+        uses: Iterable[Use] = pairing.uses
+        results: Iterable[Result] = pairing.results
+    else:
+        uses = _at(pairing.uses, owners)
+        results = [r for mi in owners for r in pairing.results_by_message.get(mi, ())]
+    out: list[Interval] = []
+    for use in uses:
+        iv = _use_interval(use, table, travel)
+        if iv is not None:
+            out.append(iv)
+    for res in results:
         if res.use is None and res.partner is None:
-            at = br.get((res.mi, res.bi))
-            if at is not None:
-                out.append(Interval(max(at - 1, 0), at, ORPHAN_RESULT, (at,)))
+            iv = _result_interval(res, table)
+            if iv is not None:
+                out.append(iv)
     return out
 
 
-def layout(pairing: Pairing, table: RowTable) -> LaneLayout:
-    intervals = _intervals(pairing, table)
-    intervals.sort(key=lambda iv: (iv.start, iv.end))
+def _colour(intervals: list[Interval]) -> list[list[Interval]]:
+    """Lanes for `intervals` (sorted by `_order`), each given its lane: the lowest free."""
     active: list[tuple[int, int]] = []  # (end, lane)
     free: list[int] = []
     lanes: list[list[Interval]] = []
-    starts: list[list[int]] = []
-    own: dict[int, Interval] = {}
     for iv in intervals:
         while active and active[0][0] < iv.start:
             heapq.heappush(free, heapq.heappop(active)[1])
@@ -186,11 +236,160 @@ def layout(pairing: Pairing, table: RowTable) -> LaneLayout:
         else:
             lane = len(lanes)
             lanes.append([])
-            starts.append([])
         iv.lane = lane
         lanes[lane].append(iv)
-        starts[lane].append(iv.start)
         heapq.heappush(active, (iv.end, lane))
+    return lanes
+
+
+def layout(pairing: Pairing, table: RowTable) -> LaneLayout:
+    travel = _travel_keys(table)
+    intervals = _intervals(pairing, table, travel)
+    intervals.sort(key=_order)
+    lanes = _colour(intervals)
+    own: dict[int, Interval] = {}
+    for iv in intervals:
         for p in iv.points:
             own[p] = iv
-    return LaneLayout(lanes, starts, own, len(lanes))
+    starts = [[iv.start for iv in lane] for lane in lanes]
+    return LaneLayout(lanes, starts, own, len(lanes), table, pairing, travel)
+
+
+# Beyond this share of the messages drawn again, the whole layout is no dearer.
+_MAX_SHARE = 0.2
+
+
+def relayout(
+    before: LaneLayout, pairing: Pairing, table: RowTable, changed: Collection[int]
+) -> LaneLayout:
+    """The layout of `pairing` over `table` (equal to `layout(pairing, table)`), made from
+    `before`, the layout of the state before a step that changed the messages at `changed`
+    (as many messages before and after). The intervals drawn from a message whose rows,
+    calls, results or stamped-before-its-call marks changed are made again, and the lanes
+    coloured again between the clear points around them."""
+    travel = _travel_keys(table)
+    dirty = set(changed)
+    dirty.update(key_message(k) for k in travel ^ before.travel)
+    old = before.pairing
+    if old is None:
+        return layout(pairing, table)
+    if old is not pairing:
+        for new_at, old_at in (
+            (pairing.uses_by_message, old.uses_by_message),
+            (pairing.results_by_message, old.results_by_message),
+        ):
+            dirty.update(mi for mi, got in new_at.items() if old_at.get(mi) is not got)
+            dirty.update(mi for mi in old_at if mi not in new_at)
+        # calls in a message of the wrong role are in no turn (uses_by_message)
+        for p in (old, pairing):
+            if p.wrong_role:
+                dirty.update(u.mi for u in p.uses if u.wrong_role)
+    if len(dirty) > max(64, _MAX_SHARE * len(table.message_row)):
+        return layout(pairing, table)
+    # every interval with an end in a dirty message goes, and with it every interval drawn
+    # from the same message as one that goes: they are drawn again from the new pairing
+    old_table, own = before.table, before.own
+    gone: dict[int, Interval] = {}
+    owners = set(dirty)
+    todo = list(dirty)
+    while todo:
+        mi = todo.pop()
+        if mi >= len(old_table.message_row):
+            continue
+        for ri in old_table.message_rows(mi)[1:]:
+            iv = own.get(old_table.key(ri))
+            if iv is not None and id(iv) not in gone:
+                gone[id(iv)] = iv
+                if iv.owner not in owners:
+                    owners.add(iv.owner)
+                    todo.append(iv.owner)
+    fresh = _intervals(pairing, table, travel, sorted(owners))
+    if not gone and not fresh:
+        return LaneLayout(
+            before.lanes, before.starts, own, before.used_lanes, table, pairing, travel
+        )
+    moved = [*gone.values(), *fresh]
+    lo = min(iv.start for iv in moved)
+    hi = max(iv.end for iv in moved)
+    # out to the clear points: no interval kept crosses lo or hi
+    lanes, starts = before.lanes, before.starts
+    while True:
+        lo0, hi0 = lo, hi
+        for lane, st in zip(lanes, starts, strict=True):
+            a, b = _span(lane, st, lo, hi)
+            if a < b:
+                lo = min(lo, lane[a].start)
+                hi = max(hi, lane[b - 1].end)
+        if (lo, hi) == (lo0, hi0):
+            break
+    slices = [_span(lane, st, lo, hi) for lane, st in zip(lanes, starts, strict=True)]
+    kept = [
+        iv
+        for lane, (a, b) in zip(lanes, slices, strict=True)
+        for iv in lane[a:b]
+        if id(iv) not in gone
+    ]
+    # coloured again: a kept interval whose lane changes is copied (the layout on screen
+    # holds the old one)
+    old_lane = {id(iv): iv.lane for iv in kept}
+    again = [
+        Interval(iv.start, iv.end, iv.state, iv.points, iv.lane, iv.travel, iv.owner, iv.rank)
+        for iv in kept
+    ]
+    stretch = sorted([*again, *fresh], key=_order)
+    coloured = _colour(stretch)
+    again_by_id = {id(c): k for c, k in zip(again, kept, strict=True)}
+    coloured = [
+        [
+            again_by_id[id(iv)]
+            if id(iv) in again_by_id and old_lane[id(again_by_id[id(iv)])] == iv.lane
+            else iv
+            for iv in lane
+        ]
+        for lane in coloured
+    ]
+    new_lanes: list[list[Interval]] = []
+    new_starts: list[list[int]] = []
+    for k in range(max(len(lanes), len(coloured))):
+        mid = coloured[k] if k < len(coloured) else []
+        if k < len(lanes):
+            a, b = slices[k]
+            lane = lanes[k][:a] + mid + lanes[k][b:]
+            st = starts[k][:a] + [iv.start for iv in mid] + starts[k][b:]
+        else:
+            lane, st = mid, [iv.start for iv in mid]
+        new_lanes.append(lane)
+        new_starts.append(st)
+    while new_lanes and not new_lanes[-1]:
+        new_lanes.pop()
+        new_starts.pop()
+    own = dict(own)
+    for iv in gone.values():
+        for p in iv.points:
+            if own.get(p) is iv:
+                del own[p]
+    for lane in coloured:
+        for iv in lane:
+            for p in iv.points:
+                own[p] = iv
+    return LaneLayout(new_lanes, new_starts, own, len(new_lanes), table, pairing, travel)
+
+
+_mi = attrgetter("mi")
+
+
+def _at(uses: list[Use], positions: list[int]) -> list[Use]:
+    """The calls (in file order) of the messages at `positions` (sorted)."""
+    out: list[Use] = []
+    for mi in positions:
+        lo = bisect_left(uses, mi, key=_mi)
+        out += uses[lo : bisect_right(uses, mi, lo=lo, key=_mi)]
+    return out
+
+
+def _span(lane: list[Interval], starts: list[int], lo: int, hi: int) -> tuple[int, int]:
+    """The slice of `lane` (sorted, not overlapping) of the intervals that meet [lo, hi]."""
+    a = bisect_right(starts, lo) - 1
+    if a < 0 or lane[a].end < lo:
+        a += 1
+    return a, max(a, bisect_right(starts, hi))

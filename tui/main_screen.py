@@ -929,8 +929,8 @@ class MainScreen(Screen[None]):
                     result = wb.redo()
                 derived = None
                 if result is not None:
-                    changed = result.changed.get(view)
-                    derived = snapshot(wb, view, reuse=shown, changed=changed)
+                    same = shown is not None and shown.view == view
+                    derived = snapshot(wb, view, reuse=shown if same else None)
         except Exception as exc:  # a bug in a fix must not take the app down
             self.post_message(StepDone(what, None, None, "", error=f"{type(exc).__name__}: {exc}"))
             return

@@ -7,9 +7,11 @@ No Textual here: this is data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import attrgetter
 
 from repair import codes
 from repair.analysis import Analysis
@@ -56,20 +58,86 @@ class Row:
         return any(codes.get(f.code).about_time for f in self.findings)
 
 
+# A row's key: its place in the session, (message, block) as one number that orders as the
+# rows do and does not move when another message gains or loses rows (the lanes use it).
+_KEY_SHIFT = 32
+_BLOCK_MASK = (1 << _KEY_SHIFT) - 1
+
+
+def row_key(mi: int, bi: int | None) -> int:
+    return (mi << _KEY_SHIFT) + (0 if bi is None else bi + 1)
+
+
+def key_message(key: int) -> int:
+    return key >> _KEY_SHIFT
+
+
+_bi = attrgetter("bi")
+
+
+class BlockRows:
+    """(mi, bi) -> the row index of a tool block: found in the message's rows (a bisect),
+    not stored, so that a step renumbering the rows after it costs nothing here."""
+
+    __slots__ = ("message_row", "rows")
+
+    def __init__(self, rows: list[Row], message_row: list[int]) -> None:
+        self.rows = rows
+        self.message_row = message_row
+
+    def get(self, key: tuple[int, int], default: int | None = None) -> int | None:
+        mi, bi = key
+        mr = self.message_row
+        if not 0 <= mi < len(mr):
+            return default
+        lo = mr[mi] + 1
+        hi = mr[mi + 1] if mi + 1 < len(mr) else len(self.rows)
+        k = bisect_left(self.rows, bi, lo, hi, key=_bi)
+        return k if k < hi and self.rows[k].bi == bi else default
+
+    def __getitem__(self, key: tuple[int, int]) -> int:
+        got = self.get(key)
+        if got is None:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key: tuple[int, int]) -> bool:
+        return self.get(key) is not None
+
+
 @dataclass
 class RowTable:
     rows: list[Row]
     message_row: list[int]  # message index -> its row index
-    block_row: dict[tuple[int, int], int]  # (mi, bi) -> row index of a tool block
     finding_rows: list[int]  # row indices with findings, ascending
     has_time: bool = False  # some message carries a timestamp
     mark_width: int = 1  # most severities on one row (the width of the mark column)
 
+    @property
+    def block_row(self) -> BlockRows:
+        """(mi, bi) -> row index of a tool block."""
+        return BlockRows(self.rows, self.message_row)
+
+    def key(self, ri: int) -> int:
+        row = self.rows[ri]
+        return row_key(row.mi, row.bi)
+
+    def row_of_key(self, key: int) -> int | None:
+        mi, b = key >> _KEY_SHIFT, key & _BLOCK_MASK
+        return self.row_of(mi) if b == 0 else self.block_row.get((mi, b - 1))
+
+    def message_rows(self, mi: int) -> range:
+        """The row indices of message `mi`: its message row and its block rows."""
+        mr = self.message_row
+        return range(mr[mi], mr[mi + 1] if mi + 1 < len(mr) else len(self.rows))
+
     def row_of(self, mi: int | None, bi: int | None = None) -> int | None:
         if mi is None or mi >= len(self.message_row):
             return None
-        if bi is not None and (mi, bi) in self.block_row:
-            return self.block_row[(mi, bi)]
+        if bi is not None:
+            got = self.block_row.get((mi, bi))
+            if got is not None:
+                return got
         return self.message_row[mi]
 
     def first_problem(self) -> int | None:
@@ -92,19 +160,50 @@ def is_tool_row(block: Block) -> bool:
 def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
     rows: list[Row] = []
     message_row: list[int] = []
-    block_row: dict[tuple[int, int], int] = {}
     has_time = False
     for mi, msg in enumerate(session.messages):
         message_row.append(len(rows))
-        rows.append(Row(MSG, mi, None))
         if not has_time and msg.meta.get("timestamp") is not None:
             has_time = True
-        for bi, block in enumerate(msg.blocks):
-            if is_tool_row(block):
-                block_row[(mi, bi)] = len(rows)
-                rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
-    table = RowTable(rows, message_row, block_row, [], has_time)
+        _add_rows(rows, mi, msg)
+    table = RowTable(rows, message_row, [], has_time)
     return with_findings(table, analysis) if analysis is not None else table
+
+
+def _add_rows(rows: list[Row], mi: int, msg: Message) -> None:
+    rows.append(Row(MSG, mi, None))
+    for bi, block in enumerate(msg.blocks):
+        if is_tool_row(block):
+            rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
+
+
+def update_rows(before: RowTable, session: Session, changed: Collection[int]) -> RowTable:
+    """The rows of `session`, made from `before` (the rows without findings of a session
+    with as many messages) by building again the rows of the messages at `changed`: the
+    other rows are reused, the row indices after a changed message move by what it
+    gained or lost."""
+    msgs = session.messages
+    old_rows, old_mr = before.rows, before.message_row
+    if len(msgs) != len(old_mr):
+        return build_rows(session)
+    rows: list[Row] = []
+    message_row: list[int] = []
+    shift = 0
+    start = 0  # the first message not copied yet
+    for mi in sorted(changed):
+        end = old_mr[mi]
+        rows += old_rows[old_mr[start] if start < len(old_mr) else len(old_rows) : end]
+        message_row += old_mr[start:mi] if not shift else [r + shift for r in old_mr[start:mi]]
+        message_row.append(len(rows))
+        _add_rows(rows, mi, msgs[mi])
+        after = old_mr[mi + 1] if mi + 1 < len(old_mr) else len(old_rows)
+        shift = len(rows) - after
+        start = mi + 1
+    if start < len(old_mr):
+        rows += old_rows[old_mr[start] :]
+        message_row += old_mr[start:] if not shift else [r + shift for r in old_mr[start:]]
+    has_time = any(m.meta.get("timestamp") is not None for m in msgs)
+    return RowTable(rows, message_row, [], has_time)
 
 
 def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
@@ -131,7 +230,7 @@ def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
             row.severity = f.severity
     finding_rows = sorted(marked)
     width = max((len(r.severities) for r in marked.values()), default=1)
-    return RowTable(rows, message_row, block_row, finding_rows, table.has_time, width)
+    return RowTable(rows, message_row, finding_rows, table.has_time, width)
 
 
 # ---------------------------------------------------------------- time

@@ -2,9 +2,9 @@
 
 A worker (load, a repair step, a thread switch) builds a `Derived` from the workbench and
 posts it; the UI thread only puts it on screen, and never asks the workbench anything that
-grows with the session while a worker may be changing it. After a step, the row table is
-reused when the step changed messages in place without changing their tool rows (an id
-set, a result rewritten), else rebuilt.
+grows with the session while a worker may be changing it. After a step, the rows and the
+lanes are made from those of the state before it: only the messages it changed (and, for
+the lanes, the calls and results whose pairing changed) are drawn again.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from textual.content import Content
 
 from repair.analysis import Analysis
+from repair.incremental import changed_positions
 from repair.model import Finding, Session
 from repair.pairing import Pairing
 from repair.plan import Fix
 from repair.workbench import View, Workbench
 
-from .lanes import LaneLayout, layout
+from .lanes import LaneLayout, layout, relayout
 from .repair_pane import fix_prompts
-from .rows import RowTable, build_rows, is_tool_row, with_findings
+from .rows import RowTable, build_rows, update_rows, with_findings
 from .summary import problems
 
 
@@ -49,7 +50,7 @@ class Derived:
     applied: int = 0  # fixes applied so far, every conversation
     dirty: bool = False  # something applied (unexported unless the app exported it)
     state: Session | None = None  # the workbench's session this was built from
-    rows_reused: bool = False
+    incremental: bool = False  # rows and lanes made from the state before (a step)
 
 
 def derive(
@@ -58,49 +59,34 @@ def derive(
     table: RowTable | None = None,
     *,
     reuse: Derived | None = None,
-    changed: frozenset[int] | None = None,
 ) -> Derived:
     """Rows, lanes and texts for a conversation. `table`: rows already built (at load);
-    `reuse` + `changed`: the state before a step and the positions it changed, whose rows
-    are kept when the step did not change which blocks have rows."""
-    reused = False
-    if table is None and reuse is not None and _same_rows(reuse, session, changed):
-        table, reused = reuse.base, True
-    base = table if table is not None else build_rows(session)
-    marked = with_findings(base, analysis)
+    `reuse`: the state shown before a step, whose rows and lanes are kept where the
+    step changed nothing (when the conversation has as many messages)."""
+    changed = None
+    if table is None and reuse is not None:
+        changed = changed_positions(reuse.session.messages, session.messages)
+    if changed is not None and reuse is not None:
+        base = update_rows(reuse.base, session, changed)
+        marked = with_findings(base, analysis)
+        lanes = relayout(reuse.lanes, analysis.pairing, marked, changed)
+    else:
+        base = table if table is not None else build_rows(session)
+        marked = with_findings(base, analysis)
+        lanes = layout(analysis.pairing, marked)
     return Derived(
         session,
         base,
         marked,
-        layout(analysis.pairing, marked),
+        lanes,
         analysis.by_message(),
         problems(session, analysis),
         marked.first_problem(),
         analysis.numbers,
         analysis.counts(),
         analysis.pairing,
-        rows_reused=reused,
+        incremental=changed is not None,
     )
-
-
-def _same_rows(before: Derived, session: Session, changed: frozenset[int] | None) -> bool:
-    """The rows of `before` fit `session`: as many messages, and each changed message has
-    tool rows at the same block positions."""
-    if changed is None or len(before.session.messages) != len(session.messages):
-        return False
-    base = before.base
-    for mi in changed:
-        old = [bi for (m, bi) in _block_rows(base, mi)]
-        new = [bi for bi, b in enumerate(session.messages[mi].blocks) if is_tool_row(b)]
-        if old != new:
-            return False
-    return True
-
-
-def _block_rows(table: RowTable, mi: int) -> list[tuple[int, int]]:
-    start = table.message_row[mi] + 1
-    end = table.message_row[mi + 1] if mi + 1 < len(table.message_row) else len(table.rows)
-    return [(r.mi, r.block) for r in table.rows[start:end]]
 
 
 def snapshot(
@@ -109,12 +95,12 @@ def snapshot(
     *,
     table: RowTable | None = None,
     reuse: Derived | None = None,
-    changed: frozenset[int] | None = None,
 ) -> Derived:
     """Everything the screen needs about the workbench now, for conversation `view`. Runs in
-    a worker: it may analyse and plan."""
+    a worker: it may analyse and plan. `reuse`: the state shown before a step (of the same
+    conversation)."""
     session, analysis = wb.view(view)
-    derived = derive(session, analysis, table, reuse=reuse, changed=changed)
+    derived = derive(session, analysis, table, reuse=reuse)
     derived.view = view
     derived.total = wb.counts()
     derived.threads = [

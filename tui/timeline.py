@@ -238,9 +238,10 @@ class Timeline(ScrollView, can_focus=True):
         sel = None
         ri = self.current_row_index
         if self.state is not None and self.state.lanes is not None and ri is not None:
-            iv = self.state.lanes.own.get(ri)
+            lanes = self.state.lanes
+            iv = lanes.own_at(ri)
             if iv is not None and iv.lane < GUTTER:
-                sel = (iv.lane, iv.start, iv.end)
+                sel = (iv.lane, *lanes.rows_of(iv))
         if sel != self._selected_lane:
             self._selected_lane = sel
             self.refresh()
@@ -362,8 +363,8 @@ class Timeline(ScrollView, can_focus=True):
         add(" ")
         layout = state.lanes
         if cols.lanes and layout is not None:
-            mine = layout.own.get(ri) if lane is not None else None
-            own = mine is not None and (mine.lane, mine.start, mine.end) == lane
+            mine = layout.own_at(ri) if lane is not None else None
+            own = mine is not None and (mine.lane, *layout.rows_of(mine)) == lane
             for c, (ch, lane_state) in enumerate(layout.cells(ri, cols.lanes)):
                 on_lane = lane is not None and (c == lane[0] or (own and c > lane[0]))
                 add(

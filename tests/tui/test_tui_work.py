@@ -17,6 +17,7 @@ from tests.claude_code_records import session_with_subagents
 from tests.paths import CLIENT_FIXTURES, SAMPLES
 from tests.tui.tui_helpers import settle, timeline, wait_ready, widget_text
 from tui.app import HistviewApp
+from tui.rows import build_rows
 from tui.screens import ThreadScreen
 
 BROKEN = CLIENT_FIXTURES / "claude" / "broken"
@@ -80,27 +81,33 @@ async def test_a_step_runs_off_the_ui_thread_with_a_busy_state_and_keys_wait(tmp
         assert app.main.derived.counts == before.counts
 
 
-async def test_a_step_that_keeps_the_tool_rows_reuses_the_row_table():
-    """A rename changes ids in place: the row table of the state before is reused; an
-    inserted result adds a row: it is rebuilt."""
+async def test_a_step_redraws_only_the_rows_it_changed():
+    """A rename changes ids in place, an inserted result adds a row: either way the rows
+    of the messages the step did not touch are those shown before (the same objects),
+    the rows after an added one move down by one, and the table is the one built whole."""
     app = HistviewApp(str(SAMPLES / "claude_code_duplicate_id_after_resume.jsonl"))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("r")
         await settle(pilot)
         assert app.main._selected_fix().action == "rename"
-        base = app.main.derived.base
+        before = app.main.derived.base
         await pilot.press("a")
         await settle(pilot)
-        assert app.main.derived.rows_reused and app.main.derived.base is base
-        assert app.main.timings["step_ui"] < app.main.timings["step_total"]
+        after = app.main.derived
+        assert after.incremental and len(after.base.rows) == len(before.rows)
+        assert sum(a is b for a, b in zip(before.rows, after.base.rows, strict=True)) > 0
+        assert after.base.rows == build_rows(after.session).rows
     app = HistviewApp(str(CLAUDE))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        rows = len(app.main.derived.table.rows)
+        before = app.main.derived.base
         await pilot.press("r", "a")
         await settle(pilot)
-        assert not app.main.derived.rows_reused and len(app.main.derived.table.rows) == rows + 1
+        after = app.main.derived
+        assert after.incremental and len(after.base.rows) == len(before.rows) + 1
+        assert after.base.rows[0] is before.rows[0] and after.base.rows[-1] is before.rows[-1]
+        assert after.base.rows == build_rows(after.session).rows
 
 
 async def test_the_pane_shows_the_records_written_as_the_dry_run_does():

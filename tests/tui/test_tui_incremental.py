@@ -1,0 +1,156 @@
+"""The rows and lanes after a repair step, made from those of the state before it (only
+the messages the step changed drawn again: tui/state.py `derive` with `reuse`), are the
+rows and lanes built whole: after random applies, undos, redos and changed actions, on
+every sample and corpus file, fuzzed copies of them and generated sessions."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from repair.errors import InputError
+from repair.formats import load_bytes
+from repair.workbench import Workbench
+from tests.engine.test_incremental import SEEDS, _entry, _long, _steps
+from tests.fuzz_support import mutate
+from tui.lanes import LaneLayout
+from tui.rows import RowTable
+from tui.state import Derived, derive
+
+
+def _rows(t: RowTable) -> dict:
+    return {
+        "rows": [(r.kind, r.mi, r.bi, r.severity, [f.key for f in r.findings]) for r in t.rows],
+        "message_row": t.message_row,
+        "finding_rows": t.finding_rows,
+        "has_time": t.has_time,
+        "mark_width": t.mark_width,
+    }
+
+
+def _lanes(lay: LaneLayout) -> dict:
+    ivs = [
+        [(iv.start, iv.end, iv.state, iv.points, iv.lane, iv.travel, iv.owner) for iv in lane]
+        for lane in lay.lanes
+    ]
+    rows = range(len(lay.table.rows))
+    return {
+        "lanes": ivs,
+        "starts": lay.starts,
+        "own": {k: (iv.start, iv.end, iv.lane) for k, iv in lay.own.items()},
+        "used": lay.used_lanes,
+        # what is drawn, row by row (the first rows and the last: keys read against the table)
+        "cells": [lay.cells(r, 8) for r in sorted({*rows[:60], *rows[-60:]})],
+    }
+
+
+class Follow:
+    """After each step: the state derived from the one before equals the one built whole."""
+
+    def __init__(self, wb: Workbench) -> None:
+        self.shown: Derived = derive(*wb.view())
+        self.kept: list[float] = []  # per step made from the one before: intervals kept
+
+    def __call__(self, wb: Workbench, done: list[str]) -> None:
+        session, analysis = wb.view()
+        got = derive(session, analysis, reuse=self.shown)
+        whole = derive(session, analysis)
+        assert _rows(got.table) == _rows(whole.table), done
+        assert _rows(got.base) == _rows(whole.base), done
+        assert _lanes(got.lanes) == _lanes(whole.lanes), done
+        if got.incremental:
+            # the intervals of the messages the step did not touch are those shown before
+            before = {id(iv) for lane in self.shown.lanes.lanes for iv in lane}
+            kept = sum(id(iv) in before for lane in got.lanes.lanes for iv in lane)
+            self.kept.append(kept / max(1, len(before)))
+        self.shown = got
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    which=st.integers(0, len(SEEDS) - 1),
+    rng_seed=st.integers(0, 2**32 - 1),
+    mutations=st.integers(0, 2),
+    steps=st.integers(1, 8),
+)
+def test_rows_and_lanes_after_random_steps_are_built_whole(which, rng_seed, mutations, steps):
+    seed = SEEDS[which]
+    rng = random.Random(rng_seed)
+    data, how = mutate(seed, rng, mutations) if mutations else (seed.data, [])
+    note(f"{seed.name}: {'; '.join(how)}")
+    try:
+        session = load_bytes(data, f"/tmp/input{seed.suffix}")
+    except InputError:
+        return
+    wb = Workbench(session)
+    _steps(wb, rng, steps, Follow(wb))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_entry, min_size=1, max_size=30),
+    fmt=st.sampled_from(["roo", "anthropic"]),
+    rng_seed=st.integers(0, 2**32 - 1),
+)
+def test_generated_sessions_after_random_steps(doc, fmt, rng_seed):
+    """Small generated sessions: repeated and missing ids, id-less calls, results before
+    their calls, text results, empty messages, stamps out of order."""
+    try:
+        session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format=fmt)
+    except InputError:
+        return
+    wb = Workbench(session)
+    _steps(wb, random.Random(rng_seed), 6, Follow(wb))
+
+
+def test_every_fix_of_a_long_session_redraws_only_what_it_changed():
+    """Every fix of a 300-turn session one by one, some undone and redone: each state's
+    rows and lanes are made from the state before and equal the whole build."""
+    wb = Workbench(load_bytes(_long(300), "/tmp/long.json", format="anthropic"))
+    follow = Follow(wb)
+    steps = _steps(wb, random.Random(7), 60, follow)
+    assert len(steps) >= 40
+    assert len(follow.kept) >= len(steps) // 2
+    assert min(follow.kept) > 0.9
+
+
+@st.composite
+def _staggered(draw) -> list[dict]:
+    """Turns whose results land up to five turns later (some missing, some twice): long,
+    staggered lanes, so that a step's colouring reaches back over several of them."""
+    n = draw(st.integers(4, 24))
+    users: list[list[dict]] = [[] for _ in range(n)]
+    msgs: list[dict] = [{"role": "user", "content": "go"}]
+    for k in range(n):
+        calls = [f"c{k}_{j}" for j in range(draw(st.integers(1, 3)))]
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": c, "name": "ls", "input": {}} for c in calls
+                ],
+            }
+        )
+        for c in calls:
+            for _ in range(draw(st.sampled_from([0, 1, 1, 1, 2]))):
+                at = min(n - 1, k + draw(st.integers(0, 5)))
+                users[at].append({"type": "tool_result", "tool_use_id": c, "content": "ok"})
+        msgs.append({"role": "user", "content": users[k] or "next"})
+    return msgs
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(doc=_staggered(), rng_seed=st.integers(0, 2**32 - 1))
+def test_staggered_lanes_after_random_steps(doc, rng_seed):
+    session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format="anthropic")
+    wb = Workbench(session)
+    _steps(wb, random.Random(rng_seed), 6, Follow(wb))
