@@ -83,16 +83,23 @@ def _check(path: str) -> tuple[float, float]:
 def _fix(path: str) -> tuple[float, float, float]:
     """What `histview fix FILE -o OUT` does: load, apply every fix (every round), export:
     the bytes, the one read-back, the report, written to a temporary folder."""
+    import repair.cli
     from repair.formats import load_session
     from repair.gcpause import gc_paused
+    from repair.plan import Choices
     from repair.workbench import Workbench
 
     with tempfile.TemporaryDirectory() as tmp, gc_paused():  # as the CLI runs it
         t0 = time.perf_counter()
-        session = load_session(path)
+        fast = hasattr(repair.cli, "fixed")  # not in a --compare checkout from before it
+        session = load_session(path, exact_numbers=False) if fast else load_session(path)
         t1 = time.perf_counter()
-        wb = Workbench(session)
+        wb = Workbench(session, Choices())
         wb.apply_all(threads=True)
+        # as `repair.cli.fixed`: the numbers shown to read exactly (the generated files
+        # hold no literal orjson would change, so nothing is loaded again)
+        if fast and not repair.cli._reads_exactly(session, wb.thread_applied):
+            raise SystemExit(f"{path}: a number literal orjson would change")
         t2 = time.perf_counter()
         wb.export(os.path.join(tmp, "out" + Path(path).suffix))
         return t1 - t0, t2 - t1, time.perf_counter() - t2
@@ -382,7 +389,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help="print the raw figures as JSON")
-    ap.add_argument("--profile", metavar="NAME", help="cProfile one check of this file")
+    ap.add_argument(
+        "--profile", metavar="NAME", help="cProfile one check of this file (with --fix: one fix)"
+    )
     ap.add_argument(
         "--fix", action="store_true", help="time `fix -o` on every file named (not `check`)"
     )
@@ -399,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         manifest_path = args.out / "manifest.json"
         info = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-        profile(args.out / args.profile, args.top, info.get(args.profile, {}).get("mode", "check"))
+        mode = "fix" if args.fix else info.get(args.profile, {}).get("mode", "check")
+        profile(args.out / args.profile, args.top, mode)
         return 0
 
     manifest_path = args.out / "manifest.json"

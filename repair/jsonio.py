@@ -180,6 +180,20 @@ def has_inexact_numbers(data: bytes) -> bool:
     return False
 
 
+def reads_exactly(data: bytes, doc: Any = None, style: JsonStyle | None = None) -> bool:
+    """True when orjson reads every number literal of `data` (a whole file) as written, so
+    that what `numbers_as_parsed` gave writes back as an exact parse would: the document
+    `doc` parsed from it writes back to the very bytes in `style` (0.1 s of an 89 MB file),
+    else the scan finds no literal orjson would change (`has_inexact_numbers`, 0.3 s)."""
+    if doc is not None and style is not None:
+        try:
+            if dumps(doc, style) == data:
+                return True
+        except (TypeError, ValueError, RecursionError):
+            pass  # not a document this style writes: scan it
+    return not has_inexact_numbers(strip_bom(data)[0])
+
+
 def detect_style(data: bytes) -> JsonStyle:
     body, bom = strip_bom(data)
     newline = "\r\n" if b"\r\n" in body[:65536] else "\n"

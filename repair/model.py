@@ -172,6 +172,9 @@ class Session:
     # The input as read (repair.files.Source: its bytes and stat), so that an in-place
     # write backs up exactly those bytes and refuses if the file moved since.
     source: Source | None = None
+    # False: read without the scan that keeps odd number literals (`load_session`'s
+    # exact_numbers): numbers are what orjson reads; what is written from it is read back so.
+    numbers_exact: bool = True
 
     def copy_with(self, messages: list[Message]) -> Session:
         return replace(self, messages=messages)

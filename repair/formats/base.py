@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from ..jsonio import JsonNumber
+from ..jsonio import JsonNumber, reads_exactly
 from ..model import Message, Session
 from ..place import Place
 
@@ -298,6 +298,18 @@ class Adapter(ABC):
         """The records `session` writes anew, read back (repair.readback's narrowed path);
         None: this format reads the whole written file back."""
         return None
+
+    def reads_numbers_exactly(self, session: Session) -> bool:
+        """Every number of the file `session` was read from is what an exact read gives
+        (`jsonio.reads_exactly`), so a session read without the number scan
+        (`load_session(exact_numbers=False)`) writes every literal back as read. False
+        when it cannot tell."""
+        st = session.state
+        f = getattr(st, "file", st)  # the file's bytes, document and style where kept
+        data = getattr(f, "data", None)
+        if not isinstance(data, bytes):
+            return False
+        return reads_exactly(data, getattr(f, "doc", None), getattr(f, "style", None))
 
     def check_written(self, session: Session, again: Session) -> None:
         """Refuse (ExportRefused) a write whose bytes do not load back as `session`; `again`

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from .. import jsonio
 from ..errors import InputError
 from ..files import Source
 from ..gcpause import gc_paused
-from ..jsonio import numbers_as_parsed
 from ..model import Session
 from ..targets import TARGETS
 from ..targets import get as get_target
@@ -29,7 +29,7 @@ def load_session(
     detection would not pick it, e.g. a fix left one metadata record or a plain list).
     `exact_numbers=False`: numbers as orjson reads them, without the scan that keeps odd
     literals exactly (`jsonio.numbers_as_parsed`), for a caller that writes none back."""
-    with gc_paused(), nullcontext() if exact_numbers else numbers_as_parsed():
+    with gc_paused(), nullcontext() if exact_numbers else jsonio.numbers_as_parsed():
         return _load_session(given, format, target, written)
 
 
@@ -52,8 +52,10 @@ def _load_session(given: str, format: str | None, target: str | None, written: b
     session = adapter.load(probe)
     session.target = target or adapter.default_target
     session.source = Source.of(probe.path, probe.data, probe.stat)
+    session.numbers_exact = jsonio.exact_numbers()
     for thread in session.threads:  # a session's threads are judged by the same rules
         thread.target = session.target
+        thread.numbers_exact = session.numbers_exact
     return session
 
 
