@@ -281,9 +281,9 @@ def relayout(
             dirty.update(mi for mi, got in new_at.items() if old_at.get(mi) is not got)
             dirty.update(mi for mi in old_at if mi not in new_at)
         # calls in a message of the wrong role are in no turn (uses_by_message)
-        for p in (old, pairing):
-            if p.wrong_role:
-                dirty.update(u.mi for u in p.uses if u.wrong_role)
+        for either in (old, pairing):
+            if either.wrong_role:
+                dirty.update(u.mi for u in either.uses if u.wrong_role)
     if len(dirty) > max(64, _MAX_SHARE * len(table.message_row)):
         return layout(pairing, table)
     # every interval with an end in a dirty message goes, and with it every interval drawn
