@@ -58,7 +58,11 @@ def analyze(session: Session, target: str | None = None) -> Analysis:
 
 def _analyze(session: Session, target: str) -> Analysis:
     msgs = session.messages
-    p = pair(msgs, remap=not getattr(session.adapter, "unique_call_ids", False))
+    p = pair(
+        msgs,
+        remap=not getattr(session.adapter, "unique_call_ids", False),
+        usual_id=_IdRules.of(target).fine,
+    )
     client = clients.get(target)
     request = None
     if client is not None and not client.only_repairs:
@@ -202,7 +206,7 @@ class _Collector:
 def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     last_live = p.live[-1] if p.live else None
     use: Use | None  # a call; below, the call a result answers (if any)
-    for use in p.uses:
+    for use in p.checked_uses:
         if use.dup_of is None and use.results and not p.wrong_role:
             continue  # the usual case: answered, its id its own
         # an id-less call pairs with nothing: its invalid-tool-id finding says it all; a block
@@ -247,7 +251,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 key=(msgs[use.mi].uid, use.block.bid),
             )
 
-    for res in p.results:
+    for res in p.checked_results:
         use = res.use
         if (
             use is not None
@@ -385,7 +389,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
     # `rules.fine` spelt out: this runs for every call and every result
     longest = rules.max_length if rules.max_length is not None else sys.maxsize
     match = rules.pattern.fullmatch if rules.pattern is not None else bool
-    for use in p.uses:
+    for use in p.checked_uses:
         tid = use.block.tool_id
         if tid and len(tid) <= longest and match(tid) is not None:
             continue
@@ -406,7 +410,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             f"tool_use {use.name} {why}; {fix}.",
             key=(msgs[use.mi].uid, use.block.bid),
         )
-    for res in p.results:
+    for res in p.checked_results:
         tid = res.block.tool_id
         if tid and len(tid) <= longest and match(tid) is not None:
             continue
@@ -434,7 +438,7 @@ def _id_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
 
 
 def _role_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
-    for use in p.uses:
+    for use in p.checked_uses:
         if use.wrong_role:
             out.add(
                 "wrong-role-block",
@@ -445,7 +449,7 @@ def _role_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
                 "only assistant messages make tool calls.",
                 key=(msgs[use.mi].uid, use.block.bid),
             )
-    for res in p.results:
+    for res in p.checked_results:
         if res.wrong_role:
             out.add(
                 "wrong-role-block",
@@ -646,7 +650,7 @@ def _time_findings(
                 key=(msgs[mi].uid,),
             )
         prev_t, prev_i = t, mi
-    for res in p.results:
+    for res in p.checked_results:
         use = res.use
         if use is None:
             continue

@@ -34,6 +34,9 @@ SYNTHETIC_RESULT_TEXT = (
     "[histview] No result was recorded for this tool call; the session was interrupted."
 )
 
+# A message's (calls, answers) tool ids (`Message.tool_ids`).
+ToolIds = tuple[tuple[str | None, ...], tuple[str | None, ...]]
+
 _block_ids = itertools.count(1)
 _message_ids = itertools.count(1)
 
@@ -92,6 +95,7 @@ class Message:
     src: dict[str, Any] | None = None
     origin: Any = None
     uid: int = field(default_factory=new_uid)
+    _tool_ids: ToolIds | None = field(default=None, init=False, repr=False)
 
     @property
     def live(self) -> bool:
@@ -104,6 +108,26 @@ class Message:
     def with_blocks(self, blocks: tuple[Block, ...] | list[Block]) -> Message:
         """Same message (same uid, raw, meta), other blocks."""
         return replace(self, blocks=tuple(blocks))
+
+    def tool_ids(self) -> ToolIds:
+        """The tool ids of its tool_use blocks, and of the blocks that answer a call (its
+        tool_result blocks and any other block an adapter gave a tool id, Cline's text
+        results), each in block order. Made when first asked for and kept: blocks are not
+        changed once loaded, and an edit makes a new message."""
+        got = self._tool_ids
+        if got is None:
+            blocks = self.blocks
+            got = self._tool_ids = (
+                tuple([b.tool_id for b in blocks if b.type == TOOL_USE]),
+                tuple(
+                    [
+                        b.tool_id
+                        for b in blocks
+                        if b.type == TOOL_RESULT or (b.tool_id and b.type != TOOL_USE)
+                    ]
+                ),
+            )
+        return got
 
 
 @dataclass(slots=True)

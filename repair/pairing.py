@@ -13,9 +13,12 @@ others and is marked `wrong_role`; it takes no place in a turn.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
+from .gcpause import gc_paused
 from .model import TOOL_RESULT, TOOL_USE, Block, Message
 
 
@@ -83,41 +86,206 @@ class Pairing:
     results_by_message: dict[int, list[Result]]
     wrong_role: bool = False  # some tool block sits in the other role's message
 
+    @property
+    def checked_uses(self) -> list[Use]:
+        """The calls a rule may have something to say about (`LeanPairing`: not the usual
+        ones)."""
+        return self.uses
+
+    @property
+    def checked_results(self) -> list[Result]:
+        return self.results
+
+
+class LeanPairing(Pairing):
+    """A pairing whose usual calls and results (`pair(..., usual_id=)`) are not built: only
+    the others are (`checked_uses`, `checked_results`), paired as `pair` pairs them. The whole
+    pairing (`uses`, `results`, and by message) is built when first asked for."""
+
+    def __init__(
+        self,
+        messages: list[Message],
+        remap: bool,
+        live: list[int],
+        next_live: dict[int, int],
+        prev_live: dict[int, int],
+        odd: Pairing,
+    ) -> None:
+        self._messages = messages
+        self._remap = remap
+        self._whole: Pairing | None = None
+        self.live = live
+        self.next_live = next_live
+        self.prev_live = prev_live
+        self.wrong_role = False
+        self._odd = odd
+
+    @property
+    def checked_uses(self) -> list[Use]:
+        return self._odd.uses
+
+    @property
+    def checked_results(self) -> list[Result]:
+        return self._odd.results
+
+    def _built(self) -> Pairing:
+        if self._whole is None:
+            with gc_paused():
+                self._whole = pair(self._messages, remap=self._remap)
+        return self._whole
+
+    # the whole pairing's lists, built when first asked for (`Pairing`'s fields)
+    @property
+    def uses(self) -> list[Use]:  # type: ignore[override]
+        return self._built().uses
+
+    @property
+    def results(self) -> list[Result]:  # type: ignore[override]
+        return self._built().results
+
+    @property
+    def uses_by_message(self) -> dict[int, list[Use]]:  # type: ignore[override]
+        return self._built().uses_by_message
+
+    @property
+    def results_by_message(self) -> dict[int, list[Result]]:  # type: ignore[override]
+        return self._built().results_by_message
+
 
 def pairable(tool_id: str | None) -> TypeGuard[str]:
     """Only a non-empty string id pairs by id (None: missing or not a string)."""
     return isinstance(tool_id, str) and tool_id != ""
 
 
-def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
+def pair(
+    messages: list[Message],
+    *,
+    remap: bool = True,
+    usual_id: Callable[[str | None], bool] | None = None,
+) -> Pairing:
     """Pair results with uses. `remap=False` never pairs an unknown id with an unanswered
-    call (formats whose call ids are unique per call, such as Codex rollouts)."""
-    # (`Message.live`, `Use.has_id` and `_Lookup.find`'s usual case are spelt out inline:
-    # this runs over every block of the session, twice)
+    call (formats whose call ids are unique per call, such as Codex rollouts).
+
+    `usual_id` (the analysis: an id the target accepts): a `LeanPairing` that builds no
+    `Use` and `Result` for the usual pairs, a call whose id (`usual_id` of it true) no other
+    call and only one result carries, that result in the user message right after it and
+    not stamped before it. No rule says anything about such a pair; every other call and
+    result is built and paired as the whole pairing pairs it (the ids of the usual pairs
+    are their own, so nothing else reaches them). A block in the wrong role's message makes
+    the whole pairing."""
     live = [i for i, m in enumerate(messages) if not m.hidden and m.malformed is None]
     next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
     prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
+    if usual_id is not None:
+        usual = _usual_ids(messages, live, usual_id)
+        if usual is not None:
+            odd = _pair(
+                messages, _odd_messages(messages, live, usual), next_live, prev_live, remap, usual
+            )
+            return LeanPairing(list(messages), remap, live, next_live, prev_live, odd)
+    return _pair(messages, live, next_live, prev_live, remap, frozenset())
 
+
+def _usual_ids(
+    messages: list[Message], live: list[int], usual_id: Callable[[str | None], bool]
+) -> set[str] | None:
+    """The ids of the usual pairs (see `pair`), from each message's `tool_ids`; None when a
+    tool block sits in the wrong role's message."""
+    calls_seen: list[str | None] = []
+    answers_seen: list[str | None] = []
+    turns: list[tuple[tuple[str | None, ...], tuple[str | None, ...]]] = []  # calls, home's answers
+    waiting: tuple[str | None, ...] = ()  # the calls of the live message before
+    stamp = None
+    for mi in live:
+        msg = messages[mi]
+        calls, answers = msg.tool_ids()
+        if msg.role == "assistant":
+            if answers:
+                return None  # a tool_result (or a block with a tool id) in an assistant message
+            waiting = calls
+            if calls:
+                calls_seen += calls
+                stamp = msg.meta.get("timestamp")
+            continue
+        if calls:
+            return None
+        if answers:
+            answers_seen += answers
+            if waiting and msg.role == "user":
+                t = msg.meta.get("timestamp")
+                if t is None or stamp is None or not t < stamp:
+                    turns.append((waiting, answers))
+        waiting = ()
+    repeated = _repeated(calls_seen) | _repeated(answers_seen)
+    usual: set[str] = set()
+    for calls, answers in turns:
+        if answers == calls and repeated.isdisjoint(calls) and all(map(usual_id, calls)):
+            usual.update(calls)  # type: ignore[arg-type]  # (usual_id refuses None and "")
+            continue  # the usual turn: every call answered, in order
+        answered = set(answers)
+        for tid in calls:
+            if tid and tid in answered and tid not in repeated and usual_id(tid):
+                usual.add(tid)
+    return usual
+
+
+def _repeated(ids: list[str | None]) -> set[str | None]:
+    """The ids that occur more than once."""
+    extra = len(ids) - len(set(ids))  # at least as many as the repeated ids
+    if not extra:
+        return set()
+    return {tid for tid, n in Counter(ids).most_common(extra) if n > 1}
+
+
+def _odd_messages(messages: list[Message], live: list[int], usual: set[str]) -> list[int]:
+    """The live messages holding a call or a result whose id is not a usual one."""
+    superset = usual.issuperset
+    out = []
+    for mi in live:
+        calls, answers = messages[mi].tool_ids()
+        if not superset(calls) or not superset(answers):
+            out.append(mi)
+    return out
+
+
+def _pair(
+    messages: list[Message],
+    positions: list[int],
+    next_live: dict[int, int],
+    prev_live: dict[int, int],
+    remap: bool,
+    usual: set[str] | frozenset[str],
+) -> Pairing:
+    """The pairing of the calls and results of the live messages at `positions` (all of
+    them, or those holding any other than the `usual` ids), but those carrying a `usual`
+    id."""
+    # (`Message.live`, `Use.has_id` and `_Lookup.find`'s usual case are spelt out inline:
+    # this runs over every block of the session, twice)
     uses: list[Use] = []
     uses_by_message: dict[int, list[Use]] = {}
     uses_by_id: dict[str, list[Use]] = {}
     lookup = _Lookup(uses_by_id)
-    for mi in live:
+    for mi in positions:
         msg = messages[mi]
         wrong_role = msg.role != "assistant"
         turn: list[Use] = []
         turn_ids: dict[str, list[Use]] = {}
+        order = 0
         for bi, block in enumerate(msg.blocks):
             if block.type != TOOL_USE:
+                continue
+            tid = block.tool_id
+            if tid in usual:
+                order += 1
                 continue
             if wrong_role:
                 use = Use(mi, bi, block, 0, None, wrong_role=True)
             else:
                 nxt = next_live.get(mi)
                 home = nxt if nxt is not None and messages[nxt].role == "user" else None
-                use = Use(mi, bi, block, len(turn), home)
+                use = Use(mi, bi, block, order, home)
+                order += 1
                 turn.append(use)
-            tid = block.tool_id
             if isinstance(tid, str) and tid:
                 same = uses_by_id.get(tid)
                 if same is None:
@@ -141,17 +309,29 @@ def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
     results_by_message: dict[int, list[Result]] = {}
     last_assistant: int | None = None
     last_ids: dict[str, list[Use]] = {}  # the tool_use ids of last_assistant
-    for mi in live:
+    before = -1  # the position looked at before: last_assistant is the live assistant
+    # message at or before it (positions may skip messages)
+    for mi in positions:
         msg = messages[mi]
         in_assistant = msg.role == "assistant"
         if in_assistant:
             last_assistant = mi
             last_ids = lookup.turn_ids.get(mi, {})
+        else:
+            back = prev_live.get(mi)
+            if back is not None and back > before:
+                found_back = _assistant_back(messages, prev_live, back, before)
+                if found_back is not None:
+                    last_assistant = found_back
+                    last_ids = lookup.turn_ids.get(found_back, {})
+        before = mi
         here: list[Result] = []
         for bi, block in enumerate(msg.blocks):
             btype = block.type
             tid = block.tool_id
             if btype != TOOL_RESULT and (in_assistant or not tid or btype == TOOL_USE):
+                continue
+            if tid in usual:
                 continue
             res = Result(mi, bi, block, wrong_role=in_assistant)
             if isinstance(tid, str) and tid:
@@ -173,8 +353,27 @@ def pair(messages: list[Message], *, remap: bool = True) -> Pairing:
         _pair_mismatched(uses_by_message, results_by_message)
     wrong_role = any(u.wrong_role for u in uses) or any(r.wrong_role for r in results)
     return Pairing(
-        uses, results, live, next_live, prev_live, uses_by_message, results_by_message, wrong_role
+        uses,
+        results,
+        positions,
+        next_live,
+        prev_live,
+        uses_by_message,
+        results_by_message,
+        wrong_role,
     )
+
+
+def _assistant_back(
+    messages: list[Message], prev_live: dict[int, int], mi: int, stop: int
+) -> int | None:
+    """The live assistant message at or before `mi` and after `stop` (None: none there)."""
+    at: int | None = mi
+    while at is not None and at > stop:
+        if messages[at].role == "assistant":
+            return at
+        at = prev_live.get(at)
+    return None
 
 
 class _Lookup:

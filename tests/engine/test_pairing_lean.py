@@ -1,0 +1,170 @@
+"""The analysis pairs lean (`pair(..., usual_id=)`: no call or result object for a usual
+pair) and says exactly what it says over the whole pairing; the lean pairing's whole lists,
+built when asked for, are the whole pairing's."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair import analysis
+from repair.model import Message, Session, block_from_anthropic
+from repair.pairing import LeanPairing, Pairing, pair
+from tests.engine.engine_factory import R, S, T, U
+
+_IDS = ["t1", "t2", "t3", "t4", "bad id", ""]
+_block = st.one_of(
+    st.builds(T, st.sampled_from(["", " ", "ok"])),
+    st.builds(U, st.sampled_from(_IDS), st.sampled_from(["read_file", "ls"])),
+    st.builds(R, st.sampled_from([*_IDS, "x9"])),
+)
+_message = st.builds(
+    lambda role, content, ts, hidden: Message(
+        role=role,
+        blocks=tuple(block_from_anthropic(c) for c in content),
+        meta={} if ts is None else {"timestamp": float(ts)},
+        hidden=hidden,
+    ),
+    st.sampled_from(["user", "assistant", "user", "assistant"]),
+    st.lists(_block, max_size=4),
+    st.one_of(st.none(), st.integers(0, 5)),
+    st.sampled_from([False, False, False, True]),
+)
+
+
+@st.composite
+def _turn(draw) -> list[Message]:
+    """A call message and the message after it, most often answering its calls in order,
+    from a small pool of ids (so ids repeat across turns)."""
+    calls = draw(st.lists(st.sampled_from(_IDS), min_size=1, max_size=3))
+    answers = draw(
+        st.one_of(
+            st.just(calls),
+            st.just(calls),
+            st.permutations(calls),
+            st.lists(st.sampled_from([*_IDS, "x9"]), max_size=3),
+        )
+    )
+    stamps = draw(st.one_of(st.just((None, None)), st.tuples(st.integers(0, 3), st.integers(0, 3))))
+    roles = draw(
+        st.sampled_from(
+            [("assistant", "user")] * 6 + [("user", "user"), ("assistant", "assistant")]
+        )
+    )
+    meta = [{} if t is None else {"timestamp": float(t)} for t in stamps]
+    return [
+        Message(roles[0], tuple(block_from_anthropic(U(i)) for i in calls), meta=meta[0]),
+        Message(roles[1], tuple(block_from_anthropic(R(i)) for i in answers), meta=meta[1]),
+    ]
+
+
+def _usual_turns(n: int) -> list[Message]:
+    """n turns of one call answered in the next message."""
+    out = []
+    for k in range(n):
+        out.append(Message("assistant", (block_from_anthropic(U(f"c{k}")),)))
+        out.append(Message("user", (block_from_anthropic(R(f"c{k}")),)))
+    return out
+
+
+def _facts(p: Pairing) -> dict:
+    def at(x):
+        return None if x is None else (x.mi, x.bi)
+
+    return {
+        "uses": [
+            (
+                u.mi,
+                u.bi,
+                u.block.bid,
+                u.order,
+                u.home,
+                [at(r) for r in u.results],
+                at(u.dup_of),
+                at(u.partner),
+                u.wrong_role,
+            )
+            for u in p.uses
+        ],
+        "results": [
+            (r.mi, r.bi, r.block.bid, at(r.use), r.before_use, at(r.partner), r.wrong_role)
+            for r in p.results
+        ],
+        "live": p.live,
+        "next_live": p.next_live,
+        "prev_live": p.prev_live,
+        "by_message": (
+            {k: [at(u) for u in v] for k, v in p.uses_by_message.items()},
+            {k: [at(r) for r in v] for k, v in p.results_by_message.items()},
+        ),
+        "wrong_role": p.wrong_role,
+    }
+
+
+def _findings(session: Session, target: str, lean: bool) -> list:
+    with pytest.MonkeyPatch.context() as mp:
+        if not lean:  # the analysis over the whole pairing
+            mp.setattr(
+                analysis, "pair", lambda msgs, remap=True, usual_id=None: pair(msgs, remap=remap)
+            )
+        got = analysis.analyze(session, target)
+    return [(f.to_json(), f.position, f.key, f.severity) for f in got.findings]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    parts=st.lists(st.one_of(_turn(), _turn(), _message.map(lambda m: [m])), max_size=8),
+    usual=st.integers(0, 3),
+    target=st.sampled_from(["anthropic", "bedrock", "openai-chat", "gemini"]),
+    remap=st.booleans(),
+)
+def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, target, remap):
+    """Random turns and messages (repeated, missing, refused and id-less ids, results
+    before calls, stamps out of order, hidden messages, blocks in the wrong role's message)
+    and usual turns: the same findings, the same whole pairing."""
+    msgs = [m for part in parts for m in part] + _usual_turns(usual)
+    session = S(*msgs, target=target)
+    assert _findings(session, target, lean=True) == _findings(session, target, lean=False)
+    fine = analysis._IdRules.of(target).fine
+    p = pair(msgs, remap=remap, usual_id=fine)
+    assert _facts(p) == _facts(pair(msgs, remap=remap))
+    if isinstance(p, LeanPairing):
+        # what it left out are usual pairs: each call answered once, in the message after it
+        left = {u.block.bid for u in p.uses} - {u.block.bid for u in p.checked_uses}
+        for u in p.uses:
+            if u.block.bid in left:
+                assert u.dup_of is None and len(u.results) == 1 and u.results[0].mi == u.home
+
+
+def test_a_session_of_usual_turns_builds_no_call_or_result():
+    msgs = _usual_turns(50)
+    p = pair(msgs, usual_id=analysis._IdRules.of("anthropic").fine)
+    assert isinstance(p, LeanPairing)
+    assert p.checked_uses == [] and p.checked_results == []
+    assert len(p.uses) == 50 and all(len(u.results) == 1 for u in p.uses)
+
+
+def test_a_block_in_the_wrong_role_pairs_the_whole_session():
+    msgs = [*_usual_turns(3), Message("user", (block_from_anthropic(U("late")),))]
+    p = pair(msgs, usual_id=analysis._IdRules.of("anthropic").fine)
+    assert not isinstance(p, LeanPairing)
+    assert p.wrong_role and len(p.checked_uses) == 4
+
+
+def test_a_result_after_a_usual_turn_looks_past_it_for_its_call():
+    """The result of t1 in the message after a usual turn answers the call of t1 the whole
+    pairing finds (the last one before it: the usual turn's message has none), not the
+    first unanswered one of the message with two."""
+    a = Message("assistant", (block_from_anthropic(U("t1")), block_from_anthropic(U("t1"))))
+    msgs = [
+        a,
+        Message("user", (block_from_anthropic(T("no results")),)),
+        Message("assistant", (block_from_anthropic(U("c")),)),
+        Message("user", (block_from_anthropic(R("c")), block_from_anthropic(R("t1")))),
+    ]
+    p = pair(msgs, usual_id=analysis._IdRules.of("anthropic").fine)
+    assert isinstance(p, LeanPairing)
+    (late,) = [r for r in p.checked_results if r.tool_id == "t1"]
+    assert late.use is not None and late.use.bi == 1
+    assert _facts(p) == _facts(pair(msgs))
