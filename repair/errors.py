@@ -25,3 +25,11 @@ class WriteFailed(ExportRefused):
     """The file system refused a write (permission, full disk, missing folder) or the
     report could not be encoded. The text names the path, the cause and what to do; every
     file staged so far has been removed and nothing was replaced."""
+
+
+class FileChanged(InputError, ExportRefused):
+    """A large input read again when asked for (repair.files.FileText) no longer holds the
+    bytes that were read: what was shown, checked or would be written is not that file."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, "changed on disk since it was read; load it again")

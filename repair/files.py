@@ -20,10 +20,13 @@ import errno
 import os
 import re
 import secrets
-from collections.abc import Callable
+import weakref
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import overload
 
-from .errors import ExportRefused, WriteFailed
+from .errors import ExportRefused, FileChanged, WriteFailed
 
 
 def default_output(path: str) -> str:
@@ -91,18 +94,139 @@ def read_only(st: os.stat_result, path: str) -> bool:
 # --------------------------------------------------------------------------- the input
 
 
+class FileText:
+    """A large file's bytes, read from the file when asked for instead of held
+    (docs/performance.md): `text[a:b]` and `read_all()` give bytes like a `bytes` would.
+
+    The file is read once, in order, by whoever indexes it (`blocks`), which records a CRC-32
+    of each `CHUNK`; every later read covers whole chunks and checks them, so bytes that
+    changed since (the file rewritten, truncated) raise FileChanged instead of being taken
+    for the ones that were read. Appending is no change: the bytes read are still there. The
+    descriptor stays open, so a file replaced by a rename (histview's own in-place write) is
+    still read as it was. The last chunks read are kept (`WINDOW`), so reading the lines in
+    order reads the file once more, not once per line."""
+
+    CHUNK = 1 << 20
+    WINDOW = 8  # chunks read at once when a read misses the kept ones
+
+    def __init__(self, path: str, fd: int, size: int) -> None:
+        self.path = path
+        self.size = size
+        self._fd = fd
+        self.chunk = self.CHUNK  # fixed for this file: its CRCs are of chunks this long
+        self._crcs: list[int] = []
+        self._kept: tuple[int, bytes] = (0, b"")  # (offset, bytes) of the chunks read last
+        weakref.finalize(self, os.close, fd)
+
+    @classmethod
+    def open(cls, path: str) -> tuple[FileText, os.stat_result]:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        return cls(path, fd, st.st_size), st
+
+    def __len__(self) -> int:
+        return self.size
+
+    def head(self, n: int) -> bytes:
+        """The first `n` bytes as they are now (before `blocks`: not checked)."""
+        return os.pread(self._fd, n, 0)
+
+    def blocks(self) -> Iterator[tuple[int, bytes]]:
+        """The file in order, `WINDOW` chunks at a time, as (offset, bytes): the first read,
+        which records each chunk's CRC. Ends at the size the file had when opened."""
+        step = self.chunk * self.WINDOW
+        off = 0
+        crcs = self._crcs
+        crcs.clear()
+        while off < self.size:
+            block = os.pread(self._fd, min(step, self.size - off), off)
+            if not block:
+                raise FileChanged(self.path)  # shorter than it was when opened
+            view = memoryview(block)
+            for k in range(0, len(block), self.chunk):
+                crcs.append(zlib.crc32(view[k : k + self.chunk]))
+            yield off, block
+            off += len(block)
+            if len(block) % self.chunk and off < self.size:
+                raise FileChanged(self.path)  # a short read mid-file: it shrank meanwhile
+
+    @overload
+    def __getitem__(self, key: int) -> int: ...
+    @overload
+    def __getitem__(self, key: slice) -> bytes: ...
+    def __getitem__(self, key: int | slice) -> int | bytes:
+        if isinstance(key, int):
+            at = key + self.size if key < 0 else key
+            if not 0 <= at < self.size:
+                raise IndexError("FileText index out of range")
+            return self[at : at + 1][0]
+        start, stop, _ = key.indices(self.size)
+        if stop <= start:
+            return b""
+        at, kept = self._kept
+        if at <= start and stop <= at + len(kept):
+            return kept[start - at : stop - at]
+        first = start // self.chunk
+        last = max((stop - 1) // self.chunk + 1, first + self.WINDOW)
+        at, kept = self._read(first, min(last, len(self._crcs)))
+        self._kept = (at, kept)
+        return kept[start - at : stop - at]
+
+    def read_all(self) -> bytes:
+        """The whole file as it was read (checked)."""
+        return self._read(0, len(self._crcs))[1] if self.size else b""
+
+    def matches(self, fd: int) -> bool:
+        """The file open at `fd` holds exactly the bytes that were read."""
+        for k, crc in enumerate(self._crcs):
+            want = min(self.chunk, self.size - k * self.chunk)
+            chunk = os.pread(fd, want, k * self.chunk)
+            if len(chunk) != want or zlib.crc32(chunk) != crc:
+                return False
+        return not os.pread(fd, 1, self.size)
+
+    def _read(self, first: int, end: int) -> tuple[int, bytes]:
+        """Chunks first..end-1, checked against the CRCs of the first read."""
+        at = first * self.chunk
+        want = min(end * self.chunk, self.size) - at
+        data = os.pread(self._fd, want, at)
+        if len(data) != want:
+            raise FileChanged(self.path)
+        view = memoryview(data)
+        for k in range(first, end):
+            off = (k - first) * self.chunk
+            if zlib.crc32(view[off : off + self.chunk]) != self._crcs[k]:
+                raise FileChanged(self.path)
+        return at, data
+
+
 @dataclass(frozen=True, eq=False)
 class Source:
-    """The input as it was read: its bytes, and the file's identity and state at that moment
-    (`stat`: fstat on the descriptor the bytes came through)."""
+    """The input as it was read: its bytes (a large file's `FileText`), and the file's
+    identity and state at that moment (`stat`: fstat on the descriptor the bytes came
+    through)."""
 
     path: str
-    data: bytes
+    held: bytes | FileText
     stat: os.stat_result
 
     @classmethod
-    def of(cls, path: str, data: bytes, st: os.stat_result | None) -> Source | None:
+    def of(cls, path: str, data: bytes | FileText, st: os.stat_result | None) -> Source | None:
         return None if st is None else cls(path, data, st)
+
+    @property
+    def data(self) -> bytes:
+        """The bytes as read (a large file's read again, and checked: FileChanged)."""
+        held = self.held
+        return held if isinstance(held, bytes) else held.read_all()
+
+    @property
+    def size(self) -> int:
+        return len(self.held)
 
     def same_state(self, st: os.stat_result) -> bool:
         """The file `st` describes is this one, unchanged as far as stat can tell (and the
@@ -110,7 +234,7 @@ class Source:
         me = self.stat
         return (
             (st.st_dev, st.st_ino) == (me.st_dev, me.st_ino)
-            and st.st_size == me.st_size == len(self.data)
+            and st.st_size == me.st_size == self.size
             and st.st_mtime_ns == me.st_mtime_ns
         )
 
@@ -136,7 +260,7 @@ class Watch:
     def check(self) -> None:
         src = self.source
         fd = self._held()
-        if not src.same_state(os.fstat(fd)) or not _same_bytes(fd, src.data):
+        if not src.same_state(os.fstat(fd)) or not _same_bytes(fd, src.held):
             raise src.changed()
         try:  # last: the name still points at that inode, unchanged
             st = os.stat(self.real)
@@ -171,7 +295,9 @@ class Watch:
             self.fd = None
 
 
-def _same_bytes(fd: int, data: bytes) -> bool:
+def _same_bytes(fd: int, data: bytes | FileText) -> bool:
+    if isinstance(data, FileText):
+        return data.matches(fd)
     view = memoryview(data)
     off = 0
     while True:

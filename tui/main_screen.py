@@ -1343,7 +1343,7 @@ class MainScreen(Screen[None]):
         if not self.repair_open or self.wb is None or self.derived is None:
             return
         src = self.bench.original.source
-        size = len(src.data) if src is not None else 0
+        size = src.size if src is not None else 0
         if size > PROMISE_AUTO_BYTES:
             # the read-back parses the whole file again: on a large session it would hold
             # the interpreter for seconds after every step; the export does it instead

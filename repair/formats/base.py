@@ -12,6 +12,7 @@ from ..model import Message, Session
 from ..place import Place
 
 if TYPE_CHECKING:
+    from ..files import FileText
     from ..records import RecordChange
 
 T = TypeVar("T")
@@ -81,8 +82,9 @@ _SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 
 
 class IndexedLine(JsonlLine):
-    """A line of a JSONL file read whole, as its place in the file's bytes (the line index):
-    `raw` is sliced when asked for, so the file is in memory once, not twice; `obj` is parsed
+    """A line of a JSONL file, as its place in the file's bytes (the line index): `raw` is
+    sliced when asked for (from the bytes read, or from the file itself when it is not held:
+    `files.FileText`), so the file is in memory once at most, not twice; `obj` is parsed
     when first asked for (the same parser and errors as a line parsed up front). `release`
     forgets the parsed value of a line a loader has taken what it keeps from (its content
     blocks): the record is parsed again (and kept) if anything asks for it later, such as a
@@ -90,7 +92,9 @@ class IndexedLine(JsonlLine):
 
     __slots__ = ("_body", "_start", "_end", "_parse", "_value", "_why", "_state")
 
-    def __init__(self, lineno: int, body: bytes, start: int, end: int, parse: Any) -> None:
+    def __init__(
+        self, lineno: int, body: bytes | FileText, start: int, end: int, parse: Any
+    ) -> None:
         self.lineno = lineno
         self._body = body
         self._start = start
@@ -103,7 +107,7 @@ class IndexedLine(JsonlLine):
     def _read(self) -> None:
         raw = self._body[self._start : self._end]
         value, why = None, None
-        if not self.blank:
+        if raw and raw[0] not in _SPACE or raw.strip():  # not blank (`blank`, without a read)
             try:
                 value = self._parse(raw)
             except (ValueError, RecursionError) as exc:
@@ -183,6 +187,40 @@ class Probe:
     def records(self) -> list[Any]:
         """The parsed JSONL values (non-JSON and blank lines left out)."""
         return [ln.obj for ln in self.lines if ln.error is None and not ln.blank]
+
+    def held(self) -> bytes | FileText:
+        """What a session keeps of the input: the bytes, or the file they are read from."""
+        return self.data
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+
+class FileProbe(Probe):
+    """A large JSONL file probed without holding its bytes (`text`: files.FileText, which
+    its lines read from). `data`, for an adapter that wants the whole bytes, reads the file
+    again (checked) and keeps them."""
+
+    text: FileText
+    _whole: bytes | None
+
+    @property
+    def data(self) -> bytes:
+        if self._whole is None:
+            self._whole = self.text.read_all()
+        return self._whole
+
+    @data.setter
+    def data(self, value: bytes) -> None:
+        self._whole = value or None
+
+    def held(self) -> bytes | FileText:
+        return self.text
+
+    @property
+    def size(self) -> int:
+        return self.text.size
 
 
 @dataclass

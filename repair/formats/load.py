@@ -51,7 +51,7 @@ def _load_session(given: str, format: str | None, target: str | None, written: b
     _check_client_target(given, adapter, target)
     session = adapter.load(probe)
     session.target = target or adapter.default_target
-    session.source = Source.of(probe.path, probe.data, probe.stat)
+    session.source = Source.of(probe.path, probe.held(), probe.stat)
     session.numbers_exact = jsonio.exact_numbers()
     for thread in session.threads:  # a session's threads are judged by the same rules
         thread.target = session.target

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+import stat as stat_mode
+from typing import Any, cast
 
 import orjson
 
 from ..errors import InputError
+from ..files import FileText
 from ..jsonio import exact_numbers, has_inexact_numbers, loads, loads_fast, strip_bom
-from .base import MAX_DEPTH_HINT, Adapter, IndexedLine, JsonlLine, Probe, type_name
+from .base import MAX_DEPTH_HINT, Adapter, FileProbe, IndexedLine, JsonlLine, Probe, type_name
 from .base import describe_json_error as _describe_json_error
 from .registry import adapter_names, adapters
 
@@ -32,10 +34,21 @@ def resolve_path(given: str) -> str:
     return given
 
 
+# A JSONL file this large is not held in memory: its lines are places in the file, read from
+# it again when asked for (files.FileText, docs/performance.md: a 1 GB session in 3 GB).
+UNHELD_BYTES = 32 << 20
+_HEAD = 1 << 16  # where the first line must end for a file to be probed without its bytes
+
+
 def probe_path(given: str) -> Probe:
     path = resolve_path(given)
     try:
         with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if stat_mode.S_ISREG(st.st_mode) and st.st_size >= UNHELD_BYTES:
+                unheld = _probe_unheld(path, given)
+                if unheld is not None:
+                    return unheld
             data = fh.read()
             st = os.fstat(fh.fileno())
     except OSError as exc:
@@ -43,6 +56,85 @@ def probe_path(given: str) -> Probe:
     probe = probe_bytes(data, path=path, given=given)
     probe.stat = st
     return probe
+
+
+def _probe_unheld(path: str, given: str) -> Probe | None:
+    """A large file whose first line is a JSON object, probed as JSONL without keeping its
+    bytes (FileProbe); None for any other file (read whole, as any file: `probe_bytes`
+    decides and reports)."""
+    text, st = FileText.open(path)
+    head, bom = strip_bom(text.head(_HEAD + 3))
+    nl = head.find(b"\n")
+    if b"\x00" in head[:8192] or nl == -1 or not _holds_text(head, nl):
+        return None
+    if not _first_line_is_json(head):
+        return None
+    lines, trailing = index_lines(text, 3 if bom else 0)
+    if len(lines) < 2:
+        return None
+    probe = FileProbe(
+        path=path,
+        given=given,
+        data=b"",
+        kind="jsonl",
+        lines=cast(list[JsonlLine], lines),
+        newline="\r\n" if b"\r\n" in head[:65536] else "\n",
+        trailing_newline=trailing,
+        bom=bom,
+        stat=st,
+    )
+    probe.text = text
+    return probe
+
+
+def index_lines(text: FileText, start: int) -> tuple[list[IndexedLine], bool]:
+    """The lines of a file not held, from byte `start` (after a BOM), and whether it ends
+    with a newline: `split_lines`' lines and parse, read block by block (`FileText.blocks`,
+    which records what later reads check), the number scan made on each block's lines."""
+    out: list[IndexedLine] = []
+    parse = loads_fast
+    scan = exact_numbers()  # no scan where numbers need not be exact (`check`)
+    exact = False  # a number orjson would change was seen: every line keeps its literals
+    carry = b""  # the text since the last newline of the blocks scanned so far
+    prev = 0  # the last byte of the block before (a CR ending a line at a block's start)
+    i = 1
+    for off, block in text.blocks():
+        find = block.find
+        k = max(start - off, 0)
+        while True:
+            nl = find(b"\n", k)
+            if nl == -1:
+                break
+            end = off + nl
+            before = block[nl - 1] if nl else prev
+            stop = end - 1 if end > start and before == 13 else end
+            out.append(IndexedLine(i, text, start, stop, parse))
+            i += 1
+            start = end + 1
+            k = nl + 1
+        if scan and not exact:
+            exact, carry = _scan_block(block, carry)
+        prev = block[-1]
+    n = text.size
+    if start < n:
+        out.append(IndexedLine(i, text, start, n - 1 if prev == 13 else n, parse))
+    if exact or (carry and has_inexact_numbers(carry)):
+        for ln in out:
+            ln._parse = loads
+    return out, prev == 10
+
+
+def _scan_block(block: bytes, carry: bytes) -> tuple[bool, bytes]:
+    """`has_inexact_numbers` over a block's whole lines (the scan never cuts a number): the
+    text before its first newline joined to `carry`; returns the text after its last."""
+    first = block.find(b"\n")
+    if first == -1:
+        return False, carry + block
+    last = block.rfind(b"\n")
+    found = has_inexact_numbers(carry + block[:first]) or (
+        last > first and has_inexact_numbers(block[first:last])
+    )
+    return found, block[last + 1 :]
 
 
 def probe_bytes(

@@ -244,11 +244,11 @@ def file_from_probe(probe: Probe) -> CCFile:
             single_doc=True,
             recs=recs,
         )
-    lean = len(probe.data) >= LEAN_BYTES and all(hasattr(ln, "release") for ln in probe.lines[:1])
+    lean = probe.size >= LEAN_BYTES and all(hasattr(ln, "release") for ln in probe.lines[:1])
     graph, recs = light_graph(probe.lines, release=lean)
     return CCFile(
         probe.path,
-        probe.data,
+        probe.held(),
         probe.lines,
         probe.newline,
         probe.trailing_newline,
@@ -385,7 +385,7 @@ def _subagent_threads(adapter: Adapter, f: CCFile, chain: list[str]) -> list[Ses
             if adapter.detect(probe) <= 0:
                 raise InputError(p, "not a Claude Code transcript")
             t = load_probe(adapter, probe, with_files=False)
-            t.source = Source.of(probe.path, probe.data, probe.stat)
+            t.source = Source.of(probe.path, probe.held(), probe.stat)
         except InputError as exc:
             unreadable = Message(
                 role=None,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ...files import FileText
 from ...model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
 from ..base import JsonlLine, type_name
 from .chain import MESSAGE_TYPES, Graph, Walk, build_graph
@@ -27,7 +28,7 @@ from .chain import MESSAGE_TYPES, Graph, Walk, build_graph
 @dataclass
 class CCFile:
     path: str
-    data: bytes
+    held: bytes | FileText  # the bytes read, or the file they are read from (a large one)
     lines: list[JsonlLine]
     newline: str
     trailing_newline: bool
@@ -40,6 +41,12 @@ class CCFile:
     # what the messages need of each user/assistant node record (by line index), read in
     # the same pass as the graph: the builder never goes back to the parsed records
     recs: dict[int, Rec] = field(default_factory=dict)
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes as read (a large file's read again: FileChanged if they differ)."""
+        held = self.held
+        return held if isinstance(held, bytes) else held.read_all()
 
 
 @dataclass(slots=True)

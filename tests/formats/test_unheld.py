@@ -1,0 +1,149 @@
+"""A large JSONL file is not held in memory (repair.files.FileText): its lines are places in
+the file, read from it again when asked for. Such a file says what it says when read whole,
+writes the same bytes, backs up the bytes that were read, and refuses to pass off bytes
+that changed on disk since for the ones it read."""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair.errors import ExportRefused, FileChanged
+from repair.files import FileText
+from repair.formats import load_session, probe_bytes, probe_path
+from repair.formats import probe as probe_mod
+from repair.formats.base import FileProbe
+from repair.workbench import Workbench
+from tests.command import run
+from tests.paths import CORPUS, sample_files
+
+
+def _unheld(monkeypatch, on: bool = True) -> None:
+    """Every JSONL file probed without its bytes, read back in chunks of 64 bytes (so lines
+    cross chunks and windows), its records forgotten once read as a large file's are — or
+    every file held, as small files are."""
+    from repair.formats.claude_code import adapter
+
+    monkeypatch.setattr(probe_mod, "UNHELD_BYTES", 0 if on else 1 << 62)
+    monkeypatch.setattr(adapter, "LEAN_BYTES", 0 if on else 1 << 62)
+    monkeypatch.setattr(FileText, "CHUNK", 64)
+    monkeypatch.setattr(FileText, "WINDOW", 2)
+
+
+def _jsonl_inputs() -> list[str]:
+    found = [str(p) for p in sample_files() if p.suffix == ".jsonl"]
+    if CORPUS.parent.is_dir():
+        found += sorted(str(p) for p in CORPUS.parent.rglob("*.jsonl"))
+    return found
+
+
+@pytest.mark.parametrize("path", _jsonl_inputs(), ids=os.path.basename)
+def test_a_file_not_held_says_what_it_says_when_read_whole(path, monkeypatch):
+    said = {}
+    for on in (False, True):
+        _unheld(monkeypatch, on)
+        assert isinstance(probe_path(path), FileProbe) is on
+        said[on] = run("check", path, "--json")
+    assert said[True] == said[False]
+
+
+def test_a_fix_of_a_file_not_held_writes_the_same_bytes(cc_file, monkeypatch, tmp_path):
+    written = {}
+    for on in (False, True):
+        _unheld(monkeypatch, on)
+        out = tmp_path / f"fixed-{on}.jsonl"
+        code, _, err = run("fix", cc_file, "-o", out, "--report", tmp_path / f"r-{on}.json")
+        assert code == 0, err
+        written[on] = out.read_bytes()
+    assert written[True] == written[False]
+
+
+def test_in_place_the_backup_is_the_bytes_that_were_read(cc_file, monkeypatch, tmp_path):
+    _unheld(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    original = cc_file.read_bytes()
+    path.write_bytes(original)
+    wb = Workbench(load_session(str(path)))
+    assert isinstance(wb.original.source.held, FileText)
+    wb.apply_all()
+    res = wb.export(in_place=True)
+    assert open(res.backup, "rb").read() == original
+    assert path.read_bytes() != original
+
+
+def test_bytes_changed_on_disk_are_refused_not_shown(cc_file, monkeypatch, tmp_path):
+    _unheld(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    session = load_session(str(path))
+    last = session.messages[-1]
+    with open(path, "ab") as fh:  # an agent still appending: the bytes read are all there
+        fh.write(b'{"type":"summary","summary":"later"}\n')
+    assert last.raw is not None
+    first = session.messages[len(session.messages) // 2]  # its records forgotten once read
+    at = session.state.file.lines[first.origin[0]]._start + 20
+    with open(path, "r+b") as fh:  # rewritten in place: a record's text is not the one read
+        fh.seek(at)
+        byte = fh.read(1)
+        fh.seek(at)
+        fh.write(b"x" if byte != b"x" else b"y")
+    session.state.file.held._kept = (0, b"")  # nothing of it kept from before
+    with pytest.raises(FileChanged, match="changed on disk since it was read"):
+        first.raw  # noqa: B018
+    with pytest.raises(FileChanged):
+        session.source.data  # noqa: B018
+    wb = Workbench(session)
+    wb.apply_all()
+    with pytest.raises(ExportRefused, match="changed"):
+        wb.export(in_place=True)
+    assert not os.path.exists(f"{path}.bak")
+
+
+_LINE = st.one_of(
+    st.just(b""),
+    st.just(b"   "),
+    st.just(b"not json"),
+    st.builds(lambda n: orjson.dumps({"n": n, "t": "x" * (n % 90)}), st.integers(0, 10**6)),
+    st.just(b'{"big": 123456789012345678901234567890}'),
+    st.just(b'{"f": 1.50}'),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(_LINE, min_size=2, max_size=30),
+    crlf=st.lists(st.booleans(), min_size=30, max_size=30),
+    trailing=st.sampled_from([b"", b"\n", b"\r\n", b"\r"]),
+    bom=st.booleans(),
+)
+def test_the_lines_of_a_file_not_held_are_the_lines_split_whole(lines, crlf, trailing, bom):
+    lines = [orjson.dumps({"first": 1}), *lines]
+    body = b"".join(ln + (b"\r\n" if c else b"\n") for ln, c in zip(lines, crlf, strict=False))
+    data = (b"\xef\xbb\xbf" if bom else b"") + body.rstrip(b"\r\n") + trailing
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as fh:
+        fh.write(data)
+        fh.flush()
+        old = (probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW)
+        probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = 0, 16, 2
+        try:
+            unheld = probe_path(fh.name)
+        finally:
+            probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = old
+        whole = probe_bytes(data, path=fh.name)
+    assert isinstance(unheld, FileProbe) is (whole.kind == "jsonl")  # else one JSON value
+    assert (unheld.newline, unheld.trailing_newline, unheld.bom) == (
+        whole.newline,
+        whole.trailing_newline,
+        whole.bom,
+    )
+
+    def said(p):
+        return [(ln.lineno, ln.raw, ln.obj, ln.error) for ln in p.lines]
+
+    assert said(unheld) == said(whole)
