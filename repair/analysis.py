@@ -26,6 +26,10 @@ class Analysis:
     target: str
     numbers: list[int | None] = field(default_factory=list)  # messages.N by position
     sent: int = 0  # messages (wire entries) the provider receives
+    # what the client target sends, where the analysis emulated it, and the findings the
+    # format made from its records (repair.incremental follows both after a step)
+    request: wire.Request | None = field(default=None, repr=False, compare=False)
+    records: tuple[Finding, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def not_sent(self) -> int:
@@ -79,12 +83,19 @@ def _analyze(session: Session, target: str) -> Analysis:
         request = client.send(session)
         numbers, sent = _numbers(msgs, target, request)
         out = _collect(p, msgs, target, numbers, request)
-    record_findings = getattr(session.adapter, "chain_findings", None)
-    for code, mi, detail, key, repaired in record_findings(session) if record_findings else ():
-        out.add(code, mi, None, None, detail, key=key, repaired=repaired)
+    records = add_record_findings(session, out)
     findings = out.findings + list(session.load_findings)
     findings.sort(key=finding_order)
-    return Analysis(findings, p, target, numbers, sent)
+    return Analysis(findings, p, target, numbers, sent, request, records)
+
+
+def add_record_findings(session: Session, out: _Collector) -> tuple[Finding, ...]:
+    """The findings the format makes from its records (Claude Code's chain), added."""
+    record_findings = getattr(session.adapter, "chain_findings", None)
+    start = len(out.findings)
+    for code, mi, detail, key, repaired in record_findings(session) if record_findings else ():
+        out.add(code, mi, None, None, detail, key=key, repaired=repaired)
+    return tuple(out.findings[start:])
 
 
 def _numbers(

@@ -19,22 +19,31 @@ unknown results, two messages of one role in a row) and through the numbering. S
   misplaced-tool-result finding was (its detail reads the messages up to its call's
   home); every other finding is kept as it was.
 
+Under a client target whose request was emulated (Claude Code repairs some faults when it
+sends), the request is followed too: the stretch from an assistant message the client
+keeps before the messages paired again to the next one after them is sent again on its
+own (`Client.send_part`) and spliced into the request before; the numbers after it move
+by what the stretch gained or lost, and where they moved every finding is made again (the
+details name messages by number). The format's findings from its records (Claude Code's
+chain) are made again after each step.
+
 `reanalyze` declines (None: analyse the whole session) where that does not hold: messages
 came or went (positions moved), a changed message changed its role, liveness, timestamp
-or number of wire entries, the target is a client whose sending is emulated, the format
-adds findings from its records (Claude Code's chains), or the ids to pair again reach a
-large part of the session. tests/test_incremental.py checks it equals `analyze` after
-random steps.
+or number of wire entries, the client's sending is emulated and cannot be sent in part (or
+a tool id of the stretch lies outside it), whether the client repairs something changed,
+or the ids to pair again reach a large part of the session. tests/engine/test_incremental.py
+checks it equals `analyze` after random steps, Claude Code sessions included.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from operator import attrgetter
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
-from .analysis import Analysis, _collect, finding_order
+from .analysis import Analysis, _collect, add_record_findings, finding_order
 from .gcpause import gc_paused
 from .model import Message, Session
 from .pairing import Pairing, Result, Use, pair
@@ -70,9 +79,6 @@ def _reanalyze(
     client = clients.get(target)
     if client is not None and not client.only_repairs:
         return None
-    adapter = session.adapter
-    if getattr(type(adapter), "chain_findings", None) is not _base_chain_findings():
-        return None
     load = {id(f) for f in session.load_findings}
     if sum(1 for f in before.findings if id(f) in load) != len(session.load_findings):
         return None
@@ -93,7 +99,7 @@ def _reanalyze(
     if got is None:
         return None
     redo, ids = got
-    pairing = _pair_again(p, new, redo, ids, adapter)
+    pairing = _pair_again(p, new, redo, ids, adapter=session.adapter)
     where = set(redo)
     for c in changed:
         nxt = p.next_live.get(c)
@@ -104,6 +110,24 @@ def _reanalyze(
         for f in before.findings
         if f.code == "misplaced-tool-result" and f.position is not None
     )
+    numbers, sent, request = before.numbers, before.sent, before.request
+    if request is not None:
+        # the client's request: sent again from an assistant message it keeps before the
+        # step to one after it, spliced into the request before
+        if (
+            client is None
+            or client.send_part is None
+            or w.split is not wire.WIRES["anthropic"].split
+        ):
+            return None
+        resent = _resend(client.send_part, before, p, pairing, old, new, redo, w)
+        if resent is None:
+            return None
+        request, numbers, sent, start, stop = resent
+        where.update(range(start, stop))
+        if numbers != before.numbers:  # the details name messages by number
+            where.update(f.position for f in before.findings if f.position is not None)
+    records = {id(f) for f in before.records}
     positions = sorted(where)
     view = Pairing(
         _at(pairing.uses, positions),
@@ -115,21 +139,121 @@ def _reanalyze(
         pairing.results_by_message,
         pairing.wrong_role,
     )
-    out = _collect(view, new, target, before.numbers, None, where)
-    if client is not None and any(codes.get(f.code).repair_by_client(target) for f in out.findings):
-        return None  # the client would repair it: its sending is emulated then
-    kept = [f for f in before.findings if f.position not in where and id(f) not in load]
-    if client is not None and any(codes.get(f.code).repair_by_client(target) for f in kept):
-        return None
+    out = _collect(view, new, target, numbers, request, where)
+    kept = [
+        f
+        for f in before.findings
+        if f.position not in where and id(f) not in load and id(f) not in records
+    ]
+    made = out.findings
+    found = add_record_findings(session, out)
+    if client is not None:
+        # whether the client repairs something decides what the analysis reads (its
+        # request, or the messages as they are): where that changes, the whole
+        repairs = any(codes.get(f.code).repair_by_client(target) for f in (*kept, *made))
+        if repairs != (request is not None):
+            return None
     findings = kept + out.findings + list(session.load_findings)
     findings.sort(key=finding_order)
-    return Analysis(findings, pairing, target, before.numbers, before.sent)
+    return Analysis(findings, pairing, target, numbers, sent, request, found)
 
 
-def _base_chain_findings() -> object:
-    from .formats.base import Adapter
+def _resend(
+    send_part: Callable[[list[Message], int, int], wire.Request],
+    before: Analysis,
+    p_old: Pairing,
+    p_new: Pairing,
+    old: list[Message],
+    new: list[Message],
+    redo: list[int],
+    w: wire.Wire,
+) -> tuple[wire.Request, list[int | None], int, int, int] | None:
+    """The client's request after a step, from `before.request`: the messages from an
+    assistant message the client keeps at or before the first position paired again
+    (`start`; 0 when there is none) to the next such message after the last (`stop`; the
+    end when none) are sent again on their own and spliced in. The client's sending reads
+    the rest of the session only through tool ids (which results exist, which call ids
+    came before): every id of the stretch must lie within it, before and after the step.
+    Returns the request, the numbers, the entries sent, start and stop; None to decline."""
+    req = before.request
+    assert req is not None
+    if req.dropped or req.added_after or req.changed:
+        return None
+    first = _first_sent(req)
+    n = len(new)
+    limit = max(64, int(n * _MAX_SHARE))
 
-    return Adapter.chain_findings
+    def keeps(k: int) -> bool:  # the client sends assistant message k, its own first
+        i = first.get(k)
+        return i is not None and req.messages[i].role == "assistant"
+
+    start = redo[0]
+    while start > 0 and not keeps(start):
+        start -= 1
+        if redo[0] - start > limit:
+            return None
+    stop = redo[-1] + 1
+    while stop < n and not keeps(stop):
+        stop += 1
+        if stop - redo[-1] > limit:
+            return None
+    if stop - start > limit:
+        return None
+    at_old, at_new = _ids_at(p_old), _ids_at(p_new)
+    own: set[str] = set()
+    for k in range(start, stop):
+        for m in (old[k], new[k]):
+            for b in m.blocks:
+                if b.tool_id:
+                    own.add(b.tool_id)
+    for tid in own:
+        for at in (at_old.get(tid, ()), at_new.get(tid, ())):
+            if any(not start <= k < stop for k in at):
+                return None
+    part = send_part(new, start, stop)
+    if start > 0 and not (
+        part.messages
+        and part.messages[0].role == "assistant"
+        and part.messages[0].positions[:1] == [start]
+    ):
+        return None  # the client no longer keeps the message the stretch starts with
+    i1 = first[start] if start > 0 else 0
+    i2 = first[stop] if stop < n else len(req.messages)
+    request = wire.Request(
+        req.sender,
+        req.messages[:i1] + part.messages + req.messages[i2:],
+        client=req.client,
+        left_out=[e for e in req.left_out if not start <= e[0] < stop] + part.left_out,
+        answered={a for a in req.answered if a not in own} | part.answered,
+    )
+    # numbers: the stretch numbered from its first entry, those after moved by the change
+    base = before.numbers[start] if start > 0 else 0
+    assert base is not None
+    numbers = list(before.numbers[:start])
+    mine: list[int | None] = [None] * (stop - start)
+    entry = base
+    for sm in part.messages:
+        for k in sm.positions:
+            if mine[k - start] is None:
+                mine[k - start] = entry
+        entry += len(w.split(sm))
+    numbers += mine
+    end = before.numbers[stop] if stop < n else before.sent
+    assert end is not None
+    delta = entry - end
+    tail = before.numbers[stop:]
+    numbers += [k if k is None else k + delta for k in tail] if delta else tail
+    return request, numbers, before.sent + delta, start, stop
+
+
+def _first_sent(req: wire.Request) -> dict[int, int]:
+    """Session position -> the index of the sent message it opens (kept with the request:
+    each step's spliced request gets its own)."""
+    got = req.__dict__.get("_first_sent")
+    if got is None:
+        got = {sm.positions[0]: i for i, sm in enumerate(req.messages) if sm.positions}
+        req.__dict__["_first_sent"] = got
+    return got
 
 
 def _entries(m: Message, w: wire.Wire) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..model import Session
+from ..model import Message, Session
 from ..wire import Request
 
 
@@ -28,6 +28,9 @@ class Client:
     # the request differs from the sent messages only where a finding's code declares a
     # repair by this client: without such a finding the analysis need not emulate it
     only_repairs: bool = True
+    # what it sends for messages[start:stop] alone, where its sending starts afresh at an
+    # assistant message it keeps (repair.incremental); None: only the whole is emulated
+    send_part: Callable[[list[Message], int, int], Request] | None = None
 
 
 def _load() -> dict[str, Client]:
@@ -36,7 +39,7 @@ def _load() -> dict[str, Client]:
     return {
         c.target: c
         for c in (
-            Client("claude-code", claude_code.send),
+            Client("claude-code", claude_code.send, send_part=claude_code.send_part),
             Client("codex", codex.send),
             Client("opencode", opencode.send),
             Client("gemini-cli", gemini_cli.send, only_repairs=False),

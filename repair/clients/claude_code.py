@@ -60,13 +60,21 @@ def send(session: Session) -> Request:
         return _send(session.messages)
 
 
-def _send(messages: list[Message]) -> Request:
+def send_part(messages: list[Message], start: int, stop: int) -> Request:
+    """What Claude Code sends for `messages[start:stop]` as if the session held only them
+    (positions stay the session's): repair.incremental splices it into the request of the
+    state before a step, between two messages where the sending starts afresh."""
+    with gc_paused():
+        return _send(messages, start, stop)
+
+
+def _send(messages: list[Message], start: int = 0, stop: int | None = None) -> Request:
     req = Request(CLIENT, [], client=True)
     msgs = [
         SentMessage(m.role or "user", _user_joined(m), [pos])
         if m.role == "user"
         else SentMessage(m.role or "user", [SentBlock(b.data, b) for b in m.blocks], [pos])
-        for pos, m in enumerate(messages)
+        for pos, m in enumerate(messages[start:stop], start)
         if m.live
     ]
     msgs = _drop_unresolved_calls(msgs, req)

@@ -12,12 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from bench.gen import gen_claude_code
 from repair import incremental
 from repair.analysis import Analysis, analyze
 from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.plan import apply_fixes, make_plan
 from repair.workbench import Workbench
+from tests import claude_code_records as cc
 from tests.fuzz_support import mutate, seeds
 
 SEEDS = seeds()
@@ -233,17 +235,49 @@ def test_a_round_of_many_fixes_is_followed_too():
         assert facts(got) == facts(analyze(after))
 
 
-@pytest.mark.parametrize("target", ["claude-code"])
-def test_a_client_target_that_emulates_its_sending_is_analysed_whole(target):
-    """Claude Code's chain findings and emulated request are not followed step by step: the
-    increment declines and the whole analysis runs."""
-    seed = next(s for s in SEEDS if s.name.endswith("claude_code_parallel_interrupted.jsonl"))
-    session = load_bytes(seed.data, "/tmp/input.jsonl")
-    before = analyze(session)
-    fix = make_plan(session, before).actionable[0]
-    after, _ = apply_fixes(session, [fix])
-    changed = incremental.changed_positions(session.messages, after.messages)
-    assert incremental.reanalyze(before, session.messages, after, changed) is None
+@pytest.mark.parametrize("seed", range(8))
+def test_claude_code_sessions_are_followed_step_by_step(monkeypatch, seed):
+    """Generated Claude Code sessions (bench/gen.py: parallel calls, results lost, twice,
+    under a wrong id, a turn late), analysed under the claude-code target, whose request
+    is emulated: after each step the client's request is sent again from an assistant
+    message it keeps before the change to one after it and spliced in, the chain findings
+    are made again, and the analysis equals the whole one."""
+    counted = Counted(monkeypatch)
+    data, _ = gen_claude_code(600, seed)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    assert wb.session.target == "claude-code" and wb.analysis.request is not None
+    steps = _steps(wb, random.Random(seed), 10, _same_as_whole)
+    assert steps and counted.answered >= 1
+
+
+def test_a_step_that_changes_what_claude_code_sends_renumbers_every_finding(monkeypatch):
+    """Claude Code drops an assistant message whose only call has no result anywhere (the
+    users around it merge: messages.N after it are two less). Inserting the result keeps
+    the message: the duplicate result at the end, which the step did not touch, is now
+    named message 8, not 6, by the increment as by the whole analysis."""
+    counted = Counted(monkeypatch)
+    records = [
+        cc.user(1, None, "start", 1),
+        cc.assistant(2, 1, "msg_a", cc.tool_use("toolu_lost"), 2),
+        cc.user(3, 2, "go on", 3),
+        cc.assistant(4, 3, "msg_b", cc.tool_use("toolu_b"), 4),
+        cc.result(5, 4, "toolu_b", "ok", 5),
+        cc.assistant(6, 5, "msg_c", cc.text("done"), 6),
+        cc.user(7, 6, "again", 7),
+        cc.assistant(8, 7, "msg_d", cc.tool_use("toolu_d"), 8),
+        cc.result(9, 8, "toolu_d", "1", 9),
+        cc.result(10, 9, "toolu_d", "2", 10),
+        cc.assistant(11, 10, "msg_e", cc.text("ok"), 11),
+    ]
+    wb = Workbench(load_bytes(cc.jsonl(records), "/tmp/input.jsonl"))
+    dup = next(f for f in wb.analysis.findings if f.code == "duplicate-tool-result")
+    assert dup.message_index == 6
+    fix = next(f for f in wb.plan.actionable if f.code == "orphan-tool-use")
+    assert fix.action == "insert-result" and wb.apply(fix) is not None
+    _same_as_whole(wb, [fix.code])
+    assert counted.answered == 1
+    dup = next(f for f in wb.analysis.findings if f.code == "duplicate-tool-result")
+    assert dup.message_index == 8
 
 
 def test_a_misplaced_result_is_judged_again_when_a_message_on_its_way_home_changes(monkeypatch):
