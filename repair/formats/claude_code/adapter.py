@@ -337,6 +337,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
                 f"sidechain at line {first}",
             )
         )
+    f.recs = {}  # every view is built: what the messages needed of the records is in them
     if with_files:
         session.threads.extend(_subagent_threads(adapter, f, chain))
     return session

@@ -109,6 +109,10 @@ def build_graph(
         if p is not None and p in progress_anc:
             p = progress_anc[p]
             bridged += 1
+        if p is not None:  # the parent's own uuid string: one string per uuid, not two
+            parent = nodes.get(p)
+            if parent is not None:
+                p = parent.uuid
         ts = obj.get("timestamp")
         ts = ts if isinstance(ts, str) else ""
         side = obj.get("isSidechain") is True

@@ -87,16 +87,47 @@ def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, d
 
 
 _LAZY: Any = object()
+# `src` of a block or message read from the line after `origin` (its line index): the place
+# is derived when asked for, not stored (a dict per record and per message of a 1 GB file)
+_DERIVED: Any = object()
+
+
+class RecordBlock(Block):
+    """A block read from a record: `src` is `{"line": origin + 1}` when asked for, unless
+    given otherwise (a line numbered apart from its index, an edit)."""
+
+    __slots__ = ("_src",)
+    _src: Any
+
+    @property
+    def src(self) -> dict[str, Any] | None:
+        src = self._src
+        return {"line": self.origin + 1} if src is _DERIVED else src
+
+    @src.setter
+    def src(self, value: dict[str, Any] | None) -> None:
+        self._src = value
 
 
 class RecordMessage(Message):
     """A message built from records: `raw` (its record, or its records in a list) is read from
     the file's lines when asked for, so the messages do not hold the records' envelopes (on
-    a file whose lines were released, each ask parses them again)."""
+    a file whose lines were released, each ask parses them again); `src` is derived from its
+    first record as a RecordBlock's is."""
 
-    __slots__ = ("_held", "_lines")
+    __slots__ = ("_held", "_lines", "_src")
     _held: Any
     _lines: list[JsonlLine]
+    _src: Any
+
+    @property
+    def src(self) -> dict[str, Any] | None:
+        src = self._src
+        return {"line": self.origin[0] + 1} if src is _DERIVED else src
+
+    @src.setter
+    def src(self, value: dict[str, Any] | None) -> None:
+        self._src = value
 
     @property
     def raw(self) -> Any:
@@ -160,9 +191,9 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
     if type(msg) is not dict:
         return (), "the record has no `message` object"
     content = msg.get("content")
-    src = {"line": lineno}
+    src = _DERIVED if lineno == idx + 1 else {"line": lineno}
     if type(content) is str:
-        return (Block("text", content, None, None, False, src, idx),), None
+        return (RecordBlock("text", content, None, None, False, src, idx),), None
     if type(content) is not list:
         kind = "missing" if content is None else type_name(content)
         return (), f"message.content is {kind}, not a string or a list of blocks"
@@ -174,7 +205,7 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
         if t == TOOL_USE:
             tid, name = item.get("id"), item.get("name")
             blocks.append(
-                Block(
+                RecordBlock(
                     t,
                     item,
                     tid if type(tid) is str else None,
@@ -187,7 +218,7 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
         elif t == TOOL_RESULT:
             tid = item.get("tool_use_id")
             blocks.append(
-                Block(
+                RecordBlock(
                     t,
                     item,
                     tid if type(tid) is str else None,
@@ -198,7 +229,7 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
                 )
             )
         else:
-            blocks.append(Block(t, item, None, None, False, src, idx))
+            blocks.append(RecordBlock(t, item, None, None, False, src, idx))
     return tuple(blocks), None
 
 
@@ -448,7 +479,9 @@ class _Builder:
             raw=_LAZY,
             meta=_meta_of(first.ts, first.uuid, self.reason if self.hidden else None),
             hidden=self.hidden,
-            src={"line": lines[recs[0]].lineno},
+            src=_DERIVED
+            if lines[recs[0]].lineno == recs[0] + 1
+            else {"line": lines[recs[0]].lineno},
             origin=tuple(recs),
         )
         m._lines = lines
