@@ -7,14 +7,16 @@ timeline rows (it should not grow with the session).
 
 Synthetic Anthropic sessions are generated in-process (a few broken pairs sprinkled in).
 
-Steps: for each file, one apply (`a`) and one undo (`u`) with the repair pane open, each
-measured as: the UI thread's time (the StepDone handler that puts the new state on
-screen), the longest stall of the event loop from the key to the redrawn result and on
-until every worker is done (the preview of the next fix, the promise): a 5 ms timer's
-largest gap, what a user feels as frozen; the worker's time, and the time from the key
-to the redrawn result.
+Steps: for each file, one apply (`a`), its undo (`u`) and redo (`ctrl+y`) with the repair
+pane open, and with `--all` then apply-all (`A`) and its undo, each measured as: the UI
+thread's time (the StepDone handler that puts the new state on screen), the longest stall
+of the event loop from the key to the redrawn result and on until every worker is done
+(the preview of the next fix, the promise): a 5 ms timer's largest gap, what a user feels
+as frozen; the worker's time (wall, and the worker thread's CPU time: on a shared machine
+the wall clock waits for other processes), and the time from the key to the redrawn
+result.
 
-    .venv/bin/python bench/tui_bench.py --steps bench/out/roo_10k.json bench/out/roo_100k.json
+    .venv/bin/python bench/tui_bench.py --steps [--all] bench/out/roo_10k.json bench/out/roo_100k.json
 
 First rows of a file: the time from the app's start to its first rows painted and to the
 analysis shown, each beside a GC-off parse of the same file (orjson per line for JSONL,
@@ -144,7 +146,11 @@ async def idle(app: HistviewApp, pilot) -> None:
     await pilot.pause(0.05)
 
 
-async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
+STEPS = (("a", "apply"), ("u", "undo"), ("ctrl+y", "redo"))
+ALL_STEPS = (("A", "apply-all"), ("u", "undo all"))
+
+
+async def measure_steps(path: str, every: bool = False) -> list[tuple[str, dict[str, float]]]:
     app = HistviewApp(path)
     out = []
     async with app.run_test(size=(120, 40)) as pilot:
@@ -154,7 +160,7 @@ async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
         await idle(app, pilot)
         lag = Lag(app)
         n_msgs = len(app.main.derived.session.messages)
-        for key, name in (("a", "apply"), ("u", "undo")):
+        for key, name in STEPS + (ALL_STEPS if every else ()):
             done = app.main.timings.get("steps", 0)
             await idle(app, pilot)
             lag.reset()
@@ -173,6 +179,7 @@ async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
                         "stall": worst,
                         "stall_after": after,
                         "worker": app.main.timings["step_worker"],
+                        "cpu": app.main.timings["step_worker_cpu"],
                         "total": app.main.timings["step_total"],
                         "incremental": float(app.main.derived.incremental),
                     },
@@ -181,14 +188,15 @@ async def measure_steps(path: str) -> list[tuple[str, dict[str, float]]]:
     return out
 
 
-def main_steps(paths: list[str]) -> None:
+def main_steps(paths: list[str], every: bool) -> None:
     for path in paths:
-        for name, r in asyncio.run(measure_steps(path)):
+        for name, r in asyncio.run(measure_steps(path, every)):
             print(
-                f"{os.path.basename(path):24} {name:6} {int(r['messages']):>7} msgs: "
+                f"{os.path.basename(path):24} {name:9} {int(r['messages']):>7} msgs: "
                 f"UI thread {r['ui'] * 1000:6.1f} ms, longest stall {r['stall'] * 1000:6.1f} ms "
-                f"(until idle {r['stall_after'] * 1000:6.1f} ms), worker {r['worker']:5.2f} s, "
-                f"key to redrawn {r['total']:5.2f} s"
+                f"(until idle {r['stall_after'] * 1000:6.1f} ms), worker {r['worker']:5.2f} s "
+                f"(CPU {r['cpu']:5.2f} s), key to redrawn {r['total']:5.2f} s; "
+                f"load average {os.getloadavg()[0]:.1f}"
                 + (" (rows and lanes incremental)" if r["incremental"] else ""),
                 flush=True,
             )
@@ -265,7 +273,7 @@ def main(sizes: list[int]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--steps"]:
-        main_steps(sys.argv[2:])
+        main_steps([a for a in sys.argv[2:] if a != "--all"], "--all" in sys.argv)
     elif sys.argv[1:2] == ["--file"]:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
         main_file([a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))], repeat)

@@ -70,10 +70,25 @@ class _Work:
         return self.msg.with_blocks(self.compact()) if self.changed else self.msg
 
 
+# The uid -> position index of the message list patched last, and of the list a patch
+# made from it without inserting or dropping a message (the same index): one step after
+# another need not index the whole session each time.
+_last_index: list[tuple[list[Message], dict[int, int]]] = []
+
+
+def _index_of(messages: list[Message]) -> dict[int, int]:
+    for listed, index in _last_index:
+        if listed is messages:
+            return index
+    index = {m.uid: i for i, m in enumerate(messages)}
+    _last_index[:] = [(messages, index)]
+    return index
+
+
 class Patch:
     def __init__(self, messages: list[Message], index: dict[int, int] | None = None) -> None:
         self.base = messages
-        self.index = index if index is not None else {m.uid: i for i, m in enumerate(messages)}
+        self.index = index if index is not None else _index_of(messages)
         self.work: dict[int, _Work] = {}
         self.dropped: set[int] = set()
         self.inserted_after: dict[int | None, list[int]] = {}
@@ -135,6 +150,15 @@ class Patch:
         self.dropped.add(uid)
 
     def rebuild(self) -> list[Message]:
+        if not self.dropped and not self.inserted_after:
+            # messages changed in place: the list copied, the changed ones put in, and the
+            # index kept for the new list (same uids at the same positions)
+            now = list(self.base)
+            for uid, changed in self.work.items():
+                now[self.index[uid]] = changed.message()
+            _last_index[:] = [(self.base, self.index), (now, self.index)]
+            return now
+
         def made(uids: list[int]) -> list[Message]:
             return [self.message(u) for u in uids if u not in self.dropped]
 

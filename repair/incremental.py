@@ -37,6 +37,7 @@ checks it equals `analyze` after random steps, Claude Code sessions included.
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from operator import attrgetter
@@ -388,7 +389,21 @@ def _pair_again(
             at.setdefault(x.tool_id, []).append(x.mi)
     out.__dict__["_ids_at"] = at
     out.__dict__["_wrong_at"] = wrong_at
+    out.__dict__["_from"] = (weakref.ref(p), frozenset(redo))
     return out
+
+
+def paired_again(a: Pairing, b: Pairing) -> frozenset[int] | None:
+    """The positions whose calls and results differ between pairings `a` and `b`, where
+    one was made from the other by a step's increment (either way: an undo goes back to
+    the pairing before); None when that is not known."""
+    if a is b:
+        return frozenset()
+    for x, y in ((a, b), (b, a)):
+        got: tuple[weakref.ref[Pairing], frozenset[int]] | None = y.__dict__.get("_from")
+        if got is not None and got[0]() is x:
+            return got[1]
+    return None
 
 
 def _replace(items: list[_Tool], positions: list[int], fresh: list[_Tool]) -> list[_Tool]:

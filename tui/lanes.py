@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from repair import codes
+from repair.incremental import paired_again
 from repair.pairing import Pairing, Result, Use
 
 from .rows import RowTable, key_message, row_key
@@ -273,7 +274,10 @@ def relayout(
     old = before.pairing
     if old is None:
         return layout(pairing, table)
-    if old is not pairing:
+    repaired = paired_again(old, pairing)
+    if repaired is not None:
+        dirty |= repaired
+    else:
         for new_at, old_at in (
             (pairing.uses_by_message, old.uses_by_message),
             (pairing.results_by_message, old.results_by_message),

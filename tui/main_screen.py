@@ -61,7 +61,7 @@ from .picker import TASK_FILES
 from .repair_pane import RepairPane, fix_prompts
 from .rows import SEV_MARK, Row, build_rows, search_rows, short_id
 from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen, ThreadScreen
-from .state import Derived, snapshot
+from .state import Derived, snapshot, step_changes
 from .summary import clean_text
 from .timeline import Timeline, TimelineState
 
@@ -917,6 +917,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         wb = self.bench
         t0 = time.perf_counter()
+        c0 = time.thread_time()
         try:
             with gc_paused(freeze=True):
                 if what == "apply":
@@ -930,13 +931,22 @@ class MainScreen(Screen[None]):
                 derived = None
                 if result is not None:
                     same = shown is not None and shown.view == view
-                    derived = snapshot(wb, view, reuse=shown if same else None)
+                    changed = step_changes(shown, result) if shown is not None and same else None
+                    derived = snapshot(wb, view, reuse=shown if same else None, changed=changed)
         except Exception as exc:  # a bug in a fix must not take the app down
             self.post_message(StepDone(what, None, None, "", error=f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(
             StepDone(
-                what, result, derived, "", fix, at, old_fixes, seconds=time.perf_counter() - t0
+                what,
+                result,
+                derived,
+                "",
+                fix,
+                at,
+                old_fixes,
+                seconds=time.perf_counter() - t0,
+                cpu=time.thread_time() - c0,
             )
         )
 
@@ -979,6 +989,7 @@ class MainScreen(Screen[None]):
         self._ask_promise()
         self.timings["step_ui"] = time.perf_counter() - t0
         self.timings["step_worker"] = msg.seconds
+        self.timings["step_worker_cpu"] = msg.cpu
         self.call_after_refresh(self._step_drawn)
 
     def _step_drawn(self) -> None:

@@ -66,9 +66,11 @@ class StepDone(Message, bubble=False):
         old_fixes: list[Fix] | None = None,
         error: str | None = None,
         seconds: float = 0.0,
+        cpu: float = 0.0,
     ) -> None:
         super().__init__()
         self.seconds = seconds  # the worker's time
+        self.cpu = cpu  # the worker thread's CPU time (the machine may be busy elsewhere)
         self.what = what
         self.result = result
         self.derived = derived

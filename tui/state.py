@@ -18,7 +18,7 @@ from repair.incremental import changed_positions
 from repair.model import Finding, Session
 from repair.pairing import Pairing
 from repair.plan import Fix
-from repair.workbench import View, Workbench
+from repair.workbench import StepResult, View, Workbench
 
 from .lanes import LaneLayout, layout, relayout
 from .repair_pane import fix_prompts
@@ -59,12 +59,15 @@ def derive(
     table: RowTable | None = None,
     *,
     reuse: Derived | None = None,
+    changed: frozenset[int] | None = None,
 ) -> Derived:
     """Rows, lanes and texts for a conversation. `table`: rows already built (at load);
     `reuse`: the state shown before a step, whose rows and lanes are kept where the
-    step changed nothing (when the conversation has as many messages)."""
-    changed = None
-    if table is None and reuse is not None:
+    step changed nothing (when the conversation has as many messages); `changed`: the
+    positions the step changed from `reuse` (found by comparing when not given)."""
+    if table is not None or reuse is None:
+        changed = None
+    elif changed is None or len(reuse.session.messages) != len(session.messages):
         changed = changed_positions(reuse.session.messages, session.messages)
     if changed is not None and reuse is not None:
         base = update_rows(reuse.base, session, changed)
@@ -95,12 +98,13 @@ def snapshot(
     *,
     table: RowTable | None = None,
     reuse: Derived | None = None,
+    changed: frozenset[int] | None = None,
 ) -> Derived:
     """Everything the screen needs about the workbench now, for conversation `view`. Runs in
     a worker: it may analyse and plan. `reuse`: the state shown before a step (of the same
-    conversation)."""
+    conversation), `changed` what the step changed from it (`step_changes`)."""
     session, analysis = wb.view(view)
-    derived = derive(session, analysis, table, reuse=reuse)
+    derived = derive(session, analysis, table, reuse=reuse, changed=changed)
     derived.view = view
     derived.total = wb.counts()
     derived.threads = [
@@ -114,3 +118,12 @@ def snapshot(
     derived.dirty = wb.dirty
     derived.state = wb.session
     return derived
+
+
+def step_changes(shown: Derived, result: StepResult) -> frozenset[int] | None:
+    """The positions `result`'s step changed in the main conversation shown as `shown`
+    (None: not known; `derive` compares the message lists then)."""
+    before = result.step.after if result.undone else result.step.before
+    if shown.view is not None or shown.state is not before:
+        return None
+    return result.changed.get(None, frozenset())
