@@ -68,21 +68,22 @@ def _analyze(session: Session, target: str) -> Analysis:
         usual_id=_IdRules.of(target).fine,
     )
     client = clients.get(target)
+    # A client that only repairs (`only_repairs`) sends the messages as they are unless a
+    # finding's code is one it repairs; then what it really sends is judged and numbered.
+    # Which findings there are does not depend on the request (only their numbers, details
+    # and severities do), so one collect usually does: the request is built first when the
+    # pairing shows a fault such a client may repair, and a wrong guess collects again.
     request = None
-    if client is not None and not client.only_repairs:
+    if client is not None and (not client.only_repairs or _may_repair(p, msgs)):
         request = client.send(session)
     numbers, sent = _numbers(msgs, target, request)
     out = _collect(p, msgs, target, numbers, request)
-    if (
-        request is None
-        and client is not None
-        and any(codes.get(f.code).repair_by_client(target) for f in out.findings)
-    ):
-        # the client repairs something: judge and number what it really sends (without
-        # such a fault it sends the messages as they are, numbered as the provider does)
-        request = client.send(session)
-        numbers, sent = _numbers(msgs, target, request)
-        out = _collect(p, msgs, target, numbers, request)
+    if client is not None and client.only_repairs:
+        repairs = any(codes.get(f.code).repair_by_client(target) for f in out.findings)
+        if repairs != (request is not None):
+            request = client.send(session) if repairs else None
+            numbers, sent = _numbers(msgs, target, request)
+            out = _collect(p, msgs, target, numbers, request)
     records = add_record_findings(session, out)
     findings = out.findings + list(session.load_findings)
     findings.sort(key=finding_order)
@@ -96,6 +97,16 @@ def add_record_findings(session: Session, out: _Collector) -> tuple[Finding, ...
     for code, mi, detail, key, repaired in record_findings(session) if record_findings else ():
         out.add(code, mi, None, None, detail, key=key, repaired=repaired)
     return tuple(out.findings[start:])
+
+
+def _may_repair(p: Pairing, msgs: list[Message]) -> bool:
+    """A guess (never a judgement): a call without a result, a result without its call or an
+    unreadable message, the faults clients repair while they send."""
+    return (
+        any(not u.results for u in p.uses)
+        or any(r.use is None for r in p.results)
+        or any(m.malformed is not None for m in msgs)
+    )
 
 
 def _numbers(

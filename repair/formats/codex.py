@@ -157,7 +157,9 @@ class CodexAdapter(Adapter):
         compacted: dict[int, Block] = {}
         line_blocks: dict[int, list[Block]] = {}
         call_kind: dict[str, str] = {}
-        dropped, legacy = _replay(lines)
+        # each line's value, read once (None: blank or not JSON, or JSON null)
+        objs = [line.obj for line in lines]
+        dropped, legacy = _replay(lines, objs)
         compacted_items: dict[int, list[dict[str, Any]]] = {}
         label = ""
 
@@ -172,7 +174,7 @@ class CodexAdapter(Adapter):
             nonlocal group_kind, group_blocks, group_lines
             if group_kind is not None:
                 role = "assistant" if group_kind == "assistant" else "user"
-                messages.append(_message(role, group_blocks, group_lines, lines))
+                messages.append(_message(role, group_blocks, group_lines, lines, objs))
             group_kind, group_blocks, group_lines = None, [], []
 
         def add(idx: int, item: dict[str, Any], itype: str, role: str, blocks: list[Block]) -> None:
@@ -186,7 +188,7 @@ class CodexAdapter(Adapter):
                     if idx in dropped
                     else None  # an instruction message: sent, not checked
                 )
-                messages.append(_message(role, blocks, [idx], lines, hidden=True, why=why))
+                messages.append(_message(role, blocks, [idx], lines, objs, hidden=True, why=why))
                 return
             kind = "outputs" if itype in OUTPUT_TYPES else role
             if kind != group_kind:
@@ -196,22 +198,23 @@ class CodexAdapter(Adapter):
             if not group_lines or group_lines[-1] != idx:
                 group_lines.append(idx)
 
-        for idx, line in enumerate(lines):
-            if line.blank:
-                continue
-            if line.error is not None:
-                close_group()
-                messages.append(
-                    _malformed(idx, line, f"line {line.lineno} is not JSON: {line.error}")
-                )
-                continue
-            rec = line.obj
-            if not isinstance(rec, dict):
-                close_group()
-                messages.append(
-                    _malformed(idx, line, f"the record is {type_name(rec)}, not an object")
-                )
-                continue
+        for idx, rec in enumerate(objs):
+            line = lines[idx]
+            if type(rec) is not dict:  # the usual record is an object: one test
+                if line.blank:
+                    continue
+                if line.error is not None:
+                    close_group()
+                    messages.append(
+                        _malformed(idx, line, f"line {line.lineno} is not JSON: {line.error}")
+                    )
+                    continue
+                if not isinstance(rec, dict):
+                    close_group()
+                    messages.append(
+                        _malformed(idx, line, f"the record is {type_name(rec)}, not an object")
+                    )
+                    continue
             rtype = rec.get("type")
             if "type" in rec and not isinstance(rtype, str):
                 close_group()
@@ -266,11 +269,8 @@ class CodexAdapter(Adapter):
             line_blocks=line_blocks,
             call_kind=call_kind,
             message_lines={
-                i
-                for m in messages
-                for i in m.origin
-                if not (isinstance(lines[i].obj, dict) and lines[i].obj.get("type") == "compacted")
-            },
+                i for m in messages for i in m.origin if i not in compacted_items
+            },  # a compacted line's items are written by that line
             loaded=list(messages),
             data=probe.data,
             compacted=compacted,
@@ -350,15 +350,14 @@ def _split(probe: Probe) -> tuple[list[JsonlLine], str, bool]:
     return split_lines(body)
 
 
-def _replay(lines: list[JsonlLine]) -> tuple[set[int], dict[int, list[int]]]:
+def _replay(lines: list[JsonlLine], objs: list[Any]) -> tuple[set[int], dict[int, list[int]]]:
     """What Codex's resume leaves out of the history: the item lines a compaction replaced
     or a rollback dropped; and, for each compaction without a replacement history, the user
     turns it keeps (line indices)."""
     history: list[int] = []  # lines of the items Codex holds, in order
     dropped: set[int] = set()
     legacy: dict[int, list[int]] = {}
-    for idx, line in enumerate(lines):
-        rec = line.obj if line.error is None else None
+    for idx, rec in enumerate(objs):  # a line that is not JSON has no value (None)
         if not isinstance(rec, dict):
             continue
         rtype, payload = rec.get("type"), rec.get("payload")
@@ -368,7 +367,7 @@ def _replay(lines: list[JsonlLine]) -> tuple[set[int], dict[int, list[int]]]:
             if not (
                 isinstance(payload, dict) and isinstance(payload.get("replacement_history"), list)
             ):
-                legacy[idx] = [j for j in history if _is_user_turn(lines[j].obj)]
+                legacy[idx] = [j for j in history if _is_user_turn(objs[j])]
             dropped.update(history)
             history = [idx]
         elif (
@@ -377,7 +376,7 @@ def _replay(lines: list[JsonlLine]) -> tuple[set[int], dict[int, list[int]]]:
             and payload.get("type") == "thread_rolled_back"
         ):
             n = payload.get("num_turns")
-            turns = [k for k, j in enumerate(history) if _is_user_turn(lines[j].obj)]
+            turns = [k for k, j in enumerate(history) if _is_user_turn(objs[j])]
             if isinstance(n, int) and not isinstance(n, bool) and n > 0 and turns:
                 cut = turns[0] if n >= len(turns) else turns[-n]
                 dropped.update(history[cut:])
@@ -491,11 +490,12 @@ def _message(
     blocks: list[Block],
     line_idx: list[int],
     lines: list[JsonlLine],
+    objs: list[Any],
     hidden: bool = False,
     why: str | None = None,
 ) -> Message:
     first = lines[line_idx[0]]
-    rec = first.obj
+    rec = objs[line_idx[0]]
     meta: dict[str, Any] = {"hidden_reason": why} if why else {}
     t = parse_time(rec.get("timestamp"))
     if t is not None:
@@ -503,7 +503,7 @@ def _message(
     return Message(
         role=role,
         blocks=tuple(blocks),
-        raw=[lines[i].obj for i in line_idx],
+        raw=[objs[i] for i in line_idx],
         meta=meta,
         hidden=hidden,
         src={"line": first.lineno},
