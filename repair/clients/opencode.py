@@ -28,6 +28,8 @@ _ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 def sanitize_id(tool_id: str) -> str:
     """opencode's id rewrite for Claude models: characters outside [a-zA-Z0-9_-] become _."""
+    if tool_id.isascii() and tool_id.replace("_", "a").replace("-", "a").isalnum():
+        return tool_id  # the usual id: nothing to rewrite (no regex pass)
     return _ID_CHARS.sub("_", tool_id)
 
 
@@ -48,6 +50,8 @@ def send(session: Session) -> Request:
         req.messages.append(SentMessage(m.role or "user", blocks, [pos]))
         if m.role == "assistant":
             order = [sb.tool_id or "" for sb in blocks if sb.type == TOOL_USE]
+            if not order:
+                continue
             for b, sb in zip(m.blocks, blocks, strict=True):
                 if b.type == TOOL_USE and _is_open(b, state):
                     owed.append(_interrupted(sb))
@@ -89,17 +93,19 @@ def _is_open(block: Block, state: OpencodeState) -> bool:
 
 def _sent_block(b: Block, pos: int, req: Request) -> SentBlock:
     data = b.data if isinstance(b.data, dict) else {"type": "text", "text": b.data}
-    if b.type in (TOOL_USE, TOOL_RESULT):
-        tid = sanitize_id(b.tool_id or "")
-        if tid != (b.tool_id or ""):
+    btype = b.type
+    if btype == TOOL_USE or btype == TOOL_RESULT:
+        raw = b.tool_id or ""
+        tid = sanitize_id(raw)
+        if tid != raw:
             req.changed.append((pos, b, f"its id is sent as {tid}"))
-        if b.type == TOOL_USE:
+        if btype == TOOL_USE:
             out = {"type": TOOL_USE, "id": tid, "name": b.name, "input": data.get("input")}
         else:
             out = {"type": TOOL_RESULT, "tool_use_id": tid, "content": data.get("content")}
             if b.is_error:
                 out["is_error"] = True
-        return SentBlock(out, b, type=b.type, tool_id=tid, name=b.name)
+        return SentBlock(out, b, btype, tid, b.name)
     if b.type == "file":
         mime = str(data.get("mime", ""))
         kind = "image" if mime.startswith("image/") else "document"

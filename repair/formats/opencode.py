@@ -53,7 +53,9 @@ USER_PART_TEXT = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+# A value never changed once made, but not frozen: a frozen dataclass's __init__ costs four
+# times a plain one's, and a load makes one per block.
+@dataclass(slots=True, unsafe_hash=True)
 class PartRef:
     msg: int  # index in the messages list of the file
     part: int  # index in that message's parts (in the file)

@@ -51,7 +51,9 @@ from .history import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+# A value never changed once made, but not frozen: a frozen dataclass's __init__ costs four
+# times a plain one's, and a load makes one per block.
+@dataclass(slots=True, unsafe_hash=True)
 class Recs:
     """Message origin: the records whose turns form it."""
 
@@ -311,14 +313,16 @@ def _turn_blocks(
     out: list[Block] = []
     bids = state.rec_bids.setdefault(rec.key, [])
     line_src = state.kind == "jsonl" and rec.places[-1].index is None
+    lineno = rec.places[-1].at_line + 1 if line_src else 0
+    part_of = state.part_of
     for pi, (part, ref) in enumerate(t.parts):
         if not is_sent_part(part):
             if ref.field == "content" and ref.k is not None:
                 state.skipped.setdefault(rec.key, set()).add(ref.k)
             continue
-        src = {"line": rec.places[-1].at_line + 1} if line_src else _src(state, rec, ref)
-        block = _part_block(part, ref, src, state, ids.get((ti, pi), ""))
-        state.part_of[block.bid] = part
+        src = {"line": lineno} if line_src else _src(state, rec, ref)
+        block = _part_block(part, ref, src, state, ids.get((ti, pi), "") if ids else "")
+        part_of[block.bid] = part
         bids.append(block.bid)
         out.append(block)
     return out
@@ -343,7 +347,8 @@ def _part_block(
 ) -> Block:
     if not isinstance(part, dict):
         return Block("unknown", part, src=src, origin=ref)
-    if is_thought(part):
+    thought = part.get("thought")
+    if thought is not None and is_thought(part):
         text = part.get("text")
         return Block(
             "thinking",

@@ -33,7 +33,9 @@ UNSENT_TYPES = frozenset({"info", "error", "warning"})
 IGNORED_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
 
 
-@dataclass(frozen=True, slots=True)
+# A value never changed once made, but not frozen: a frozen dataclass's __init__ costs four
+# times a plain one's, and a load makes one per block.
+@dataclass(slots=True, unsafe_hash=True)
 class Place:
     """Where one version of a record is written: a line (`line`, index into the file's
     lines; None for a `.json` document) and, for a record inside a messages array (`$set`,
@@ -145,7 +147,7 @@ def _kind(value: Any) -> str:
 # Turns: what convertSessionToClientHistory makes of the records
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class PartRef:
     """Where a part of a turn comes from in its record: `content[k]` (k None: the content is
     one string or object), `thoughts[k]`, the call of `toolCalls[k]`, or its result
@@ -312,10 +314,9 @@ def is_thought(part: Any) -> bool:
 
 def is_sent_part(part: Any) -> bool:
     """False for what `stripToolCallIdPrefixes` drops: an empty text part with nothing else."""
-    if not isinstance(part, dict):
-        return True
-    other = [k for k in part if k not in ("text", "thought", "callIndex")]
-    return not (part.get("text") == "" and not other)
+    if not isinstance(part, dict) or part.get("text") != "":
+        return True  # the usual part: no list of its other keys
+    return any(k not in ("text", "thought", "callIndex") for k in part)
 
 
 def curated_out(turns: list[Turn]) -> None:
@@ -344,8 +345,9 @@ def _valid_model(turn: Turn) -> bool:
     for part, _ref in turn.parts:
         if not isinstance(part, dict) or not part:
             return False
-        other = [k for k in part if k not in ("text", "thought", "callIndex")]
-        if not _truthy(part.get("thought")) and part.get("text") == "" and not other:
+        if part.get("text") != "" or _truthy(part.get("thought")):
+            continue  # the usual part: no list of its other keys
+        if not any(k not in ("text", "thought", "callIndex") for k in part):
             return False
     return True
 
@@ -396,5 +398,7 @@ def _digest(*parts: Any) -> str:
 
 def sent_id(raw_id: str, name: Any) -> str:
     """The id Gemini CLI sends: `stripToolCallIdPrefixes` cuts a leading `name__`."""
+    if "__" not in raw_id:
+        return raw_id  # the usual id: no prefix to cut
     prefix = (name.strip() if isinstance(name, str) and name.strip() else "generic_tool") + "__"
     return raw_id[len(prefix) :] if raw_id.startswith(prefix) else raw_id
