@@ -103,8 +103,8 @@ def _may_repair(p: Pairing, msgs: list[Message]) -> bool:
     """A guess (never a judgement): a call without a result, a result without its call or an
     unreadable message, the faults clients repair while they send."""
     return (
-        any(not u.results for u in p.uses)
-        or any(r.use is None for r in p.results)
+        any(not u.results for u in p.checked_uses)
+        or any(r.use is None for r in p.checked_results)
         or any(m.malformed is not None for m in msgs)
     )
 

@@ -30,7 +30,11 @@ def send(session: Session) -> Request:
     for pos, m in enumerate(session.messages):
         if not m.live:
             continue
-        blocks = [SentBlock(b.data, b) for b in m.blocks if b.type not in THINKING_TYPES]
+        blocks = [
+            SentBlock(b.data, b, b.type, b.tool_id, b.name)
+            for b in m.blocks
+            if b.type not in THINKING_TYPES
+        ]
         role = m.role or "user"
         last = req.messages[-1] if req.messages else None
         if last is not None and last.role == role:
