@@ -22,6 +22,7 @@ import re
 import secrets
 import weakref
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import overload
@@ -103,8 +104,13 @@ class FileText:
     changed since (the file rewritten, truncated) raise FileChanged instead of being taken
     for the ones that were read. Appending is no change: the bytes read are still there. The
     descriptor stays open, so a file replaced by a rename (histview's own in-place write) is
-    still read as it was. The last chunks read are kept (`WINDOW`), so reading the lines in
-    order reads the file once more, not once per line."""
+    still read as it was.
+
+    The blocks of that first read are kept until a reader in file order has passed them (a
+    loader's one pass over the lines): the pass reads no byte twice, and what it builds grows
+    as they go, so the peak is the larger of the two, not their sum. `forget` drops those
+    left. After, the last chunks read are kept (`WINDOW`), so reading the lines in order
+    reads the file once more, not once per line."""
 
     CHUNK = 1 << 20
     WINDOW = 8  # chunks read at once when a read misses the kept ones
@@ -116,6 +122,7 @@ class FileText:
         self.chunk = self.CHUNK  # fixed for this file: its CRCs are of chunks this long
         self._crcs: list[int] = []
         self._kept: tuple[int, bytes] = (0, b"")  # (offset, bytes) of the chunks read last
+        self._ahead: deque[tuple[int, bytes]] = deque()  # the first read's, not passed yet
         weakref.finalize(self, os.close, fd)
 
     @classmethod
@@ -149,6 +156,7 @@ class FileText:
             view = memoryview(block)
             for k in range(0, len(block), self.chunk):
                 crcs.append(zlib.crc32(view[k : k + self.chunk]))
+            self._ahead.append((off, block))
             yield off, block
             off += len(block)
             if len(block) % self.chunk and off < self.size:
@@ -170,11 +178,22 @@ class FileText:
         at, kept = self._kept
         if at <= start and stop <= at + len(kept):
             return kept[start - at : stop - at]
+        ahead = self._ahead
+        if ahead and ahead[0][0] <= start:
+            while ahead and ahead[0][0] + len(ahead[0][1]) <= start:
+                ahead.popleft()  # passed
+            if ahead and stop <= ahead[0][0] + len(ahead[0][1]):
+                at, kept = self._kept = ahead.popleft()
+                return kept[start - at : stop - at]
         first = start // self.chunk
         last = max((stop - 1) // self.chunk + 1, first + self.WINDOW)
         at, kept = self._read(first, min(last, len(self._crcs)))
         self._kept = (at, kept)
         return kept[start - at : stop - at]
+
+    def forget(self) -> None:
+        """Drop the blocks of the first read nobody has passed."""
+        self._ahead.clear()
 
     def read_all(self) -> bytes:
         """The whole file as it was read (checked)."""

@@ -200,7 +200,7 @@ class Probe:
 class FileProbe(Probe):
     """A large JSONL file probed without holding its bytes (`text`: files.FileText, which
     its lines read from). `data`, for an adapter that wants the whole bytes, reads the file
-    again (checked) and keeps them."""
+    again (checked) and keeps them, and its lines then read from them."""
 
     text: FileText
     _whole: bytes | None
@@ -208,7 +208,11 @@ class FileProbe(Probe):
     @property
     def data(self) -> bytes:
         if self._whole is None:
-            self._whole = self.text.read_all()
+            self.text.forget()
+            whole = self._whole = self.text.read_all()
+            for ln in self.lines:  # a line's offsets are the file's: the same in the bytes
+                if isinstance(ln, IndexedLine):
+                    ln._body = whole
         return self._whole
 
     @data.setter
@@ -216,7 +220,10 @@ class FileProbe(Probe):
         self._whole = value or None
 
     def held(self) -> bytes | FileText:
-        return self.text
+        """The file (the loader is done: no block of the probe's read is kept for it), or
+        its bytes where an adapter asked for them."""
+        self.text.forget()
+        return self._whole if self._whole is not None else self.text
 
     @property
     def size(self) -> int:
