@@ -76,8 +76,7 @@ class RooAdapter(Adapter):
         else:
             prefix = "" if shape.container == "list" else "/messages"
             messages = messages_from_entries(shape.entries, prefix)
-            tags = roo_tags(shape.entries)
-            apply_roo_meta(messages, _raw, tags)
+            tags = apply_roo_meta(messages, _raw)  # one message per entry: the document's tags
         pair_text_results(messages)
         state = make_state(probe, shape.container, messages)
         if shape.container != "v2":

@@ -47,11 +47,12 @@ def apply_roo_meta(
     messages: Sequence[Message],
     record_of: Callable[[Message], Any],
     tags: tuple[set[str], set[str]] | None = None,
-) -> None:
+) -> tuple[set[str], set[str]]:
     """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
     message's record. Runs once at load, on freshly built messages; `tags`: those of the
     whole document (`roo_tags`) when `messages` are only some of its messages. One pass over
-    the records, then the tags (a tag takes effect only when its summary or marker exists)."""
+    the records, then the tags (a tag takes effect only when its summary or marker exists).
+    Returns the tags it applied (without `tags`: `roo_tags` of the messages' records)."""
     summaries: set[str] = set()
     markers: set[str] = set()
     tagged: list[tuple[Message, dict[str, Any]]] = []
@@ -77,6 +78,7 @@ def apply_roo_meta(
     for m, rec in tagged:
         _apply_tag(m, rec, "condenseParent", summaries, "condensed into summary")
         _apply_tag(m, rec, "truncationParent", markers, "hidden by sliding-window truncation")
+    return summaries, markers
 
 
 def _apply_tag(m: Message, rec: dict[str, Any], key: str, targets: set[str], reason: str) -> None:
