@@ -14,9 +14,8 @@ from typing import Any
 from . import clients, codes, targets, wire
 from .codes import Severity
 from .gcpause import gc_paused
-from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
+from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text, source_of
 from .pairing import Pairing, Result, Use, pair
-from .place import Place
 
 
 @dataclass
@@ -217,7 +216,7 @@ class _Collector:
                 tool_use_id=tool_id,
                 detail=f"{detail} {says}" if says else detail,
                 rule=declared.rule_for(self.target),
-                source=Place.of((block.src if block is not None else None) or msg.src),
+                source=source_of(block, msg),
                 key=(code, *key),
                 position=mi,
                 client_repair=says,

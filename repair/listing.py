@@ -37,14 +37,12 @@ def lines_of(blocks_or_message: Message | list[Block]) -> str:
     """Where a message (or some blocks) is in the file: its lines (JSONL) or its JSON place."""
     if isinstance(blocks_or_message, Message):
         m = blocks_or_message
-        srcs = [m.src, *(b.src for b in m.blocks)]
+        places = [Place.of(m.src), *(b.place() for b in m.blocks)]
         path = (m.src or {}).get("path")
     else:
-        srcs = [b.src for b in blocks_or_message]
-        path = next((s.get("path") for s in srcs if isinstance(s, dict) and "path" in s), None)
-    lines = sorted(
-        {s["line"] for s in srcs if isinstance(s, dict) and isinstance(s.get("line"), int)}
-    )
+        places = [b.place() for b in blocks_or_message]
+        path = next((p.pointer for p in places if p.pointer is not None), None)
+    lines = sorted({p.line for p in places if p.line is not None})
     if lines:
         if len(lines) == 1:
             return f"line {lines[0]}"

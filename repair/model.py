@@ -16,7 +16,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .place import Place
+from .place import NOWHERE, Place
 
 if TYPE_CHECKING:
     from .codes import Severity
@@ -54,7 +54,10 @@ class Block:
     `data` is the Anthropic-shaped block (dict) or a `str` when the message content was a
     plain string. `tool_id` is `tool_use.id` or `tool_result.tool_use_id`. `src` is where the
     block lives in the input file (`{"line": N}` or `{"path": "/3/content/1"}`), None for
-    blocks histview created. `origin` is adapter-private (e.g. the source record).
+    blocks histview created; a JSON document's adapter may record `at` instead, the pointer
+    cut in two (`("/3/content/", 1)`: the first part shared by a message's blocks), made into
+    a place only when asked for (`place`). `origin` is adapter-private (e.g. the source
+    record).
     """
 
     type: str
@@ -64,7 +67,16 @@ class Block:
     is_error: bool = False
     src: dict[str, Any] | None = None
     origin: Any = None
+    at: tuple[str, int] | None = None
     bid: int = field(default_factory=new_bid)
+
+    def place(self) -> Place:
+        """Where the block was read (NOWHERE: histview made it)."""
+        if self.src:
+            return Place.of(self.src)
+        if self.at is not None:
+            return Place(pointer=f"{self.at[0]}{self.at[1]}")
+        return NOWHERE
 
     @property
     def is_tool_use(self) -> bool:
@@ -209,6 +221,14 @@ class Session:
     def export(self) -> Export:
         """The bytes to write and the records they leave out."""
         return self.adapter.export(self)
+
+
+def source_of(block: Block | None, message: Message) -> Place:
+    """Where a finding about `block` (None: about the message) was read: the block's place,
+    else the message's."""
+    if block is not None and (block.src or block.at is not None):
+        return block.place()
+    return Place.of(message.src)
 
 
 def block_from_anthropic(data: Any, src: dict[str, Any] | None = None, origin: Any = None) -> Block:

@@ -21,8 +21,7 @@ from .errors import ExportRefused, InputError
 from .formats.probe import probe_bytes
 from .gcpause import gc_paused
 from .jsonio import numbers_as_parsed
-from .model import Message, Session
-from .place import Place
+from .model import Message, Session, source_of
 
 
 @dataclass
@@ -169,7 +168,7 @@ def _narrowed(session: Session, path: str, known: dict[int, Analysis]) -> ReadBa
             m = edited.messages[p]
             bi = f.block_index
             block = m.blocks[bi] if bi is not None and bi < len(m.blocks) else None
-            source = Place.of((block.src if block is not None else None) or m.src)
+            source = source_of(block, m)
         else:
             source = edited.moved(f.source, p)
         findings.append(f if source == f.source else dataclasses.replace(f, source=source))

@@ -193,7 +193,11 @@ def content_problem(content: Any) -> str | None:
 def blocks_from_content(content: str | list[Any], path: str) -> tuple[Block, ...]:
     if isinstance(content, str):
         return (Block(type="text", data=content, src={"path": f"{path}/content"}),)
-    return tuple(block_from_dict(item, f"{path}/content/{k}") for k, item in enumerate(content))
+    items = f"{path}/content/"
+    blocks = tuple(block_from_anthropic(item) for item in content)
+    for k, block in enumerate(blocks):
+        block.at = (items, k)
+    return blocks
 
 
 def entry_problem(entry: Any) -> str | None:
@@ -279,13 +283,14 @@ def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...] | None:
     """`blocks_from_content` of a list whose items are all typed blocks; None otherwise."""
     blocks: list[Block] = []
     append = blocks.append
+    items = f"{path}/content/"  # the blocks' places: this and their index (Block.at)
     for k, item in enumerate(content):
         if type(item) is not dict:
             return None
         btype = item.get("type")
         if not isinstance(btype, str):
             return None
-        src = {"path": f"{path}/content/{k}"}
+        at = (items, k)
         if btype == TOOL_USE:
             tid, name = item.get("id"), item.get("name")
             append(
@@ -295,7 +300,9 @@ def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...] | None:
                     tid if isinstance(tid, str) else None,
                     name if isinstance(name, str) else None,
                     False,
-                    src,
+                    None,
+                    None,
+                    at,
                 )
             )
         elif btype == TOOL_RESULT:
@@ -307,11 +314,13 @@ def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...] | None:
                     tid if isinstance(tid, str) else None,
                     None,
                     item.get("is_error") is True,
-                    src,
+                    None,
+                    None,
+                    at,
                 )
             )
         else:
-            append(Block(btype, item, None, None, False, src))
+            append(Block(btype, item, None, None, False, None, None, at))
     return tuple(blocks)
 
 

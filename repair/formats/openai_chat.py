@@ -75,9 +75,13 @@ class Conversation:
     entries: list[Any]
     base: str  # JSON pointer prefix of the list ("" or "/messages")
     lineno: int | None  # JSONL line of the record
+    items: str = field(init=False)  # base + "/": a block's `at` in a JSON document
     loaded: list[Message] = field(default_factory=list)
     original: dict[int, Block] = field(default_factory=dict)  # bid -> loaded block
     blocks_of: dict[int, tuple[Block, ...]] = field(default_factory=dict)  # msg index -> blocks
+
+    def __post_init__(self) -> None:
+        self.items = f"{self.base}/"
 
 
 @dataclass
@@ -306,6 +310,17 @@ def _src(conv: Conversation, i: int, tail: str = "") -> dict[str, Any]:
     return {"path": path}
 
 
+def _block_place(
+    conv: Conversation, i: int, items: str, k: int
+) -> tuple[dict[str, Any] | None, tuple[str, int] | None]:
+    """A block's `src` and `at`: in a JSON document its pointer in two (`items` is the tail
+    of its list after message i, the index k), made when asked for; in a JSONL record its
+    line and pointer."""
+    if conv.lineno is None:
+        return None, (f"{conv.items}{i}{items}", k)
+    return _src(conv, i, f"{items}{k}"), None
+
+
 def _malformed(conv: Conversation, i: int, entry: Any, reason: str, role: Any = None) -> Message:
     return Message(
         role=role if role in ("user", "assistant") else None,
@@ -330,10 +345,10 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         call_id = entry["tool_call_id"]
         data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": entry.get("content")}
         name = entry.get("name")
-        src = _src(conv, i)
-        return Block(
-            TOOL_RESULT, data, call_id, name if isinstance(name, str) else None, False, src, At(i)
-        )
+        name = name if isinstance(name, str) else None
+        if conv.lineno is None:  # its place: the list's pointer and i (Block.at)
+            return Block(TOOL_RESULT, data, call_id, name, False, None, At(i), (conv.items, i))
+        return Block(TOOL_RESULT, data, call_id, name, False, _src(conv, i), At(i))
     if not isinstance(entry, dict):
         return malformed(f"message is {type_name(entry)}, not an object")
     role = entry.get("role")
@@ -376,16 +391,8 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
                     "name": name,
                     "input": _arguments(fn.get("arguments")),
                 }
-                blocks.append(
-                    Block(
-                        TOOL_USE,
-                        data,
-                        tool_id=call["id"],
-                        name=name,
-                        src=_src(conv, i, f"/tool_calls/{k}"),
-                        origin=At(i, k),
-                    )
-                )
+                src, at = _block_place(conv, i, "/tool_calls/", k)
+                blocks.append(Block(TOOL_USE, data, call["id"], name, False, src, At(i, k), at))
         if isinstance(entry.get("function_call"), dict):
             blocks.append(
                 Block(
@@ -419,11 +426,12 @@ def _content_blocks(
         return f"content is {type_name(content)}"
     out = []
     for k, part in enumerate(content):
-        src = _src(conv, i, f"/content/{k}")
+        src, at = _block_place(conv, i, "/content/", k)
         if isinstance(part, dict) and part.get("type") == "text":
-            out.append(Block(TEXT, part, src=src, origin=At(i)))
+            out.append(Block(TEXT, part, src=src, origin=At(i), at=at))
         elif isinstance(part, dict) and isinstance(part.get("type"), str):
-            out.append(Block(own_type(part["type"], "openai"), part, src=src, origin=At(i)))
+            kind = own_type(part["type"], "openai")
+            out.append(Block(kind, part, src=src, origin=At(i), at=at))
         else:
             return f"content[{k}] is not a content part with a type"
     return out

@@ -12,6 +12,7 @@ from repair.analysis import analyze
 from repair.errors import InputError
 from repair.formats import get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message, block_from_anthropic
+from repair.place import Place
 from repair.plan import apply_all
 from tests.formats.build import compact, synthetic
 from tests.paths import SAMPLES
@@ -73,7 +74,7 @@ def test_request_body_is_anthropic_and_paths_point_into_messages():
     s = load_bytes(compact(body))
     assert s.format == "anthropic"
     assert s.messages[2].src == {"path": "/messages/2"}
-    assert s.messages[2].blocks[0].src == {"path": "/messages/2/content/0"}
+    assert s.messages[2].blocks[0].place() == Place(pointer="/messages/2/content/0")
 
 
 def test_plain_text_list_without_tools_is_anthropic():
@@ -144,10 +145,10 @@ def test_blocks_and_sources():
     m0, m1, m2, _ = s.messages
     assert m0.src == {"path": "/0"}
     assert m0.blocks[0].data == "list files"
-    assert m0.blocks[0].src == {"path": "/0/content"}
+    assert m0.blocks[0].place() == Place(pointer="/0/content")
     assert [b.type for b in m1.blocks] == ["text", "tool_use"]
     assert m1.blocks[1].tool_id == "toolu_1" and m1.blocks[1].name == "ls"
-    assert m1.blocks[1].src == {"path": "/1/content/1"}
+    assert m1.blocks[1].place() == Place(pointer="/1/content/1")
     assert m2.blocks[0].tool_id == "toolu_1" and m2.blocks[0].type == "tool_result"
     assert all(m.live for m in s.messages)
 
@@ -301,6 +302,7 @@ def test_drop_block_set_id_and_keep_other_keys():
         name=use.name,
         src=use.src,
         origin=use.origin,
+        at=use.at,
         bid=use.bid,
     )
     res = m2.blocks[0]
@@ -310,6 +312,7 @@ def test_drop_block_set_id_and_keep_other_keys():
         tool_id="bad_id_",
         src=res.src,
         origin=res.origin,
+        at=res.at,
         bid=res.bid,
     )
     out = json.loads(

@@ -11,6 +11,7 @@ import pytest
 from repair.analysis import analyze
 from repair.formats import detect, get_adapter, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT
+from repair.place import Place
 from repair.plan import Choices, apply_all
 from tests.formats.build import compact, load
 from tests.paths import SAMPLES
@@ -156,12 +157,12 @@ def test_normal_form_of_a_tool_round_trip():
         ("assistant", False, [("text", None)], {"path": "/5"}),
     ]
     use = s.messages[2].blocks[1]
-    assert (use.name, use.data["input"], use.src) == (
+    assert (use.name, use.data["input"], use.place()) == (
         "get",
         {"k": "call_2"},
-        {"path": "/2/tool_calls/1"},
+        Place(pointer="/2/tool_calls/1"),
     )
-    assert [b.src for b in s.messages[3].blocks] == [{"path": "/3"}, {"path": "/4"}]
+    assert [b.place() for b in s.messages[3].blocks] == [Place(pointer="/3"), Place(pointer="/4")]
     assert analyze(s).findings == []
 
 

@@ -12,6 +12,7 @@ import pytest
 from repair.analysis import analyze
 from repair.formats import get_adapter, load_bytes, load_session, probe_bytes
 from repair.model import SYNTHETIC_RESULT_TEXT, Block, Message, block_from_anthropic
+from repair.place import Place
 from repair.plan import apply_all
 from tests.formats.build import compact, synthetic
 from tests.paths import CORPUS
@@ -148,7 +149,7 @@ def test_ts_becomes_seconds_and_keys_survive():
     assert s.messages[0].timestamp == pytest.approx(1767720000.0)
     assert s.messages[1].timestamp == pytest.approx(1767720004.1)
     assert s.messages[1].src == {"path": "/1"}
-    assert s.messages[1].blocks[2].src == {"path": "/1/content/2"}
+    assert s.messages[1].blocks[2].place() == Place(pointer="/1/content/2")
     assert s.export_bytes() == data
 
 
