@@ -562,33 +562,40 @@ def _shape_findings(
     last_live = p.live[-1] if p.live else None
     separate_results = targets.get(out.target).separate_results
     client = targets.get(out.target).is_client
+    # (over every live message: `prev` is the message looked at before, `m.live` holds, and
+    # the usual text block's blank test is spelt out; with `only`, neither holds)
+    prev: int | None = None
     for mi in p.live if only is None else sorted(only):
         m = msgs[mi]
-        if not m.live:
-            continue
-        prev = p.prev_live.get(mi)
+        if only is not None:
+            if not m.live:
+                continue
+            prev = p.prev_live.get(mi)
         blocks = m.blocks
+        role = m.role
         # tool-result-not-first: one finding per message, at the first late result (a result
-        # in an assistant message is wrong-role-block instead)
-        seen_other = None
-        for bi, b in enumerate(blocks if m.role != "assistant" else ()):
-            if b.type == TOOL_RESULT:
-                if seen_other is not None:
-                    out.add(
-                        "tool-result-not-first",
-                        mi,
-                        bi,
-                        b.tool_id,
-                        f"a {blocks[seen_other].type} block (block {seen_other}) comes before "
-                        "the tool_result blocks; results must come first in the message.",
-                        key=(m.uid,),
-                    )
-                    break
-            elif not (b.tool_id and b.type == "text"):
-                seen_other = bi if seen_other is None else seen_other
+        # in an assistant message is wrong-role-block instead; without one, nothing is late)
+        if role != "assistant" and m.tool_ids()[1]:
+            seen_other = None
+            for bi, b in enumerate(blocks):
+                if b.type == TOOL_RESULT:
+                    if seen_other is not None:
+                        out.add(
+                            "tool-result-not-first",
+                            mi,
+                            bi,
+                            b.tool_id,
+                            f"a {blocks[seen_other].type} block (block {seen_other}) comes "
+                            "before the tool_result blocks; results must come first in the "
+                            "message.",
+                            key=(m.uid,),
+                        )
+                        break
+                elif seen_other is None and not (b.tool_id and b.type == "text"):
+                    seen_other = bi
         # A client resumes by sending a new prompt after the history: its last assistant
         # message is not the final one of the request.
-        final_assistant = mi == last_live and m.role == "assistant" and not client
+        final_assistant = mi == last_live and role == "assistant" and not client
         # A final assistant message may be empty, but not whitespace: the API refuses trailing
         # whitespace there, so one holding only whitespace is repaired like an empty one.
         if not final_assistant or _whitespace_only(blocks):
@@ -598,13 +605,17 @@ def _shape_findings(
                     mi,
                     None,
                     None,
-                    f"the {m.role} message has empty content; only a final assistant message "
+                    f"the {role} message has empty content; only a final assistant message "
                     "may be empty.",
                     key=(m.uid,),
                 )
             else:
                 for bi, b in enumerate(blocks):
-                    if b.type == "text" and _blank_text(b.data):
+                    if b.type != "text":
+                        continue
+                    data = b.data
+                    text = data.get("text") if type(data) is dict else None
+                    if text.isspace() if type(text) is str and text else _blank_text(data):
                         out.add(
                             "empty-content",
                             mi,
@@ -614,7 +625,7 @@ def _shape_findings(
                             "contain non-whitespace text.",
                             key=(m.uid, b.bid),
                         )
-        if prev is not None and msgs[prev].role == m.role:
+        if prev is not None and msgs[prev].role == role:
             results_only = bool(msgs[prev].blocks) and all(
                 b.type == TOOL_RESULT for b in msgs[prev].blocks
             )
@@ -624,9 +635,10 @@ def _shape_findings(
                     mi,
                     None,
                     None,
-                    f"two {m.role} messages in a row (messages {out.n(prev)} and {out.n(mi)}).",
+                    f"two {role} messages in a row (messages {out.n(prev)} and {out.n(mi)}).",
                     key=(m.uid,),
                 )
+        prev = mi
 
 
 def _whitespace_only(blocks: Sequence[Block]) -> bool:
@@ -652,8 +664,8 @@ def _time_findings(
     prev_t: float | None = None
     prev_i: int | None = None
     for mi in p.live if only is None else sorted(only):
-        t = msgs[mi].timestamp
-        if t is None or not msgs[mi].live:
+        t = msgs[mi].meta.get("timestamp")  # (Message.timestamp; p.live holds live ones)
+        if t is None or (only is not None and not msgs[mi].live):
             continue
         if only is not None:  # the live message stamped last before this one
             prev_i = p.prev_live.get(mi)
