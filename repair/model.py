@@ -128,18 +128,21 @@ class Message:
         changed once loaded, and an edit makes a new message."""
         got = self._tool_ids
         if got is None:
-            blocks = self.blocks
-            got = self._tool_ids = (
-                tuple([b.tool_id for b in blocks if b.type == TOOL_USE]),
-                tuple(
-                    [
-                        b.tool_id
-                        for b in blocks
-                        if b.type == TOOL_RESULT or (b.tool_id and b.type != TOOL_USE)
-                    ]
-                ),
-            )
+            # (a loop, not two comprehensions: most messages hold a block or two)
+            calls: tuple[str | None, ...] = ()
+            answers: tuple[str | None, ...] = ()
+            for b in self.blocks:
+                btype = b.type
+                if btype == TOOL_USE:
+                    calls += (b.tool_id,)
+                elif btype == TOOL_RESULT or b.tool_id:
+                    answers += (b.tool_id,)
+            got = self._tool_ids = (calls, answers)
         return got
+
+    def forget_tool_ids(self) -> None:
+        """For a loader that gives a block of this message a tool id once it is built."""
+        self._tool_ids = None
 
 
 @dataclass(slots=True)

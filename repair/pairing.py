@@ -177,56 +177,76 @@ def pair(
     next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
     prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
     if usual_id is not None:
-        usual = _usual_ids(messages, live, usual_id)
-        if usual is not None:
-            odd = _pair(
-                messages, _odd_messages(messages, live, usual), next_live, prev_live, remap, usual
-            )
+        got = _usual_ids(messages, live, usual_id)
+        if got is not None:
+            usual, others = got
+            odd = _pair(messages, others, next_live, prev_live, remap, usual)
             return LeanPairing(list(messages), remap, live, next_live, prev_live, odd)
     return _pair(messages, live, next_live, prev_live, remap, frozenset())
 
 
 def _usual_ids(
     messages: list[Message], live: list[int], usual_id: Callable[[str | None], bool]
-) -> set[str] | None:
-    """The ids of the usual pairs (see `pair`), from each message's `tool_ids`; None when a
-    tool block sits in the wrong role's message."""
+) -> tuple[set[str], list[int]] | None:
+    """The ids of the usual pairs (see `pair`), from each message's `tool_ids`, and the live
+    messages holding any other call or result (in order); None when a tool block sits in
+    the wrong role's message."""
     calls_seen: list[str | None] = []
     answers_seen: list[str | None] = []
-    turns: list[tuple[tuple[str | None, ...], tuple[str | None, ...]]] = []  # calls, home's answers
+    # (call message, its home, their calls and answers): the turns that may be usual
+    turns: list[tuple[int, int, tuple[str | None, ...], tuple[str | None, ...]]] = []
+    others: list[int] = []
     waiting: tuple[str | None, ...] = ()  # the calls of the live message before
+    asked = 0  # where they are
     stamp = None
+    tool_ids = Message.tool_ids
     for mi in live:
         msg = messages[mi]
-        calls, answers = msg.tool_ids()
+        calls, answers = tool_ids(msg)
         if msg.role == "assistant":
             if answers:
                 return None  # a tool_result (or a block with a tool id) in an assistant message
+            if waiting:
+                others.append(asked)  # calls without a user message after them
             waiting = calls
             if calls:
                 calls_seen += calls
+                asked = mi
                 stamp = msg.meta.get("timestamp")
             continue
         if calls:
             return None
         if answers:
             answers_seen += answers
-            if waiting and msg.role == "user":
-                t = msg.meta.get("timestamp")
-                if t is None or stamp is None or not t < stamp:
-                    turns.append((waiting, answers))
+            t = msg.meta.get("timestamp") if waiting else None
+            if waiting and msg.role == "user" and (t is None or stamp is None or not t < stamp):
+                turns.append((asked, mi, waiting, answers))
+            else:
+                if waiting:
+                    others.append(asked)
+                others.append(mi)
+        elif waiting:
+            others.append(asked)
         waiting = ()
+    if waiting:
+        others.append(asked)
     repeated = _repeated(calls_seen) | _repeated(answers_seen)
     usual: set[str] = set()
-    for calls, answers in turns:
+    for asked, home, calls, answers in turns:
         if answers == calls and repeated.isdisjoint(calls) and all(map(usual_id, calls)):
             usual.update(calls)  # type: ignore[arg-type]  # (usual_id refuses None and "")
             continue  # the usual turn: every call answered, in order
         answered = set(answers)
+        some = False  # some call of the turn is usual
         for tid in calls:
             if tid and tid in answered and tid not in repeated and usual_id(tid):
                 usual.add(tid)
-    return usual
+                some = True
+        if not some or len(usual.intersection(calls)) < len(calls):
+            others.append(asked)
+        if not some or not usual.issuperset(answers):
+            others.append(home)
+    return usual, sorted(set(others))
 
 
 def _repeated(ids: list[str | None]) -> set[str | None]:
@@ -235,17 +255,6 @@ def _repeated(ids: list[str | None]) -> set[str | None]:
     if not extra:
         return set()
     return {tid for tid, n in Counter(ids).most_common(extra) if n > 1}
-
-
-def _odd_messages(messages: list[Message], live: list[int], usual: set[str]) -> list[int]:
-    """The live messages holding a call or a result whose id is not a usual one."""
-    superset = usual.issuperset
-    out = []
-    for mi in live:
-        calls, answers = messages[mi].tool_ids()
-        if not superset(calls) or not superset(answers):
-            out.append(mi)
-    return out
 
 
 def _pair(

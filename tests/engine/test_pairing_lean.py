@@ -55,7 +55,12 @@ def _turn(draw) -> list[Message]:
     meta = [{} if t is None else {"timestamp": float(t)} for t in stamps]
     return [
         Message(roles[0], tuple(block_from_anthropic(U(i)) for i in calls), meta=meta[0]),
-        Message(roles[1], tuple(block_from_anthropic(R(i)) for i in answers), meta=meta[1]),
+        Message(
+            roles[1],
+            # an assistant after the calls: a text (a result there is in the wrong role)
+            tuple(block_from_anthropic(R(i) if roles[1] == "user" else T(i)) for i in answers),
+            meta=meta[1],
+        ),
     ]
 
 
