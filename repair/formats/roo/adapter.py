@@ -76,7 +76,7 @@ class RooAdapter(Adapter):
         else:
             prefix = "" if shape.container == "list" else "/messages"
             messages = messages_from_entries(shape.entries, prefix)
-            tags = apply_roo_meta(messages, _raw)  # one message per entry: the document's tags
+            tags = apply_roo_meta(messages)  # one message per entry: the document's tags
         pair_text_results(messages)
         state = make_state(probe, shape.container, messages)
         if shape.container != "v2":
@@ -111,7 +111,7 @@ class RooAdapter(Adapter):
             return fresh[k] if k in fresh else messages[k].raw
 
         def reload(part: list[Message], entries: list[Any]) -> None:
-            apply_roo_meta(part, _raw, tags)
+            apply_roo_meta(part, tags=tags)
             pair_text_results(part)
 
         return read_back_entries(session, to_read_again(session, list(fresh)), entry_at, reload)
@@ -143,10 +143,6 @@ def _entry_at(messages: list[Message], k: int) -> object:
             last_ts = prev["ts"]
             break
     return _entry(messages[k], last_ts)
-
-
-def _raw(m: Message) -> Any:
-    return m.raw
 
 
 def _is_time(value: Any) -> bool:

@@ -45,19 +45,20 @@ def roo_tags(records: Iterable[Any]) -> tuple[set[str], set[str]]:
 
 def apply_roo_meta(
     messages: Sequence[Message],
-    record_of: Callable[[Message], Any],
+    record_of: Callable[[Message], Any] | None = None,
     tags: tuple[set[str], set[str]] | None = None,
 ) -> tuple[set[str], set[str]]:
     """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
-    message's record. Runs once at load, on freshly built messages; `tags`: those of the
-    whole document (`roo_tags`) when `messages` are only some of its messages. One pass over
-    the records, then the tags (a tag takes effect only when its summary or marker exists).
-    Returns the tags it applied (without `tags`: `roo_tags` of the messages' records)."""
+    message's record (`record_of`; None: its `raw`). Runs once at load, on freshly built
+    messages; `tags`: those of the whole document (`roo_tags`) when `messages` are only some
+    of its messages. One pass over the records, then the tags (a tag takes effect only when
+    its summary or marker exists). Returns the tags it applied (without `tags`: `roo_tags`
+    of the messages' records)."""
     summaries: set[str] = set()
     markers: set[str] = set()
     tagged: list[tuple[Message, dict[str, Any]]] = []
     for m in messages:
-        rec = record_of(m)
+        rec = m.raw if record_of is None else record_of(m)
         if not isinstance(rec, dict):
             continue
         ts = timestamp_seconds(rec.get("ts"))
@@ -113,7 +114,10 @@ def pair_text_results(messages: Sequence[Message]) -> None:
         if m.role is None and m.malformed is None:
             continue  # role-less reasoning items sit between turns
         if m.role == "assistant" and m.malformed is None and following is not None:
-            _pair(m, following)
+            calls = m.tool_ids()[0]
+            # the usual case: no call, or every call answered by a tool_result block
+            if calls and not set(calls).issubset(following.tool_ids()[1]):
+                _pair(m, following)
         following = m if (m.role == "user" and m.malformed is None) else None
 
 
@@ -137,3 +141,4 @@ def _pair(assistant: Message, user: Message) -> None:
         if name == use.name:
             text_block.tool_id = use.tool_id
             text_block.name = use.name
+            user.forget_tool_ids()
