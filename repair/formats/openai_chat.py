@@ -77,7 +77,6 @@ class Conversation:
     lineno: int | None  # JSONL line of the record
     items: str = field(init=False)  # base + "/": a block's `at` in a JSON document
     loaded: list[Message] = field(default_factory=list)
-    original: dict[int, Block] = field(default_factory=dict)  # bid -> loaded block
     blocks_of: dict[int, tuple[Block, ...]] = field(default_factory=dict)  # msg index -> blocks
 
     def __post_init__(self) -> None:
@@ -270,36 +269,35 @@ class OpenAIChatAdapter(Adapter):
 
 def _load_conversation(conv: Conversation) -> list[Message]:
     out: list[Message] = []
-    run: list[tuple[int, Block]] = []
+    entries = conv.entries
+    run: list[Block] = []  # the blocks of a run of tool messages, from entry `start` on
+    start = -1
 
-    def close_run() -> None:
-        if run:
-            idxs = tuple(i for i, _b in run)
-            blocks = tuple(b for _i, b in run)
-            out.append(
-                Message(
-                    role="user",
-                    blocks=blocks,
-                    raw=[conv.entries[i] for i in idxs],
-                    src=_src(conv, idxs[0]),
-                    origin=ToolRun(idxs),
-                )
+    def close_run(end: int) -> None:
+        out.append(
+            Message(
+                role="user",
+                blocks=tuple(run),
+                raw=entries[start:end],
+                src=_src(conv, start),
+                origin=ToolRun(tuple(range(start, end))),
             )
-            run.clear()
+        )
+        run.clear()
 
-    for i, entry in enumerate(conv.entries):
+    for i, entry in enumerate(entries):
         built = _load_entry(conv, i, entry)
         if isinstance(built, Block):  # a tool (or legacy function) message
-            conv.original[built.bid] = built
-            conv.blocks_of[i] = (built,)
-            run.append((i, built))
+            if not run:
+                start = i
+            run.append(built)
             continue
-        close_run()
-        for b in built.blocks:
-            conv.original[b.bid] = b
+        if run:
+            close_run(i)
         conv.blocks_of[i] = built.blocks
         out.append(built)
-    close_run()
+    if run:
+        close_run(len(entries))
     return out
 
 
@@ -333,9 +331,6 @@ def _malformed(conv: Conversation, i: int, entry: Any, reason: str, role: Any = 
 
 
 def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
-    def malformed(reason: str, role: Any = None) -> Message:
-        return _malformed(conv, i, entry, reason, role)
-
     if (
         type(entry) is dict
         and entry.get("role") == "tool"
@@ -349,6 +344,10 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         if conv.lineno is None:  # its place: the list's pointer and i (Block.at)
             return Block(TOOL_RESULT, data, call_id, name, False, None, At(i), (conv.items, i))
         return Block(TOOL_RESULT, data, call_id, name, False, _src(conv, i), At(i))
+
+    def malformed(reason: str, role: Any = None) -> Message:
+        return _malformed(conv, i, entry, reason, role)
+
     if not isinstance(entry, dict):
         return malformed(f"message is {type_name(entry)}, not an object")
     role = entry.get("role")
@@ -368,8 +367,9 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         )
     if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
         return malformed(f"unknown role {shown(role)}")
+    here = At(i)  # the origin of the message and of its blocks
     blocks = _content_blocks(
-        conv, i, content, skip_empty=role == "assistant" and "tool_calls" in entry
+        conv, i, here, content, skip_empty=role == "assistant" and "tool_calls" in entry
     )
     if isinstance(blocks, str):
         return malformed(blocks, role)
@@ -399,7 +399,7 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
                     "function_call",
                     entry["function_call"],
                     src=_src(conv, i, "/function_call"),
-                    origin=At(i),
+                    origin=here,
                 )
             )
     return Message(
@@ -408,12 +408,12 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         raw=entry,
         hidden=role in HIDDEN_ROLES,
         src=_src(conv, i),
-        origin=At(i),
+        origin=here,
     )
 
 
 def _content_blocks(
-    conv: Conversation, i: int, content: Any, skip_empty: bool
+    conv: Conversation, i: int, here: At, content: Any, skip_empty: bool
 ) -> list[Block] | str:
     """The blocks of a message's content, or why the content cannot be read."""
     if content is None:
@@ -421,17 +421,17 @@ def _content_blocks(
     if isinstance(content, str):
         if skip_empty and not content:
             return []  # "" next to tool_calls is how many clients write "no text"
-        return [Block(TEXT, content, src=_src(conv, i, "/content"), origin=At(i))]
+        return [Block(TEXT, content, src=_src(conv, i, "/content"), origin=here)]
     if not isinstance(content, list):
         return f"content is {type_name(content)}"
     out = []
     for k, part in enumerate(content):
         src, at = _block_place(conv, i, "/content/", k)
         if isinstance(part, dict) and part.get("type") == "text":
-            out.append(Block(TEXT, part, src=src, origin=At(i), at=at))
+            out.append(Block(TEXT, part, src=src, origin=here, at=at))
         elif isinstance(part, dict) and isinstance(part.get("type"), str):
             kind = own_type(part["type"], "openai")
-            out.append(Block(kind, part, src=src, origin=At(i), at=at))
+            out.append(Block(kind, part, src=src, origin=here, at=at))
         else:
             return f"content[{k}] is not a content part with a type"
     return out
