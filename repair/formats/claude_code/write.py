@@ -36,7 +36,7 @@ from typing import Any
 
 from ...errors import ExportRefused
 from ...jsonio import compact
-from ...model import TOOL_RESULT, Block, Message, Session, content_text
+from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
 from ..base import Export, JsonlLine, same_messages
 from .chain import ts_ms
 from .load import CCFile, CCState, View
@@ -185,6 +185,7 @@ class _Writer:
     _result_lines: list[int] | None = None
     _dup_lines: dict[str, list[int]] | None = None
     _children: dict[str, list[int]] | None = None
+    _others: list[tuple[int, Any]] | None = None
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message]) -> None:
@@ -305,7 +306,7 @@ class _Writer:
                 rec = (
                     b.origin if isinstance(b.origin, int) and b.origin in view.rec_blocks else None
                 )
-                if rec is not None and self.f.lines[rec].obj.get("type") != role:
+                if rec is not None and self._type(rec) != role:
                     rec = None  # moved across roles (wrong-role-block): a record of its new role
                 if rec is not None:
                     used.add(rec)
@@ -369,7 +370,7 @@ class _Writer:
 
     def _finish_runs(self, view: View, runs: list[_Run]) -> None:
         """Content rewrites of existing records (and message.id of merged assistants)."""
-        lines = self.f.lines
+        lines, recs = self.f.lines, self.f.recs
         first_mid: str | None = None
         for r in runs:
             if r.starts_assistant:
@@ -377,30 +378,48 @@ class _Writer:
             if not isinstance(r.rec, int):
                 continue
             idx = r.rec
-            obj = lines[idx].obj
             new_obj = None
             if r.edited and not _same_blocks(r.blocks, view.rec_blocks.get(idx, ())):
-                new_obj = _with_content(obj, r.blocks, view.rec_blocks.get(idx, ()))
+                new_obj = _with_content(lines[idx].obj, r.blocks, view.rec_blocks.get(idx, ()))
             if r.role == "assistant":
-                mid = _mid(obj)
+                rec = recs.get(idx)
+                if rec is not None and rec.bad is None and rec.role == "assistant":
+                    mid = rec.mid  # read by the light pass: the record is not parsed again
+                else:
+                    mid = _mid(lines[idx].obj)
                 if first_mid is None:
                     first_mid = mid
                 elif mid != first_mid and r.edited:
                     # merged into the assistant message before it: Claude Code merges by id
-                    new_obj = new_obj or _copy_record(obj)
+                    new_obj = new_obj or _copy_record(lines[idx].obj)
                     new_obj["message"]["id"] = first_mid
             if new_obj is not None:
                 self.rewrite[idx] = new_obj
 
     # --- new records
     def _build_new(self, view: View, seq: list[Any], root_parent: str | None) -> None:
-        lines = self.f.lines
+        if not any(isinstance(e, _New) for e in seq):
+            return
+        lines, recs = self.f.lines, self.f.recs
         tool_owner: dict[str, int] = {}
         last_assistant: int | None = None
         prompt_id: str | None = None
         n = len(seq)
         for i, e in enumerate(seq):
             if isinstance(e, int):
+                # what the light pass read of the record where it holds it (no parse)
+                rec = recs.get(e)
+                if rec is not None and rec.bad is None:
+                    if rec.role == "assistant":
+                        last_assistant = e
+                        for b in rec.blocks:
+                            if b.type == TOOL_USE and b.tool_id is not None:
+                                tool_owner[b.tool_id] = e
+                    elif rec.role == "user" and b'"promptId"' in lines[e].raw:
+                        pid = lines[e].obj.get("promptId")
+                        if isinstance(pid, str):
+                            prompt_id = pid
+                    continue
                 obj = lines[e].obj
                 t = obj.get("type")
                 if t == "assistant":
@@ -514,12 +533,18 @@ class _Writer:
         """The tool-result user record nearest to `near`, preferring the same CLI version."""
         lines = self.f.lines
         if self._result_lines is None:
+            # the graph says which node records hold a result; other lines are read
+            nodes = {nd.idx: nd for nd in self.f.graph.nodes.values()}
             self._result_lines = [
                 i
                 for i, ln in enumerate(lines)
-                if type(ln.obj) is dict
-                and ln.obj.get("type") == "user"
-                and _first_result_block(ln.obj)
+                if (
+                    (nd.type == "user" and nd.results)
+                    if (nd := nodes.get(i)) is not None
+                    else type(ln.obj) is dict
+                    and ln.obj.get("type") == "user"
+                    and _first_result_block(ln.obj) is not None
+                )
             ]
         cands = self._result_lines
         if not cands:
@@ -548,13 +573,12 @@ class _Writer:
         return nearest
 
     def _nearest_role(self, seq: list[Any], i: int, role: str) -> int | None:
-        lines = self.f.lines
         for j in range(i - 1, -1, -1):
             e = seq[j]
-            if isinstance(e, int) and lines[e].obj.get("type") == role:
+            if isinstance(e, int) and self._type(e) == role:
                 return e
         for e in seq[i + 1 :]:
-            if isinstance(e, int) and lines[e].obj.get("type") == role:
+            if isinstance(e, int) and self._type(e) == role:
                 return e
         return None
 
@@ -575,8 +599,16 @@ class _Writer:
     def _uuid_of(self, e: Any) -> str | None:
         if isinstance(e, _New):
             return e.uuid
+        rec = self.f.recs.get(e)
+        if rec is not None:
+            return rec.uuid  # type: ignore[no-any-return]
         uuid: str | None = self.f.lines[e].obj.get("uuid")  # a record of the chain: a str
         return uuid
+
+    def _type(self, idx: int) -> Any:
+        """A record's `type`, from the light pass where it read the record."""
+        rec = self.f.recs.get(idx)
+        return rec.role if rec is not None else self.f.lines[idx].obj.get("type")
 
     def _ts_of(self, seq: list[Any], i: int) -> float | None:
         """The timestamp of entry i, or of the nearest entry before it that has one."""
@@ -585,7 +617,8 @@ class _Writer:
             if isinstance(e, _New):
                 ms = e.ts_ms
             else:
-                ts = self.f.lines[e].obj.get("timestamp")
+                rec = self.f.recs.get(e)
+                ts = rec.ts if rec is not None else self.f.lines[e].obj.get("timestamp")
                 ms = ts_ms(ts) if isinstance(ts, str) else None
             if ms is not None:
                 return ms
@@ -614,17 +647,11 @@ class _Writer:
         if not self.deleted:
             return
         lines = self.f.lines
-        if self._children is None:
-            self._children = {}
-            for i, ln in enumerate(lines):
-                obj = ln.obj
-                if type(obj) is dict and isinstance(obj.get("parentUuid"), str):
-                    self._children.setdefault(obj["parentUuid"], []).append(i)
         root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
         last_alive = root_parent
         repl: dict[str, str | None] = {}
         for idx in chain_idx:
-            u = lines[idx].obj.get("uuid")
+            u = self._uuid_of(idx)
             if idx in self.deleted:
                 repl[u] = last_alive
             else:
@@ -637,10 +664,42 @@ class _Writer:
             if u not in repl:  # an off-chain record: its children go to its own parent
                 p = obj.get("parentUuid")
                 repl[u] = p if isinstance(p, str) else None
-            for child in self._children.get(u, ()):
+            for child in self._children_of(u):
                 if child in self.deleted or child in in_seq or child in self.relink:
                     continue
                 self.relink[child] = repl[u]
+
+    def _children_of(self, parent: str) -> list[int]:
+        """The lines whose parentUuid, as written, is `parent` (in file order)."""
+        if self._children is None:
+            # the graph's links (no line parsed again) and the lines that are no node
+            g = self.f.graph
+            exact = not g.pruned  # a compaction re-parents nodes: read every line then
+            children: dict[str, list[int]] = {}
+            if exact:
+                for nd in g.nodes.values():
+                    if nd.parent is not None:
+                        children.setdefault(nd.parent, []).append(nd.idx)
+            for i, obj in (
+                self._other_lines() if exact else enumerate(ln.obj for ln in self.f.lines)
+            ):
+                if type(obj) is dict and isinstance(obj.get("parentUuid"), str):
+                    children.setdefault(obj["parentUuid"], []).append(i)
+            self._children = children
+        lines = self.f.lines
+        # a node's parent in the graph bridges progress records: keep the lines that
+        # name `parent` themselves
+        return sorted(
+            i for i in self._children.get(parent, ()) if lines[i].obj.get("parentUuid") == parent
+        )
+
+    def _other_lines(self) -> list[tuple[int, Any]]:
+        """(index, parsed record) of every line that is no node of the graph (metadata,
+        progress, a duplicate uuid, an unreadable line): the few the light pass did not keep."""
+        if self._others is None:
+            at = {nd.idx for nd in self.f.graph.nodes.values()}
+            self._others = [(i, ln.obj) for i, ln in enumerate(self.f.lines) if i not in at]
+        return self._others
 
     # --- physical placement
     def _place(self, seq: list[Any]) -> None:
@@ -690,19 +749,22 @@ class _Writer:
         if not self.relink:
             return set()
         lines = self.f.lines
+        g = self.f.graph
         held: set[Any] = set(self.relink.values())
         held.update(e.obj.get("parentUuid") for e in self.new_records if e.obj is not None)
-        for i, ln in enumerate(lines):
-            obj = ln.obj
-            if type(obj) is not dict:
-                continue
-            for v in (obj.get("uuid"), None if i in self.relink else obj.get("parentUuid")):
-                if isinstance(v, str):
-                    held.add(v)
+        other_uuids = {obj.get("uuid") for _, obj in self._other_lines() if type(obj) is dict}
+
+        def is_held(u: str) -> bool:
+            # a line's uuid (a node's, a pruned node's, another line's) or the parentUuid of
+            # a line that keeps its own
+            if u in held or u in g.nodes or u in g.pruned or u in other_uuids:
+                return True
+            return any(i not in self.relink for i in self._children_of(u))
+
         out = set()
         for i in self.relink:
             old = lines[i].obj.get("parentUuid")
-            if isinstance(old, str) and old not in held:
+            if isinstance(old, str) and not is_held(old):
                 out.add(i)
         return out
 
