@@ -77,6 +77,11 @@ class JsonlLine:
     def blank(self) -> bool:
         return not self.raw.strip()
 
+    @property
+    def span(self) -> tuple[bytes, int, int] | None:
+        """Where `raw` is in the file's bytes, for a line read in place (`IndexedLine`)."""
+        return None
+
 
 _SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 
@@ -117,6 +122,11 @@ class IndexedLine(JsonlLine):
     @property
     def raw(self) -> bytes:  # type: ignore[override]
         return self._body[self._start : self._end]
+
+    @property
+    def span(self) -> tuple[bytes, int, int]:
+        """The bytes the line is in, and where: `raw` is `body[start:end]`."""
+        return self._body, self._start, self._end
 
     @property
     def blank(self) -> bool:

@@ -171,7 +171,9 @@ class ClaudeCodeAdapter(Adapter):
 
     def parsed_records(self, session: Session) -> dict[bytes, Any] | None:
         state = session.state
-        if not isinstance(state, CCState):
+        if not isinstance(state, CCState) or len(state.file.data) >= LEAN_BYTES:
+            # a large file's records were released after the light pass: asking for them
+            # parses them again, which the read-back does itself, without a dict of bytes
             return None
         return {ln.raw: ln.obj for ln in state.file.lines if ln.obj is not None}
 
