@@ -293,34 +293,42 @@ def cmd_fix(args: argparse.Namespace, out: Out) -> int:
     return _guard(out, args.file, lambda: _fix(args, out, choices))
 
 
-def fixed(path: str, fmt: str | None, target: str | None, choices: Choices) -> Workbench:
+def fixed(
+    path: str,
+    fmt: str | None,
+    target: str | None,
+    choices: Choices,
+    *,
+    exact_numbers: bool = False,
+) -> Workbench:
     """The file loaded and every fix applied (every round, its threads too), as `fix` does.
 
-    Read without the whole-file scan for number literals orjson would change; when a fix
-    was made (numbers will be written), the file is shown to read exactly after all
-    (`Adapter.reads_numbers_exactly`: a 100 MB document written back in 0.1 s) or, for
-    the rare file with such a literal, loaded again keeping every literal and fixed again."""
+    Read without the whole-file scan for number literals orjson would change
+    (`exact_numbers=False`): whatever writes it (the export, the read-back's bytes) first
+    shows that what it wrote reads exactly (`Adapter.reads_numbers_exactly`: a 100 MB
+    document written back in 0.1 s, or the records the writer read, scanned), else raises
+    InexactNumbers before anything is written; the caller then does it all again with
+    `exact_numbers=True` (the rare file with such a literal)."""
     from .workbench import Workbench
 
-    session = _load(path, fmt, target, exact_numbers=False)
-    wb = Workbench(session, choices)
+    wb = Workbench(_load(path, fmt, target, exact_numbers=exact_numbers), choices)
     wb.apply_all(threads=True)
-    if wb.changed and not _reads_exactly(session, wb.thread_applied):
-        wb = Workbench(_load(path, fmt, target), choices)
-        wb.apply_all(threads=True)
     return wb
 
 
-def _reads_exactly(session: Session, thread_fixes: dict[int, list[Fix]]) -> bool:
-    """The session's file and the files of the threads fixed read exactly."""
-    fixed_threads = [session.threads[k] for k in thread_fixes]
-    return all(s.adapter.reads_numbers_exactly(s) for s in (session, *fixed_threads))
-
-
 def _fix(args: argparse.Namespace, out: Out, choices: Choices) -> int:
+    from .jsonio import InexactNumbers
+
+    try:
+        return _fix_once(args, out, choices, exact_numbers=False)
+    except InexactNumbers:  # a literal orjson changes: read it again keeping every literal
+        return _fix_once(args, out, choices, exact_numbers=True)
+
+
+def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_numbers: bool) -> int:
     from .report import edit_entries
 
-    wb = fixed(args.file, args.format, args.target, choices)
+    wb = fixed(args.file, args.format, args.target, choices, exact_numbers=exact_numbers)
     session = wb.original
     thread_fixes = wb.thread_applied
     writing = (args.output or args.in_place) and not args.dry_run

@@ -180,6 +180,12 @@ def has_inexact_numbers(data: bytes) -> bool:
     return False
 
 
+class InexactNumbers(Exception):
+    """A session read without the number scan (`numbers_as_parsed`) would write a number
+    literal other than as it was read: the caller reads the file again keeping every
+    literal (`repair.cli.fixed`)."""
+
+
 def reads_exactly(data: bytes, doc: Any = None, style: JsonStyle | None = None) -> bool:
     """True when orjson reads every number literal of `data` (a whole file) as written, so
     that what `numbers_as_parsed` gave writes back as an exact parse would: the document

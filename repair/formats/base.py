@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from ..jsonio import JsonNumber, reads_exactly
+from ..jsonio import InexactNumbers, JsonNumber, reads_exactly
 from ..model import Message, Session
 from ..place import Place
 
@@ -78,7 +78,7 @@ class JsonlLine:
         return not self.raw.strip()
 
     @property
-    def span(self) -> tuple[bytes, int, int] | None:
+    def span(self) -> tuple[bytes | FileText, int, int] | None:
         """Where `raw` is in the file's bytes, for a line read in place (`IndexedLine`)."""
         return None
 
@@ -124,7 +124,12 @@ class IndexedLine(JsonlLine):
         return self._body[self._start : self._end]
 
     @property
-    def span(self) -> tuple[bytes, int, int]:
+    def parsed(self) -> bool:
+        """The record is held parsed (read and not released since)."""
+        return self._state == 1
+
+    @property
+    def span(self) -> tuple[bytes | FileText, int, int]:
         """The bytes the line is in, and where: `raw` is `body[start:end]`."""
         return self._body, self._start, self._end
 
@@ -310,7 +315,11 @@ class Adapter(ABC):
 
     def export(self, session: Session) -> Export:
         original = self.original_bytes(session)
-        return Export(original) if original is not None else self.write(session)
+        if original is not None:
+            return Export(original)
+        written = self.write(session)
+        check_numbers(session)
+        return written
 
     def dump(self, session: Session) -> bytes:
         return self.export(session).data
@@ -358,7 +367,8 @@ class Adapter(ABC):
         """Every number of the file `session` was read from is what an exact read gives
         (`jsonio.reads_exactly`), so a session read without the number scan
         (`load_session(exact_numbers=False)`) writes every literal back as read. False
-        when it cannot tell."""
+        when it cannot tell. Asked after the session was written (`check_numbers`): a
+        format may look only at the records its writer read."""
         st = session.state
         f = getattr(st, "file", st)  # the file's bytes, document and style where kept
         data = getattr(f, "data", None)
@@ -405,6 +415,14 @@ class Adapter(ABC):
         """When the block itself was written (epoch seconds), for formats that stamp blocks
         apart from their message (a record or item per block); None otherwise."""
         return None
+
+
+def check_numbers(session: Session) -> None:
+    """Raise InexactNumbers when `session` was read without the number scan and what was
+    just written of it (the file, the records for the report) may hold a literal other than
+    as read."""
+    if not session.numbers_exact and not session.adapter.reads_numbers_exactly(session):
+        raise InexactNumbers(session.path)
 
 
 def same_messages(messages: Sequence[Message], loaded: Sequence[Message]) -> bool:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from ...files import Source
+from ...jsonio import has_inexact_numbers
 from ...model import Message, Session
 from ..base import Adapter, Export, JsonlLine, Probe, same_messages
 from ..probe import probe_path
@@ -171,11 +172,29 @@ class ClaudeCodeAdapter(Adapter):
 
     def parsed_records(self, session: Session) -> dict[bytes, Any] | None:
         state = session.state
-        if not isinstance(state, CCState) or len(state.file.data) >= LEAN_BYTES:
+        if not isinstance(state, CCState) or len(state.file.held) >= LEAN_BYTES:
             # a large file's records were released after the light pass: asking for them
             # parses them again, which the read-back does itself, without a dict of bytes
             return None
         return {ln.raw: ln.obj for ln in state.file.lines if ln.obj is not None}
+
+    def reads_numbers_exactly(self, session: Session) -> bool:
+        """A large file's records were released after the light pass: what its writer wrote
+        of them (a record rewritten, re-linked, copied into a new one or kept whole for the
+        report) it parsed again, and what it wrote of the messages' blocks comes from the
+        records of the messages that changed. Those records alone are scanned; a smaller
+        file whole."""
+        state = session.state
+        if not isinstance(state, CCState) or len(state.file.held) < LEAN_BYTES:
+            return super().reads_numbers_exactly(session)
+        lines = state.file.lines
+        read = {i for i, ln in enumerate(lines) if getattr(ln, "parsed", True)}
+        for view, msgs in views_of(session):
+            kept = {id(m) for m in msgs} & {id(m) for m in view.messages}
+            for m in (*msgs, *view.messages):
+                if id(m) not in kept:
+                    read.update(b.origin for b in m.blocks if type(b.origin) is int)
+        return not any(has_inexact_numbers(lines[i].raw) for i in sorted(read))
 
     def chain_findings(self, session: Session) -> list[RecordFinding]:
         return chain_findings(session)

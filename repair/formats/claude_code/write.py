@@ -37,7 +37,7 @@ from typing import Any
 from ...errors import ExportRefused
 from ...jsonio import compact
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
-from ..base import Export, JsonlLine, same_messages
+from ..base import Export, JsonlLine, check_numbers, same_messages
 from .chain import ts_ms
 from .load import CCFile, CCState, View
 
@@ -123,7 +123,9 @@ def export_lines(session: Session) -> tuple[Export, list[int | None]]:
     w = _planned(views)
     keys = w.order()
     linenos = [f.lines[k].lineno if isinstance(k, int) else None for k in keys]
-    return Export(w.render(keys), [*f.carried, *w.dropped_records()]), linenos
+    written = Export(w.render(keys), [*f.carried, *w.dropped_records()])
+    check_numbers(session)
+    return written, linenos
 
 
 def written_lines(session: Session) -> list[bytes]:
@@ -424,9 +426,9 @@ class _Writer:
                 t = obj.get("type")
                 if t == "assistant":
                     last_assistant = e
-                    for b in _content_list(obj):
-                        if b.get("type") == "tool_use" and isinstance(b.get("id"), str):
-                            tool_owner[b["id"]] = e
+                    for item in _content_list(obj):
+                        if item.get("type") == "tool_use" and isinstance(item.get("id"), str):
+                            tool_owner[item["id"]] = e
                 elif t == "user" and isinstance(obj.get("promptId"), str):
                     prompt_id = obj["promptId"]
                 continue
@@ -649,9 +651,9 @@ class _Writer:
         lines = self.f.lines
         root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
         last_alive = root_parent
-        repl: dict[str, str | None] = {}
+        repl: dict[Any, str | None] = {}
         for idx in chain_idx:
-            u = self._uuid_of(idx)
+            u = self._uuid_of(idx)  # a record of the chain: a str
             if idx in self.deleted:
                 repl[u] = last_alive
             else:
@@ -788,7 +790,7 @@ class _Writer:
         lines = self.f.lines
         rewrite, relink = self.rewrite, self.relink
         out: list[bytes] = []
-        body: bytes | None = None
+        body: Any = None  # bytes, or the files.FileText of a large file
         start = end = -1  # the run being read: bytes [start, end) of `body`
         for k in keys:
             if type(k) is int and k not in rewrite and k not in relink:
