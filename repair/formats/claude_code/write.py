@@ -38,7 +38,7 @@ from ...errors import ExportRefused
 from ...jsonio import compact
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
 from ..base import Export, JsonlLine, check_numbers, same_messages
-from .chain import ts_ms
+from .chain import Node, ts_ms
 from .load import CCFile, CCState, View
 
 _ROOT = ("root",)
@@ -188,6 +188,7 @@ class _Writer:
     _dup_lines: dict[str, list[int]] | None = None
     _children: dict[str, list[int]] | None = None
     _others: list[tuple[int, Any]] | None = None
+    _node_at: dict[int, Node] | None = None
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message]) -> None:
@@ -372,7 +373,7 @@ class _Writer:
 
     def _finish_runs(self, view: View, runs: list[_Run]) -> None:
         """Content rewrites of existing records (and message.id of merged assistants)."""
-        lines, recs = self.f.lines, self.f.recs
+        lines, nodes = self.f.lines, self._nodes()
         first_mid: str | None = None
         for r in runs:
             if r.starts_assistant:
@@ -384,9 +385,10 @@ class _Writer:
             if r.edited and not _same_blocks(r.blocks, view.rec_blocks.get(idx, ())):
                 new_obj = _with_content(lines[idx].obj, r.blocks, view.rec_blocks.get(idx, ()))
             if r.role == "assistant":
-                rec = recs.get(idx)
-                if rec is not None and rec.bad is None and rec.role == "assistant":
-                    mid = rec.mid  # read by the light pass: the record is not parsed again
+                nd = nodes.get(idx)
+                mid: str | None
+                if nd is not None and nd.type == "assistant" and nd.mid is not None:
+                    mid = nd.mid  # read by the light pass: the record is not parsed again
                 else:
                     mid = _mid(lines[idx].obj)
                 if first_mid is None:
@@ -402,22 +404,24 @@ class _Writer:
     def _build_new(self, view: View, seq: list[Any], root_parent: str | None) -> None:
         if not any(isinstance(e, _New) for e in seq):
             return
-        lines, recs = self.f.lines, self.f.recs
+        lines, nodes, rec_blocks = self.f.lines, self._nodes(), view.rec_blocks
         tool_owner: dict[str, int] = {}
         last_assistant: int | None = None
         prompt_id: str | None = None
         n = len(seq)
         for i, e in enumerate(seq):
             if isinstance(e, int):
-                # what the light pass read of the record where it holds it (no parse)
-                rec = recs.get(e)
-                if rec is not None and rec.bad is None:
-                    if rec.role == "assistant":
-                        last_assistant = e
-                        for b in rec.blocks:
-                            if b.type == TOOL_USE and b.tool_id is not None:
-                                tool_owner[b.tool_id] = e
-                    elif rec.role == "user" and b'"promptId"' in lines[e].raw:
+                # what the light pass and the messages hold of the record (no parse)
+                nd = nodes.get(e)
+                blocks = rec_blocks.get(e)
+                if nd is not None and nd.type == "assistant" and blocks:
+                    last_assistant = e
+                    for b in blocks:
+                        if b.type == TOOL_USE and b.tool_id is not None:
+                            tool_owner[b.tool_id] = e
+                    continue
+                if nd is not None and nd.type != "assistant":
+                    if nd.type == "user" and b'"promptId"' in lines[e].raw:
                         pid = lines[e].obj.get("promptId")
                         if isinstance(pid, str):
                             prompt_id = pid
@@ -536,7 +540,7 @@ class _Writer:
         lines = self.f.lines
         if self._result_lines is None:
             # the graph says which node records hold a result; other lines are read
-            nodes = {nd.idx: nd for nd in self.f.graph.nodes.values()}
+            nodes = self._nodes()
             self._result_lines = [
                 i
                 for i, ln in enumerate(lines)
@@ -601,16 +605,23 @@ class _Writer:
     def _uuid_of(self, e: Any) -> str | None:
         if isinstance(e, _New):
             return e.uuid
-        rec = self.f.recs.get(e)
-        if rec is not None:
-            return rec.uuid  # type: ignore[no-any-return]
+        nd = self._nodes().get(e)
+        if nd is not None:
+            return nd.uuid
         uuid: str | None = self.f.lines[e].obj.get("uuid")  # a record of the chain: a str
         return uuid
 
     def _type(self, idx: int) -> Any:
         """A record's `type`, from the light pass where it read the record."""
-        rec = self.f.recs.get(idx)
-        return rec.role if rec is not None else self.f.lines[idx].obj.get("type")
+        nd = self._nodes().get(idx)
+        return nd.type if nd is not None else self.f.lines[idx].obj.get("type")
+
+    def _nodes(self) -> dict[int, Node]:
+        """The graph's node of each line that holds one: what the light pass read of it
+        (type, uuid, parent, timestamp, message.id, whether it holds a result)."""
+        if self._node_at is None:
+            self._node_at = {nd.idx: nd for nd in self.f.graph.nodes.values()}
+        return self._node_at
 
     def _ts_of(self, seq: list[Any], i: int) -> float | None:
         """The timestamp of entry i, or of the nearest entry before it that has one."""
@@ -619,8 +630,8 @@ class _Writer:
             if isinstance(e, _New):
                 ms = e.ts_ms
             else:
-                rec = self.f.recs.get(e)
-                ts = rec.ts if rec is not None else self.f.lines[e].obj.get("timestamp")
+                nd = self._nodes().get(e)
+                ts = nd.ts if nd is not None else self.f.lines[e].obj.get("timestamp")
                 ms = ts_ms(ts) if isinstance(ts, str) else None
             if ms is not None:
                 return ms
@@ -699,7 +710,7 @@ class _Writer:
         """(index, parsed record) of every line that is no node of the graph (metadata,
         progress, a duplicate uuid, an unreadable line): the few the light pass did not keep."""
         if self._others is None:
-            at = {nd.idx for nd in self.f.graph.nodes.values()}
+            at = self._nodes()
             self._others = [(i, ln.obj) for i, ln in enumerate(self.f.lines) if i not in at]
         return self._others
 
