@@ -407,7 +407,7 @@ class _Writer:
         lines, nodes, rec_blocks = self.f.lines, self._nodes(), view.rec_blocks
         tool_owner: dict[str, int] = {}
         last_assistant: int | None = None
-        prompt_id: str | None = None
+        prompt = [0, None]  # the promptId of the user records before seq[k], found so far
         n = len(seq)
         for i, e in enumerate(seq):
             if isinstance(e, int):
@@ -421,20 +421,13 @@ class _Writer:
                             tool_owner[b.tool_id] = e
                     continue
                 if nd is not None and nd.type != "assistant":
-                    if nd.type == "user" and b'"promptId"' in lines[e].raw:
-                        pid = lines[e].obj.get("promptId")
-                        if isinstance(pid, str):
-                            prompt_id = pid
                     continue
                 obj = lines[e].obj
-                t = obj.get("type")
-                if t == "assistant":
+                if obj.get("type") == "assistant":
                     last_assistant = e
                     for item in _content_list(obj):
                         if item.get("type") == "tool_use" and isinstance(item.get("id"), str):
                             tool_owner[item["id"]] = e
-                elif t == "user" and isinstance(obj.get("promptId"), str):
-                    prompt_id = obj["promptId"]
                 continue
             parent_key = seq[i - 1] if i > 0 else None
             parent = self._uuid_of(parent_key) if parent_key is not None else root_parent
@@ -448,12 +441,32 @@ class _Writer:
                 b = e.blocks[0]
                 src = tool_owner.get(b.tool_id or "", last_assistant)
                 e.uuid = self._new_uuid(parent, b.tool_id or "")
-                e.obj = self._result_record(b, src, parent, e.uuid, ts, prompt_id)
+                e.obj = self._result_record(
+                    b, src, parent, e.uuid, ts, self._prompt_before(seq, i, prompt)
+                )
             else:
                 base = e.base if e.base is not None else self._nearest_role(seq, i, e.role)
                 e.uuid = self._new_uuid(parent, f"{e.kind}:{i}")
                 e.obj = self._clone_record(base, e, parent, ts)
             self.new_records.append(e)
+
+    def _prompt_before(self, seq: list[Any], i: int, seen: list[Any]) -> str | None:
+        """The promptId of the last user record before seq[i] that has one. Looked for from
+        seq[i] back to where the last call looked (`seen`: [that place, what it found]), so
+        the records are read once at most and, where most user records carry one, hardly at
+        all."""
+        lines = self.f.lines
+        for k in range(i - 1, seen[0] - 1, -1):
+            e = seq[k]
+            if isinstance(e, int) and self._type(e) == "user":
+                if b'"promptId"' in lines[e].raw:
+                    pid = lines[e].obj.get("promptId")
+                    if isinstance(pid, str):
+                        seen[:] = [i, pid]
+                        return pid
+        seen[0] = i
+        found: str | None = seen[1]
+        return found
 
     def _result_record(
         self,
