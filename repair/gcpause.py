@@ -16,11 +16,21 @@ a pause that built little (a small session, a test) is not frozen: its collectio
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 # Young objects (allocations less deallocations) above which a pause ends in a freeze.
 FREEZE_ABOVE = 200_000
+
+
+# Pauses in progress, over every thread: the collector is one per process, so a worker's
+# pause that ends while another's runs must leave it off (else the other builds its
+# millions of objects with the collector on: a full collection then holds the interpreter
+# for a second, the TUI's event loop with it).
+_lock = threading.Lock()
+_active = 0
+_enabled_before = True
 
 
 @contextmanager
@@ -29,13 +39,21 @@ def gc_paused(freeze: bool = False) -> Iterator[None]:
     (a long-lived session the TUI keeps, never rescanned by later collections), before the
     collector is on again: else the first allocation after it, often on the UI thread while
     a worker returns, collects the millions of new objects at once (0.2 s at 100k). The
-    outermost pause freezes on its own when it built a lot (FREEZE_ABOVE)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    outermost pause freezes on its own when it built a lot (FREEZE_ABOVE). Pauses in
+    several threads at once: the collector is on again when the last one ends."""
+    global _active, _enabled_before
+    with _lock:
+        if _active == 0:
+            _enabled_before = gc.isenabled()
+        _active += 1
+        gc.disable()
     try:
         yield
     finally:
-        if freeze or (was_enabled and gc.get_count()[0] > FREEZE_ABOVE):
-            gc.freeze()
-        if was_enabled:
-            gc.enable()
+        with _lock:
+            _active -= 1
+            last = _active == 0
+            if freeze or (last and _enabled_before and gc.get_count()[0] > FREEZE_ABOVE):
+                gc.freeze()
+            if last and _enabled_before:
+                gc.enable()

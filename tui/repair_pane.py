@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -50,13 +52,21 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
         action = (fix.action, "$text-accent")
     times = f" ×{len(fix.findings)}" if len(fix.findings) > 1 else ""
     tid = f"{short_id(fix.tool_use_id, 12)} " if with_id and fix.tool_use_id else ""
+    return _line(sev, f"{where:>{msg_width + 1}} ", action, bool(alts), tid, fix.code + times)
+
+
+@lru_cache(maxsize=16384)
+def _line(
+    sev: str, where: str, action: tuple[str, str], alts: bool, tid: str, label: str
+) -> Content:
+    """A fix line from its parts: kept, since a step leaves most lines as they were."""
     return Content.assemble(
         (f"{SEV_MARK[sev]} ", SEV_STYLE[sev]),
-        (f"{where:>{msg_width + 1}} ", "dim"),
+        (where, "dim"),
         (f"{action[0]:<{ACTION_WIDTH + 1}}", action[1]),
         ("⇄ " if alts else "  ", "dim"),
         (tid, "$text-muted"),
-        (fix.code + times, "bold"),
+        (label, "bold"),
     )
 
 
