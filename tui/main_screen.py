@@ -462,6 +462,7 @@ class MainScreen(Screen[None]):
             self.version,
             derived.pairing,
             derived.numbers,
+            _width=derived.index_width,
         )
         tl.set_state(state, keep_row=tl.current_row_index if keep_row is None else keep_row)
         self._update_header()

@@ -50,6 +50,7 @@ class Derived:
     applied: int = 0  # fixes applied so far, every conversation
     dirty: bool = False  # something applied (unexported unless the app exported it)
     state: Session | None = None  # the workbench's session this was built from
+    index_width: int = 1  # the number column's width: the largest messages.N's digits
     incremental: bool = False  # rows and lanes made from the state before (a step)
 
 
@@ -89,6 +90,7 @@ def derive(
         analysis.counts(),
         analysis.pairing,
         incremental=changed is not None,
+        index_width=len(str(max((k for k in analysis.numbers if k is not None), default=0))),
     )
 
 
