@@ -147,3 +147,15 @@ def test_the_lines_of_a_file_not_held_are_the_lines_split_whole(lines, crlf, tra
         return [(ln.lineno, ln.raw, ln.obj, ln.error) for ln in p.lines]
 
     assert said(unheld) == said(whole)
+
+
+def test_the_times_of_the_rows_do_not_hold_the_records_again(cc_file, monkeypatch):
+    """The TUI asks each row on screen for its record's time: a long scroll through a large
+    file must not parse and keep every record once more."""
+    _unheld(monkeypatch)
+    session = load_session(str(cc_file))
+    lines = session.state.file.lines
+    held = sum(1 for ln in lines if ln._state == 1)
+    times = [session.adapter.block_time(session, b) for m in session.messages for b in m.blocks]
+    assert sum(t is not None for t in times) > 3000  # every record's own time, read
+    assert sum(1 for ln in lines if ln._state == 1) == held

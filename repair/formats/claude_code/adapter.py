@@ -40,7 +40,7 @@ from .chain import (
     walk,
 )
 from .gaps import RecordFinding, apply_relinks, chain_findings
-from .load import CCFile, CCState, build_view, light_graph, line_of
+from .load import CCFile, CCState, build_view, light_graph, line_of, peek
 from .write import check_resumes, views_of, write_session, written_lines
 
 if TYPE_CHECKING:
@@ -234,9 +234,12 @@ class ClaudeCodeAdapter(Adapter):
         if type(block.origin) is not int or not isinstance(state, CCState):
             return None
         lines = state.file.lines
-        if not 0 <= block.origin < len(lines) or type(lines[block.origin].obj) is not dict:
+        if not 0 <= block.origin < len(lines):
             return None
-        ts = lines[block.origin].obj.get("timestamp")
+        obj = peek(lines[block.origin])
+        if type(obj) is not dict:
+            return None
+        ts = obj.get("timestamp")
         ms = ts_ms(ts) if type(ts) is str else None
         return None if ms is None else ms / 1000
 

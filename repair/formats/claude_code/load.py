@@ -21,7 +21,7 @@ from typing import Any
 
 from ...files import FileText
 from ...model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
-from ..base import JsonlLine, type_name
+from ..base import IndexedLine, JsonlLine, type_name
 from .chain import MESSAGE_TYPES, Graph, Walk, build_graph
 
 
@@ -84,6 +84,17 @@ def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, d
         recs[i] = read_record(obj, i, ln.lineno, role)
 
     return build_graph(lines, on_record=keep, release=release), recs
+
+
+def peek(line: JsonlLine) -> Any:
+    """A line's record for a look (a timestamp), not kept by a line that had forgotten it:
+    the rows on screen ask for their records' times, and a long scroll through a large file
+    would otherwise hold every record again."""
+    if isinstance(line, IndexedLine) and line._state == 0:
+        obj = line.obj
+        line.release()
+        return obj
+    return line.obj
 
 
 _LAZY: Any = object()
@@ -387,12 +398,16 @@ class _Builder:
                 self._barriers.append(len(self.items) - 1)  # until it holds a result
         home.recs.append(idx)
         home.blocks.extend(blocks)
-        if not home.results and any(b.type == TOOL_RESULT for b in blocks):
-            home.results = True
-            if self._barriers and self.items[self._barriers[-1]] is home:
-                # a user item takes records only while it is the newest (API-error records
-                # aside, which are no barrier), so it is the newest barrier
-                self._barriers.pop()
+        if home.results:
+            return
+        for b in blocks:
+            if b.type == TOOL_RESULT:
+                home.results = True
+                if self._barriers and self.items[self._barriers[-1]] is home:
+                    # a user item takes records only while it is the newest (API-error
+                    # records aside, which are no barrier), so it is the newest barrier
+                    self._barriers.pop()
+                break
 
     def _open(self) -> Iterator[Message | _Acc]:
         """The items that may still take records, newest first."""
@@ -424,12 +439,13 @@ class _Builder:
         return None
 
     def _user_home(self) -> _Acc | None:
-        for item in self._open():
-            if isinstance(item, Message):
-                if self.hidden or not item.hidden or item.malformed is not None:
-                    return None
-                continue
-            return item if item.role == "user" else None
+        items, hidden = self.items, self.hidden
+        for k in range(len(items) - 1, self._floor - 1, -1):  # `_open`, without a generator
+            item = items[k]
+            if isinstance(item, _Acc):
+                return item if item.role == "user" else None
+            if hidden or not item.hidden or item.malformed is not None:
+                return None
         return None
 
     def orphan_thinking(self) -> frozenset[int]:
