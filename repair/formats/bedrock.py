@@ -49,7 +49,7 @@ BODY_KEYS = frozenset(
 ROLES = ("user", "assistant")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # (not frozen: one per block, and frozen costs twice)
 class At:
     """Where a block was read: message index and content index."""
 
