@@ -253,7 +253,7 @@ def _part_order(parts: list[Any]) -> list[int]:
     """opencode reads parts by id; file order when a part has no string id."""
     ids = [p.get("id") if isinstance(p, dict) else None for p in parts]
     if all(isinstance(x, str) for x in ids):
-        return sorted(range(len(parts)), key=lambda k: (ids[k], k))
+        return sorted(range(len(parts)), key=ids.__getitem__)  # stable: ties in file order
     return list(range(len(parts)))
 
 
