@@ -179,9 +179,9 @@ async def measure_steps(path: str, every: bool = False) -> list[tuple[str, dict[
                         "stall": worst,
                         "stall_after": after,
                         "worker": app.main.timings["step_worker"],
-                        "cpu": app.main.timings["step_worker_cpu"],
+                        "cpu": app.main.timings.get("step_worker_cpu", float("nan")),
                         "total": app.main.timings["step_total"],
-                        "incremental": float(app.main.derived.incremental),
+                        "incremental": float(getattr(app.main.derived, "incremental", False)),
                     },
                 )
             )

@@ -287,6 +287,9 @@ class MainScreen(Screen[None]):
         self._preview_running = False
         self._preview_next: tuple | None = None  # asked while another one ran
         self._previews: dict[tuple, tuple] = {}  # (state id, fix key, view) -> preview
+        # after a step, until its state is drawn: the preview and promise workers wait (they
+        # would take the interpreter from the redraw)
+        self._hold_workers = False
 
     @property
     def bench(self) -> Workbench:
@@ -631,8 +634,8 @@ class MainScreen(Screen[None]):
                 return
         else:
             pane.show_preview(fix, None, pending=True)
-        if self.busy:
-            return  # asked again when the step is done
+        if self.busy or self._hold_workers:
+            return  # asked again when the step is done and drawn
         # a skipped fix still shows what it would change
         shown = replace(fix, skipped=False) if fix.skipped else fix
         if got is None:
@@ -981,6 +984,7 @@ class MainScreen(Screen[None]):
             "redo": f"Redone: {clean_line(res.label, 200)}",
         }[msg.what]
         self.notify(text, markup=False)
+        self._hold_workers = True
         if msg.derived is not None:
             self._show_state(msg.derived)
         if self.repair_open:
@@ -996,6 +1000,10 @@ class MainScreen(Screen[None]):
     def _step_drawn(self) -> None:
         self.timings["step_total"] = time.perf_counter() - self._step_started
         self.timings["steps"] = self.timings.get("steps", 0) + 1
+        self._hold_workers = False
+        if self.repair_open and not self.busy:
+            self._show_preview()
+            self._ask_promise()
 
     def _select_after(self, old: list[Fix], at: int) -> None:
         """After `old[at]` was applied: select the first fix after it (in the old order)
@@ -1377,7 +1385,8 @@ class MainScreen(Screen[None]):
         self.query_one(RepairPane).show_promise(
             Content.styled("Exported now: checking what it would write…", "italic dim")
         )
-        self._promise_worker(state)
+        if not self._hold_workers:
+            self._promise_worker(state)
 
     @work(thread=True, exclusive=True, group="promise", exit_on_error=False, description="promise")
     def _promise_worker(self, state: Session) -> None:

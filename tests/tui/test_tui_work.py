@@ -244,3 +244,26 @@ async def test_the_number_column_is_the_number_errors_use():
         unsent = numbers.index(None)
         line = await _line(pilot, table.message_row[unsent])
         assert line[table.mark_width :].split()[0] == "·"
+
+
+async def test_the_next_preview_starts_once_the_step_is_drawn():
+    """After a step, the preview of the fix selected next (and the promise) are worked out
+    only once the new state is on screen: they would take the interpreter from the redraw."""
+    app = HistviewApp(str(SAMPLES / "roo_reused_tool_use_id.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        started: list[float] = []
+        real = app.main._describe_worker
+
+        def describe(*args):
+            started.append(app.main.timings.get("steps", 0))
+            return real(*args)
+
+        app.main._describe_worker = describe
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.main.timings["steps"] == 1
+        assert started and all(n == 1 for n in started)
+        assert "pending" not in widget_text(app, "#diff")
