@@ -54,17 +54,19 @@ class Analysis:
         return out
 
 
-def analyze(session: Session, target: str | None = None) -> Analysis:
+def analyze(session: Session, target: str | None = None, *, whole: bool = False) -> Analysis:
+    """The findings. `whole`: the caller reads the whole pairing at once (the workbench: the
+    TUI's lanes, the plans), so it is made at once instead of the lean one first."""
     with gc_paused():
-        return _analyze(session, target or session.target)
+        return _analyze(session, target or session.target, whole)
 
 
-def _analyze(session: Session, target: str) -> Analysis:
+def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     msgs = session.messages
     p = pair(
         msgs,
         remap=not getattr(session.adapter, "unique_call_ids", False),
-        usual_id=_IdRules.of(target).fine,
+        usual_id=None if whole else _IdRules.of(target).fine,
     )
     client = clients.get(target)
     # A client that only repairs (`only_repairs`) sends the messages as they are unless a

@@ -118,7 +118,7 @@ class Workbench:
                 prev, before = self._analysis
                 got = reanalyze(before, prev, self.session, changed_positions(prev, msgs))
             if got is None:
-                got = analyze(self.session)
+                got = analyze(self.session, whole=True)
                 prepare(got)  # the next step's increment finds the ids it needs at once
             analysis = got
             self._remember(msgs, analysis)

@@ -4,7 +4,6 @@ built when asked for, are the whole pairing's."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,12 +107,9 @@ def _facts(p: Pairing) -> dict:
 
 
 def _findings(session: Session, target: str, lean: bool) -> list:
-    with pytest.MonkeyPatch.context() as mp:
-        if not lean:  # the analysis over the whole pairing
-            mp.setattr(
-                analysis, "pair", lambda msgs, remap=True, usual_id=None: pair(msgs, remap=remap)
-            )
-        got = analysis.analyze(session, target)
+    got = analysis.analyze(session, target, whole=not lean)
+    # lean unless a block sits in the wrong role's message; the whole pairing when asked
+    assert isinstance(got.pairing, LeanPairing) == (lean and not got.pairing.wrong_role)
     return [(f.to_json(), f.position, f.key, f.severity) for f in got.findings]
 
 
