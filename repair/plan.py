@@ -135,7 +135,7 @@ class Choices:
 def make_plan(
     session: Session, analysis: Analysis | None = None, choices: Choices | None = None
 ) -> Plan:
-    analysis = analysis or analyze(session)
+    analysis = analysis or analyze(session, whole=True)  # (the plan reads the whole pairing)
     choices = choices or Choices()
     ctx = _Ctx(session.messages, analysis.pairing, analysis.target, analysis.numbers)
     groups: dict[GroupKey, list[Finding]] = {}

@@ -139,7 +139,8 @@ class Workbench:
         thread = self.session.threads[view]
         got = self._thread_analysis.get(view)
         if got is None or got[0] is not thread:
-            got = self._thread_analysis[view] = (thread, analyze(thread, self.session.target))
+            got = (thread, analyze(thread, self.session.target, whole=True))
+            self._thread_analysis[view] = got
         return got[1]
 
     def plan_of(self, view: View = None) -> Plan:
