@@ -33,6 +33,7 @@ style.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -253,7 +254,8 @@ def _part_order(parts: list[Any]) -> list[int]:
     """opencode reads parts by id; file order when a part has no string id."""
     ids = [p.get("id") if isinstance(p, dict) else None for p in parts]
     if all(isinstance(x, str) for x in ids):
-        return sorted(range(len(parts)), key=ids.__getitem__)  # stable: ties in file order
+        key: Callable[[int], str] = ids.__getitem__  # type: ignore[assignment]
+        return sorted(range(len(parts)), key=key)  # stable: ties in file order
     return list(range(len(parts)))
 
 
