@@ -51,7 +51,9 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     """Cases `bench/fuzz.py` found, kept as files. relink_after_the_first_line_is_dropped:
     a Claude Code file whose first record (an orphan result) is dropped while a gap is
     re-linked, so the record written first is an unreadable line kept as read; reading the
-    re-linked lines again raised "not JSON" out of apply_all."""
+    re-linked lines again raised "not JSON" out of apply_all. uuid_object_in_a_relinked_file,
+    uuid_list_beside_a_relink: a line that is no node, whose `uuid` is an object or a list,
+    in a file whose fix re-links records: the writer's lost-parent check hashed it."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()

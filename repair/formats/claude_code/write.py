@@ -778,7 +778,11 @@ class _Writer:
         g = self.f.graph
         held: set[Any] = set(self.relink.values())
         held.update(e.obj.get("parentUuid") for e in self.new_records if e.obj is not None)
-        other_uuids = {obj.get("uuid") for _, obj in self._other_lines() if type(obj) is dict}
+        other_uuids = {
+            u
+            for _, obj in self._other_lines()
+            if type(obj) is dict and isinstance(u := obj.get("uuid"), str)
+        }
 
         def is_held(u: str) -> bool:
             # a line's uuid (a node's, a pruned node's, another line's) or the parentUuid of
