@@ -124,12 +124,40 @@ class RecordMessage(Message):
     """A message built from records: `raw` (its record, or its records in a list) is read from
     the file's lines when asked for, so the messages do not hold the records' envelopes (on
     a file whose lines were released, each ask parses them again); `src` is derived from its
-    first record as a RecordBlock's is."""
+    first record as a RecordBlock's is, and `meta` is made from the timestamp, uuid and
+    hidden reason it keeps when asked for (not a dict per message of a 1 GB file)."""
 
-    __slots__ = ("_held", "_lines", "_src")
+    __slots__ = ("_held", "_lines", "_src", "_meta", "_ts", "_uuid", "_why")
     _held: Any
     _lines: list[JsonlLine]
     _src: Any
+    _meta: Any
+    _ts: float | None
+    _uuid: str | None
+    _why: str | None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        meta = self._meta
+        if meta is _DERIVED:  # made anew each time (only Roo's loader writes to a meta)
+            meta = {}
+            if self._ts is not None:
+                meta["timestamp"] = self._ts
+            if self._uuid is not None:
+                meta["uuid"] = self._uuid
+            if self._why:
+                meta["hidden_reason"] = self._why
+        value: dict[str, Any] = meta
+        return value
+
+    @meta.setter
+    def meta(self, value: dict[str, Any]) -> None:
+        self._meta = value
+
+    @property
+    def timestamp(self) -> float | None:
+        meta = self._meta
+        return self._ts if meta is _DERIVED else meta.get("timestamp")
 
     @property
     def src(self) -> dict[str, Any] | None:
@@ -493,7 +521,7 @@ class _Builder:
             role=acc.role,
             blocks=blocks,
             raw=_LAZY,
-            meta=_meta_of(first.ts, first.uuid, self.reason if self.hidden else None),
+            meta=_DERIVED,
             hidden=self.hidden,
             src=_DERIVED
             if lines[recs[0]].lineno == recs[0] + 1
@@ -501,6 +529,9 @@ class _Builder:
             origin=tuple(recs),
         )
         m._lines = lines
+        m._ts = _epoch(first.ts)
+        m._uuid = first.uuid if type(first.uuid) is str else None
+        m._why = self.reason if self.hidden else None
         return m
 
 
@@ -510,13 +541,21 @@ def _meta(first: Any, hidden_reason: str | None) -> dict[str, Any]:
     return _meta_of(first.get("timestamp"), first.get("uuid"), hidden_reason)
 
 
-def _meta_of(ts: Any, u: Any, hidden_reason: str | None) -> dict[str, Any]:
-    meta: dict[str, Any] = {}
+def _epoch(ts: Any) -> float | None:
+    """A record's timestamp in epoch seconds (None: absent or not a date)."""
     if type(ts) is str:
         try:
-            meta["timestamp"] = datetime.fromisoformat(ts).timestamp()
+            return datetime.fromisoformat(ts).timestamp()
         except (ValueError, OverflowError, OSError):
             pass
+    return None
+
+
+def _meta_of(ts: Any, u: Any, hidden_reason: str | None) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    t = _epoch(ts)
+    if t is not None:
+        meta["timestamp"] = t
     if type(u) is str:
         meta["uuid"] = u
     if hidden_reason:
