@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportRefused
 from ..jsonio import compact, loads, strip_bom
@@ -35,6 +35,9 @@ from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, result
 from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
 from .probe import split_lines
 from .registry import register
+
+if TYPE_CHECKING:
+    from ..files import FileText
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 RECORD_TYPES = frozenset(
@@ -90,10 +93,17 @@ class CodexState:
     call_kind: dict[str, str]  # call_id -> item type of the call (for synthetic outputs)
     message_lines: set[int]  # lines placed by the messages (items and malformed records)
     loaded: list[Message]  # the messages as loaded (an unedited session writes `data` back)
-    data: bytes
+    held: bytes | FileText  # the bytes read, or the large file they are read from again
     compacted: dict[int, Block] = field(default_factory=dict)  # bid -> block of a compaction
     # line -> its items
     compacted_items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def data(self) -> bytes:
+        """The bytes read; a large file's are not held (`Probe.held`: files.FileText) but
+        read again, checked, when asked for (an unedited export)."""
+        held = self.held
+        return held if isinstance(held, bytes) else held.read_all()
 
 
 def parse_time(value: Any) -> float | None:
@@ -274,7 +284,7 @@ class CodexAdapter(Adapter):
                 i for m in messages for i in m.origin if i not in compacted_items
             },  # a compacted line's items are written by that line
             loaded=list(messages),
-            data=probe.data,
+            held=probe.held(),  # after the pass over the lines: a large file is not kept
             compacted=compacted,
             compacted_items=compacted_items,
         )

@@ -159,3 +159,25 @@ def test_the_times_of_the_rows_do_not_hold_the_records_again(cc_file, monkeypatc
     times = [session.adapter.block_time(session, b) for m in session.messages for b in m.blocks]
     assert sum(t is not None for t in times) > 3000  # every record's own time, read
     assert sum(1 for ln in lines if ln._state == 1) == held
+
+
+def _client_jsonl() -> list[str]:
+    return [p for p in _jsonl_inputs() if "codex" in p or "gemini" in p]
+
+
+@pytest.mark.parametrize("path", _client_jsonl(), ids=os.path.basename)
+def test_codex_and_gemini_cli_do_not_keep_a_large_file(path, monkeypatch, tmp_path):
+    """A Codex or Gemini CLI session of a large file keeps the file, not its bytes (what an
+    unedited export writes is read again), and fixes it to the same bytes as when held."""
+    written = {}
+    for on in (False, True):
+        _unheld(monkeypatch, on)
+        session = load_session(path)
+        assert isinstance(session.state.held, FileText) is on
+        with open(path, "rb") as fh:
+            assert session.adapter.export(session).data == fh.read()
+        out = tmp_path / f"fixed-{on}.jsonl"
+        code, _, err = run("fix", path, "-o", out, "--report", tmp_path / f"r-{on}.json")
+        assert code == 0, err
+        written[on] = out.read_bytes()
+    assert written[True] == written[False]

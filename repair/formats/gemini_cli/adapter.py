@@ -24,7 +24,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ExportRefused
 from ...gcpause import gc_paused
@@ -33,6 +33,9 @@ from ...model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, resul
 from ..base import Adapter, Export, JsonlLine, Probe, own_type
 from ..probe import split_lines
 from ..registry import register
+
+if TYPE_CHECKING:
+    from ...files import FileText
 from .history import (
     MESSAGE_TYPES,
     PartRef,
@@ -67,7 +70,7 @@ class BadLine:
 
 @dataclass
 class GeminiState:
-    data: bytes
+    held: bytes | FileText  # the bytes read, or the large file they are read from again
     kind: str  # "jsonl" | "json"
     replay: Replay
     lines: list[JsonlLine] = field(default_factory=list)
@@ -89,6 +92,13 @@ class GeminiState:
     skipped: dict[int, set[int]] = field(default_factory=dict)  # rec key -> unsent content[k]
     session_id: str = ""
     ids: set[str] = field(default_factory=set)  # while writing: ids taken, new ones included
+
+    @property
+    def data(self) -> bytes:
+        """The bytes read; a large file's are not held (`Probe.held`: files.FileText) but
+        read again, checked, when asked for (an unedited export)."""
+        held = self.held
+        return held if isinstance(held, bytes) else held.read_all()
 
 
 def parse_time(value: Any) -> float | None:
@@ -177,7 +187,7 @@ class GeminiCliAdapter(Adapter):
     def load(self, probe: Probe) -> Session:
         if probe.kind == "json" and _is_document(probe.doc):
             state = GeminiState(
-                data=probe.data,
+                held=probe.data,
                 kind="json",
                 replay=replay_lines([(None, probe.doc)]),
                 doc=probe.doc,
@@ -189,12 +199,13 @@ class GeminiCliAdapter(Adapter):
                 lines, newline, trailing = probe.lines, probe.newline, probe.trailing_newline
             else:  # a chat of one line
                 lines, newline, trailing = split_lines(strip_bom(probe.data)[0])
+            replay = replay_lines(
+                [(i, ln.obj) for i, ln in enumerate(lines) if not ln.blank and ln.error is None]
+            )
             state = GeminiState(
-                data=probe.data,
+                held=probe.held(),  # after the pass over the lines: a large file is not kept
                 kind="jsonl",
-                replay=replay_lines(
-                    [(i, ln.obj) for i, ln in enumerate(lines) if not ln.blank and ln.error is None]
-                ),
+                replay=replay,
                 lines=lines,
                 newline=newline,
                 trailing_newline=trailing,
