@@ -257,6 +257,15 @@ class Source:
             and st.st_mtime_ns == me.st_mtime_ns
         )
 
+    def same_bytes_as(self, path: str) -> bool:
+        """The file at `path` holds exactly the bytes that were read (a large one's compared
+        by its chunks' CRCs, not read whole). OSError when it cannot be read."""
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            return _same_bytes(fd, self.held)
+        finally:
+            os.close(fd)
+
     def changed(self) -> ExportRefused:
         return ExportRefused(f"{self.path} changed since it was read; load it again")
 

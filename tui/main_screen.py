@@ -1602,8 +1602,7 @@ def source_changed(original: Session) -> str | None:
     if src is None or src.same_state(st):
         return None
     try:
-        with open(path, "rb") as fh:
-            same = fh.read() == src.data
+        same = src.same_bytes_as(path)
     except OSError:
         return "cannot be read"
     return None if same else "changed on disk"

@@ -37,7 +37,7 @@ def resolve_path(given: str) -> str:
 # A JSONL file this large is not held in memory: its lines are places in the file, read from
 # it again when asked for (files.FileText, docs/performance.md: a 1 GB session in 3 GB).
 UNHELD_BYTES = 32 << 20
-_HEAD = 1 << 16  # where the first line must end for a file to be probed without its bytes
+_HEAD = 1 << 20  # where the first line must end for a file to be probed without its bytes
 
 
 def probe_path(given: str) -> Probe:

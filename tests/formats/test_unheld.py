@@ -80,10 +80,12 @@ def test_bytes_changed_on_disk_are_refused_not_shown(cc_file, monkeypatch, tmp_p
     path = tmp_path / "s.jsonl"
     path.write_bytes(cc_file.read_bytes())
     session = load_session(str(path))
+    assert session.source.same_bytes_as(str(path))  # by its chunks' CRCs
     last = session.messages[-1]
     with open(path, "ab") as fh:  # an agent still appending: the bytes read are all there
         fh.write(b'{"type":"summary","summary":"later"}\n')
     assert last.raw is not None
+    assert not session.source.same_bytes_as(str(path))  # but the file is not the one read
     first = session.messages[len(session.messages) // 2]  # its records forgotten once read
     at = session.state.file.lines[first.origin[0]]._start + 20
     with open(path, "r+b") as fh:  # rewritten in place: a record's text is not the one read
