@@ -16,7 +16,11 @@ as frozen; the worker's time (wall, and the worker thread's CPU time: on a share
 the wall clock waits for other processes), and the time from the key to the redrawn
 result.
 
-    .venv/bin/python bench/tui_bench.py --steps [--all] bench/out/roo_10k.json bench/out/roo_100k.json
+    .venv/bin/python bench/tui_bench.py --steps [--all] [--fix CODE[:ACTION]] bench/out/roo_10k.json
+
+`--fix` applies the first fix of that finding code (and action) instead of the first fix of
+the plan; with a `+` after it, the first that inserts or drops a message (e.g.
+`--fix misplaced-tool-result:move-home+`).
 
 First rows of a file: the time from the app's start to its first rows painted and to the
 analysis shown, each beside a GC-off parse of the same file (orjson per line for JSONL,
@@ -44,7 +48,9 @@ import orjson  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from repair.plan import apply_fixes  # noqa: E402
 from tui.app import HistviewApp  # noqa: E402
+from tui.repair_pane import RepairPane  # noqa: E402
 from tui.timeline import Timeline  # noqa: E402
 
 
@@ -150,7 +156,28 @@ STEPS = (("a", "apply"), ("u", "undo"), ("ctrl+y", "redo"))
 ALL_STEPS = (("A", "apply-all"), ("u", "undo all"))
 
 
-async def measure_steps(path: str, every: bool = False) -> list[tuple[str, dict[str, float]]]:
+def pick(session, fixes, want: str | None) -> int | None:
+    """The index of the first fix matching `want` (CODE or CODE:ACTION, `+` at the end:
+    only a fix that inserts or drops a message) that changes something; None when `want`
+    is None."""
+    if want is None:
+        return None
+    shifts = want.endswith("+")
+    code, _, action = want.rstrip("+").partition(":")
+    for i, f in enumerate(fixes):
+        if f.code != code or (action and f.action != action) or not f.actionable:
+            continue
+        if shifts:
+            after, _ = apply_fixes(session, [f])
+            if len(after.messages) == len(session.messages):
+                continue
+        return i
+    raise SystemExit(f"no fix {want!r} in the plan")
+
+
+async def measure_steps(
+    path: str, every: bool = False, want: str | None = None
+) -> list[tuple[str, dict[str, float]]]:
     app = HistviewApp(path)
     out = []
     async with app.run_test(size=(120, 40)) as pilot:
@@ -158,6 +185,10 @@ async def measure_steps(path: str, every: bool = False) -> list[tuple[str, dict[
             await pilot.pause(0.05)
         await pilot.press("r")
         await idle(app, pilot)
+        at = pick(app.main.derived.session, app.main.fixes, want)
+        if at is not None:
+            app.main.query_one(RepairPane).selected = at
+            await idle(app, pilot)
         lag = Lag(app)
         n_msgs = len(app.main.derived.session.messages)
         for key, name in STEPS + (ALL_STEPS if every else ()):
@@ -188,9 +219,9 @@ async def measure_steps(path: str, every: bool = False) -> list[tuple[str, dict[
     return out
 
 
-def main_steps(paths: list[str], every: bool) -> None:
+def main_steps(paths: list[str], every: bool, want: str | None) -> None:
     for path in paths:
-        for name, r in asyncio.run(measure_steps(path, every)):
+        for name, r in asyncio.run(measure_steps(path, every, want)):
             print(
                 f"{os.path.basename(path):24} {name:9} {int(r['messages']):>7} msgs: "
                 f"UI thread {r['ui'] * 1000:6.1f} ms, longest stall {r['stall'] * 1000:6.1f} ms "
@@ -273,7 +304,10 @@ def main(sizes: list[int]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--steps"]:
-        main_steps([a for a in sys.argv[2:] if a != "--all"], "--all" in sys.argv)
+        args = sys.argv[2:]
+        want = args[args.index("--fix") + 1] if "--fix" in args else None
+        paths = [a for a in args if a.endswith((".json", ".jsonl"))]
+        main_steps(paths, "--all" in args, want)
     elif sys.argv[1:2] == ["--file"]:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
         main_file([a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))], repeat)
