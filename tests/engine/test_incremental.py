@@ -106,6 +106,29 @@ def _steps(wb: Workbench, rng: random.Random, n: int, check) -> list[str]:
     return done
 
 
+def _shifting_steps(wb: Workbench, check) -> list[str]:
+    """Apply the first fix that inserts or drops a message (positions after it move), undo
+    it and redo it, checking each state; the steps done (none when no fix shifts)."""
+    done: list[str] = []
+    n = len(wb.session.messages)
+    for fix in wb.plan.actionable:
+        after, _ = apply_fixes(wb.session, [fix])
+        if len(after.messages) == n:
+            continue
+        assert wb.apply(fix) is not None
+        assert len(wb.session.messages) != n
+        done.append(f"{fix.code} -> {fix.action} (shifts)")
+        check(wb, done)
+        wb.undo()
+        done.append("undo")
+        check(wb, done)
+        wb.redo()
+        done.append("redo")
+        check(wb, done)
+        break
+    return done
+
+
 def _same_as_whole(wb: Workbench, done: list[str]) -> None:
     assert facts(wb.analysis) == facts(analyze(wb.session)), done
 
@@ -248,6 +271,16 @@ def test_claude_code_sessions_are_followed_step_by_step(monkeypatch, seed):
     assert wb.session.target == "claude-code" and wb.analysis.request is not None
     steps = _steps(wb, random.Random(seed), 10, _same_as_whole)
     assert steps and counted.answered >= 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_claude_code_step_that_inserts_or_drops_a_message_is_followed(seed):
+    """A fix that creates a record or drops a message (a result moved home, a result
+    inserted as a record of its own) moves every position after it: the analysis after
+    it, its undo and its redo equal the whole one."""
+    data, _ = gen_claude_code(600, seed)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    assert _shifting_steps(wb, _same_as_whole)
 
 
 def test_a_step_that_changes_what_claude_code_sends_renumbers_every_finding(monkeypatch):

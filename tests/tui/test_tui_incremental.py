@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.workbench import Workbench
-from tests.engine.test_incremental import SEEDS, _entry, _long, _steps
+from bench.gen import gen_claude_code
+from tests.engine.test_incremental import SEEDS, _entry, _long, _shifting_steps, _steps
 from tests.fuzz_support import mutate
 from tui.lanes import LaneLayout
 from tui.rows import RowTable
@@ -121,6 +122,14 @@ def test_every_fix_of_a_long_session_redraws_only_what_it_changed():
     assert len(steps) >= 40
     assert len(follow.kept) >= len(steps) // 2
     assert min(follow.kept) > 0.9
+
+
+def test_rows_and_lanes_after_a_step_that_inserts_or_drops_a_message_are_built_whole():
+    """A Claude Code fix that adds or drops a message (every row after it moves), then its
+    undo and redo: the rows and lanes equal the whole build."""
+    data, _ = gen_claude_code(600, 0)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    assert _shifting_steps(wb, Follow(wb))
 
 
 @st.composite
