@@ -11,10 +11,10 @@ import random
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from bench.gen import gen_claude_code
 from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.workbench import Workbench
-from bench.gen import gen_claude_code
 from tests.engine.test_incremental import SEEDS, _entry, _long, _shifting_steps, _steps
 from tests.fuzz_support import mutate
 from tui.lanes import LaneLayout
