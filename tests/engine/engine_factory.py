@@ -46,3 +46,37 @@ def shape(session: Session) -> list[tuple]:
                 blocks.append((b.type, text))
         out.append((m.role, blocks))
     return out
+
+
+def _at(x) -> tuple | None:
+    return None if x is None else (x.mi, x.bi)
+
+
+def pairing_facts(p) -> dict:
+    """Everything a pairing says, by value (calls and results by their place)."""
+    return {
+        "uses": [
+            (
+                u.mi,
+                u.bi,
+                u.block.bid,
+                u.order,
+                u.home,
+                [_at(r) for r in u.results],
+                _at(u.dup_of),
+                _at(u.partner),
+                u.wrong_role,
+            )
+            for u in p.uses
+        ],
+        "results": [
+            (r.mi, r.bi, r.block.bid, _at(r.use), r.before_use, _at(r.partner), r.wrong_role)
+            for r in p.results
+        ],
+        "live": p.live,
+        "next_live": p.next_live,
+        "prev_live": p.prev_live,
+        "uses_by_message": {k: [_at(u) for u in v] for k, v in p.uses_by_message.items()},
+        "results_by_message": {k: [_at(r) for r in v] for k, v in p.results_by_message.items()},
+        "wrong_role": p.wrong_role,
+    }

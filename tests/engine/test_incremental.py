@@ -20,47 +20,20 @@ from repair.formats import load_bytes
 from repair.plan import apply_fixes, make_plan
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
+from tests.engine.engine_factory import pairing_facts
 from tests.fuzz_support import mutate, seeds
 
 SEEDS = seeds()
 
 
-def _place(x) -> tuple | None:
-    return None if x is None else (x.mi, x.bi)
-
-
 def facts(a: Analysis) -> dict:
     """Everything an analysis says, by value."""
-    p = a.pairing
     return {
         "findings": [(f.to_json(), f.position, f.key, f.severity) for f in a.findings],
         "numbers": a.numbers,
         "sent": a.sent,
         "target": a.target,
-        "uses": [
-            (
-                u.mi,
-                u.bi,
-                u.block.bid,
-                u.order,
-                u.home,
-                [_place(r) for r in u.results],
-                _place(u.dup_of),
-                _place(u.partner),
-                u.wrong_role,
-            )
-            for u in p.uses
-        ],
-        "results": [
-            (r.mi, r.bi, r.block.bid, _place(r.use), r.before_use, _place(r.partner), r.wrong_role)
-            for r in p.results
-        ],
-        "live": p.live,
-        "next_live": p.next_live,
-        "prev_live": p.prev_live,
-        "uses_by_message": {k: [_place(u) for u in v] for k, v in p.uses_by_message.items()},
-        "results_by_message": {k: [_place(r) for r in v] for k, v in p.results_by_message.items()},
-        "wrong_role": p.wrong_role,
+        **pairing_facts(a.pairing),
     }
 
 

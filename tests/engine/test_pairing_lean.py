@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from repair import analysis
 from repair.model import Message, Session, block_from_anthropic
-from repair.pairing import LeanPairing, Pairing, pair
-from tests.engine.engine_factory import R, S, T, U
+from repair.pairing import LeanPairing, pair
+from tests.engine.engine_factory import R, S, T, U, pairing_facts
 
 _IDS = ["t1", "t2", "t3", "t4", "bad id", ""]
 _block = st.one_of(
@@ -72,40 +72,6 @@ def _usual_turns(n: int) -> list[Message]:
     return out
 
 
-def _facts(p: Pairing) -> dict:
-    def at(x):
-        return None if x is None else (x.mi, x.bi)
-
-    return {
-        "uses": [
-            (
-                u.mi,
-                u.bi,
-                u.block.bid,
-                u.order,
-                u.home,
-                [at(r) for r in u.results],
-                at(u.dup_of),
-                at(u.partner),
-                u.wrong_role,
-            )
-            for u in p.uses
-        ],
-        "results": [
-            (r.mi, r.bi, r.block.bid, at(r.use), r.before_use, at(r.partner), r.wrong_role)
-            for r in p.results
-        ],
-        "live": p.live,
-        "next_live": p.next_live,
-        "prev_live": p.prev_live,
-        "by_message": (
-            {k: [at(u) for u in v] for k, v in p.uses_by_message.items()},
-            {k: [at(r) for r in v] for k, v in p.results_by_message.items()},
-        ),
-        "wrong_role": p.wrong_role,
-    }
-
-
 def _findings(session: Session, target: str, lean: bool) -> list:
     got = analysis.analyze(session, target, whole=not lean)
     # lean unless a block sits in the wrong role's message; the whole pairing when asked
@@ -129,7 +95,7 @@ def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, target, rem
     assert _findings(session, target, lean=True) == _findings(session, target, lean=False)
     fine = analysis._IdRules.of(target).fine
     p = pair(msgs, remap=remap, usual_id=fine)
-    assert _facts(p) == _facts(pair(msgs, remap=remap))
+    assert pairing_facts(p) == pairing_facts(pair(msgs, remap=remap))
     if isinstance(p, LeanPairing):
         # what it left out are usual pairs: each call answered once, in the message after it
         left = {u.block.bid for u in p.uses} - {u.block.bid for u in p.checked_uses}
@@ -168,4 +134,4 @@ def test_a_result_after_a_usual_turn_looks_past_it_for_its_call():
     assert isinstance(p, LeanPairing)
     (late,) = [r for r in p.checked_results if r.tool_id == "t1"]
     assert late.use is not None and late.use.bi == 1
-    assert _facts(p) == _facts(pair(msgs))
+    assert pairing_facts(p) == pairing_facts(pair(msgs))
