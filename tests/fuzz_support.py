@@ -302,6 +302,23 @@ def mutate(seed: Seed, rng: random.Random, count: int = 1) -> tuple[bytes, list[
     return data, done
 
 
+def mutated_session(seed: Seed, rng: random.Random, count: int, path: str | None = None) -> Any:
+    """The seed with `count` random mutations (none: as it is), loaded as `path` (default: a
+    file named like the seed), or None when it is refused as input; the mutations are noted
+    for hypothesis's report."""
+    from hypothesis import note
+
+    from repair.errors import InputError
+    from repair.formats import load_bytes
+
+    data, how = mutate(seed, rng, count) if count else (seed.data, [])
+    note(f"{seed.name}: {'; '.join(how)}")
+    try:
+        return load_bytes(data, path or f"/tmp/input{seed.suffix}")
+    except InputError:
+        return None
+
+
 def _split_jsonl(data: bytes) -> list[bytes]:
     return data.split(b"\n")
 

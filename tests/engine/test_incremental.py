@@ -9,7 +9,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
@@ -21,7 +21,7 @@ from repair.plan import apply_fixes, make_plan
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
 from tests.engine.engine_factory import pairing_facts
-from tests.fuzz_support import mutate, seeds
+from tests.fuzz_support import mutated_session, seeds
 
 SEEDS = seeds()
 
@@ -122,11 +122,8 @@ def _same_as_whole(wb: Workbench, done: list[str]) -> None:
 def test_the_analysis_after_random_steps_is_the_whole_analysis(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)
-    data, how = mutate(seed, rng, mutations) if mutations else (seed.data, [])
-    note(f"{seed.name}: {'; '.join(how)}")
-    try:
-        session = load_bytes(data, f"/tmp/input{seed.suffix}")
-    except InputError:
+    session = mutated_session(seed, rng, mutations)
+    if session is None:
         return
     _steps(Workbench(session), rng, steps, _same_as_whole)
 

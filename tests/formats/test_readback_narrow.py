@@ -20,7 +20,7 @@ from repair.formats import anthropic_list, load_bytes
 from repair.formats.roo import adapter as roo
 from repair.readback import read_back
 from repair.workbench import Workbench
-from tests.fuzz_support import mutate, seeds
+from tests.fuzz_support import mutated_session, seeds
 
 NARROWED = ("roo", "anthropic")
 
@@ -106,11 +106,8 @@ def _steps(wb: Workbench, rng: random.Random, n: int) -> list[str]:
 def test_the_narrowed_read_back_finds_what_the_whole_one_finds(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)
-    data, how = mutate(seed, rng, mutations) if mutations else (seed.data, [])
-    note(f"{seed.name}: {'; '.join(how)}")
-    try:
-        session = load_bytes(data, "/tmp/input.json")
-    except InputError:
+    session = mutated_session(seed, rng, mutations, "/tmp/input.json")
+    if session is None:
         return
     if session.format not in NARROWED:
         return

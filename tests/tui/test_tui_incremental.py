@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
@@ -16,7 +16,7 @@ from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.workbench import Workbench
 from tests.engine.test_incremental import SEEDS, _entry, _long, _shifting_steps, _steps
-from tests.fuzz_support import mutate
+from tests.fuzz_support import mutated_session
 from tui.lanes import LaneLayout
 from tui.rows import RowTable
 from tui.state import Derived, derive
@@ -86,11 +86,8 @@ class Follow:
 def test_rows_and_lanes_after_random_steps_are_built_whole(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)
-    data, how = mutate(seed, rng, mutations) if mutations else (seed.data, [])
-    note(f"{seed.name}: {'; '.join(how)}")
-    try:
-        session = load_bytes(data, f"/tmp/input{seed.suffix}")
-    except InputError:
+    session = mutated_session(seed, rng, mutations)
+    if session is None:
         return
     wb = Workbench(session)
     _steps(wb, rng, steps, Follow(wb))
