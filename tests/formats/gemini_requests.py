@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from tests.paths import DATA as TEST_DATA
-from tests.paths import SAMPLES, SHARED
+from tests.paths import FIXTURES, SAMPLES, SHARED
 
 DATA = TEST_DATA / "gemini_cli"
 REQUESTS = DATA / "requests.json"
@@ -32,6 +32,8 @@ CASES = {
     "no_ids": DATA / "no_ids.jsonl",
     "empty_model_text": DATA / "empty_model_text.jsonl",
     "doubled_after_resume": SAMPLE,
+    # a fuzz case (bench/fuzz.py, seed 41): one toolCalls[] item written twice
+    "call_written_twice": FIXTURES / "fuzz" / "gemini_cli_call_written_twice.jsonl",
 }
 PROMPT = "continue"  # what ../shared/clients/resume sends as the new prompt
 INTERRUPTED = "[The previous response was interrupted before it completed.]"

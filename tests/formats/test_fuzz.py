@@ -53,7 +53,10 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     re-linked, so the record written first is an unreadable line kept as read; reading the
     re-linked lines again raised "not JSON" out of apply_all. uuid_object_in_a_relinked_file,
     uuid_list_beside_a_relink: a line that is no node, whose `uuid` is an object or a list,
-    in a file whose fix re-links records: the writer's lost-parent check hashed it."""
+    in a file whose fix re-links records: the writer's lost-parent check hashed it.
+    gemini_cli_call_written_twice: a Gemini CLI record whose toolCalls[] holds one call twice
+    (Gemini CLI sends both under one id): the rename of the later one was written to both,
+    so each further fix renamed again."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()

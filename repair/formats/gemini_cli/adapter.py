@@ -841,7 +841,10 @@ def _render_gemini(
             raw = tc.get("id")
             if b is not None and (_changed_id(b, state) or b.bid not in state.had_id):
                 entry["id"] = _raw_for(raw, tc.get("name"), b.tool_id or "")
-            elif isinstance(raw, str) and raw in renamed:
+            elif b is None and isinstance(raw, str) and raw in renamed:
+                # an entry whose call is read from the content (no block of its own); an
+                # entry with its own block keeps the id that block has (the call written
+                # twice under one id: the rename is the later one's only)
                 entry["id"] = _raw_for(raw, tc.get("name"), renamed[raw])
             out.append(entry)
         new["toolCalls"] = out
