@@ -573,8 +573,13 @@ def _shape_findings(
             if not m.live:
                 continue
             prev = p.prev_live.get(mi)
-        blocks = m.blocks
         role = m.role
+        if m._plain_shape:  # (`Message.plain_shape`): neither rule below finds anything
+            if prev is not None and msgs[prev].role == role:
+                _same_role(msgs, out, prev, mi, separate_results)
+            prev = mi
+            continue
+        blocks = m.blocks
         # tool-result-not-first: one finding per message, at the first late result (a result
         # in an assistant message is wrong-role-block instead; without one, nothing is late)
         if role != "assistant" and m.tool_ids()[1]:
@@ -628,19 +633,24 @@ def _shape_findings(
                             key=(m.uid, b.bid),
                         )
         if prev is not None and msgs[prev].role == role:
-            results_only = bool(msgs[prev].blocks) and all(
-                b.type == TOOL_RESULT for b in msgs[prev].blocks
-            )
-            if not (separate_results and results_only):
-                out.add(
-                    "consecutive-same-role",
-                    mi,
-                    None,
-                    None,
-                    f"two {role} messages in a row (messages {out.n(prev)} and {out.n(mi)}).",
-                    key=(m.uid,),
-                )
+            _same_role(msgs, out, prev, mi, separate_results)
         prev = mi
+
+
+def _same_role(
+    msgs: list[Message], out: _Collector, prev: int, mi: int, separate_results: bool
+) -> None:
+    """consecutive-same-role: message `mi` has the role of the live message before it."""
+    results_only = bool(msgs[prev].blocks) and all(b.type == TOOL_RESULT for b in msgs[prev].blocks)
+    if not (separate_results and results_only):
+        out.add(
+            "consecutive-same-role",
+            mi,
+            None,
+            None,
+            f"two {msgs[mi].role} messages in a row (messages {out.n(prev)} and {out.n(mi)}).",
+            key=(msgs[mi].uid,),
+        )
 
 
 def _whitespace_only(blocks: Sequence[Block]) -> bool:

@@ -108,6 +108,9 @@ class Message:
     origin: Any = None
     uid: int = field(default_factory=new_uid)
     _tool_ids: ToolIds | None = field(default=None, init=False, repr=False)
+    # True where a loader read from the parsed content that the shape rules find nothing in
+    # its blocks (`plain_shape`); an edit makes a new message, which is looked at
+    _plain_shape: bool = field(default=False, init=False, repr=False)
 
     @property
     def live(self) -> bool:
@@ -139,6 +142,12 @@ class Message:
                     answers += (b.tool_id,)
             got = self._tool_ids = (calls, answers)
         return got
+
+    def plain_shape(self) -> bool:
+        """Known to hold blocks, none of them a blank text block, and no tool_result after
+        a block of another type: the shape rules need not look at its blocks (False: not
+        known, they look)."""
+        return self._plain_shape
 
     def forget_tool_ids(self) -> None:
         """For a loader that gives a block of this message a tool id once it is built."""

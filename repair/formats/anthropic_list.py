@@ -11,12 +11,22 @@ blocks' data.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..jsonio import JsonStyle, detect_style, dumps, loads
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, block_from_anthropic
+from ..model import (
+    TEXT,
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    Message,
+    Session,
+    ToolIds,
+    block_from_anthropic,
+)
 from ..place import Place
 from .base import Edited, Probe, detect_sample, shown, type_name
 
@@ -254,10 +264,68 @@ def message_from_entry(entry: Any, path: str) -> Message:
     return Message(role=entry["role"], blocks=blocks, raw=entry, src={"path": path}, origin=blocks)
 
 
+# `EntryMessage`'s blocks, origin and src not made yet
+_LAZY: Any = object()
+_making = threading.Lock()
+
+
+class EntryMessage(Message):
+    """A well-formed list entry whose content is a list of typed blocks: its `Block`s are
+    made from the entry when first asked for (`blocks`; `origin` is the same tuple, `src`
+    its path). The loader reads what a check needs from the content as it checks it: the
+    tool ids (`tool_ids`) and whether the shape rules need to look (`plain_shape`); the
+    pairing, a finding, a listing, a writer make the blocks of the messages they read.
+
+    Equal to `message_from_entry` of the same entry once made (tests/formats/
+    test_entry_messages.py)."""
+
+    __slots__ = ("_blocks", "_origin", "_src", "_path")
+    _blocks: Any
+    _origin: Any
+    _src: Any
+    _path: str
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        got: tuple[Block, ...] = self._blocks
+        if got is _LAZY:
+            with _making:  # once, whichever thread asks first (a TUI worker, the UI)
+                got = self._blocks
+                if got is _LAZY:
+                    got = self._blocks = _blocks_of_list(self.raw["content"], self._path)
+        return got
+
+    @blocks.setter
+    def blocks(self, value: tuple[Block, ...]) -> None:
+        self._blocks = value
+
+    @property
+    def origin(self) -> Any:
+        origin = self._origin
+        return self.blocks if origin is _LAZY else origin
+
+    @origin.setter
+    def origin(self, value: Any) -> None:
+        self._origin = value
+
+    @property
+    def src(self) -> dict[str, Any] | None:
+        src: dict[str, Any] | None = self._src
+        return {"path": self._path} if src is _LAZY else src
+
+    @src.setter
+    def src(self, value: dict[str, Any] | None) -> None:
+        self._src = value
+
+    def made(self) -> bool:
+        """Whether its blocks were made (a message never asked for is untouched)."""
+        return self._blocks is not _LAZY
+
+
 def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
     """`message_from_entry` for each entry, in one pass over a well-formed entry and its
-    content (the checks folded into building the blocks); anything unusual goes the long
-    way, which says what is wrong."""
+    content (the checks folded into reading its tool ids and shape: `EntryMessage`);
+    anything unusual goes the long way, which says what is wrong."""
     out: list[Message] = []
     append = out.append
     for n, entry in enumerate(entries):
@@ -267,29 +335,61 @@ def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
             if role == "user" or role == "assistant":
                 content = entry.get("content")
                 if isinstance(content, list):
-                    blocks = _blocks_of_list(content, path)
+                    facts = _facts_of_list(content)
+                    if facts is not None:
+                        m = EntryMessage(role, _LAZY, entry, src=_LAZY, origin=_LAZY)
+                        m._path = path
+                        m._tool_ids, m._plain_shape = facts
+                        append(m)
+                        continue
                 elif isinstance(content, str):
                     blocks = (Block(TEXT, content, src={"path": f"{path}/content"}),)
-                else:
-                    blocks = None
-                if blocks is not None:
                     append(Message(role, blocks, entry, src={"path": path}, origin=blocks))
                     continue
         append(message_from_entry(entry, path))
     return out
 
 
-def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...] | None:
-    """`blocks_from_content` of a list whose items are all typed blocks; None otherwise."""
+def _facts_of_list(content: list[Any]) -> tuple[ToolIds, bool] | None:
+    """What `_blocks_of_list` would make of a list whose items are all typed blocks (None
+    otherwise), as the analysis reads it: the blocks' `tool_ids` and `plain_shape` (text
+    blocks have no tool id yet: Cline's text results get one after, which only makes fewer
+    blocks stand before a result)."""
+    calls: tuple[str | None, ...] = ()
+    answers: tuple[str | None, ...] = ()
+    plain = bool(content)
+    other = False  # a block that is not a tool_result came before
+    for item in content:
+        if type(item) is not dict:
+            return None
+        btype = item.get("type")
+        if btype == TOOL_RESULT:
+            tid = item.get("tool_use_id")
+            answers += (tid if isinstance(tid, str) else None,)
+            if other:
+                plain = False
+            continue
+        if btype == TOOL_USE:
+            tid = item.get("id")
+            calls += (tid if isinstance(tid, str) else None,)
+        elif btype == TEXT:
+            text = item.get("text")
+            if type(text) is not str or not text or text.isspace():
+                plain = False
+        elif not isinstance(btype, str):
+            return None
+        other = True
+    return (calls, answers), plain
+
+
+def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...]:
+    """`blocks_from_content` of a list whose items are all typed blocks (`_facts_of_list`
+    said so)."""
     blocks: list[Block] = []
     append = blocks.append
     items = f"{path}/content/"  # the blocks' places: this and their index (Block.at)
     for k, item in enumerate(content):
-        if type(item) is not dict:
-            return None
-        btype = item.get("type")
-        if not isinstance(btype, str):
-            return None
+        btype = item["type"]
         at = (items, k)
         if btype == TOOL_USE:
             tid, name = item.get("id"), item.get("name")
@@ -352,6 +452,8 @@ def make_state(probe: Probe, container: str, messages: list[Message]) -> DocStat
 
 def untouched(msg: Message) -> bool:
     """An entry whose blocks are the loaded ones (same objects, same order)."""
+    if type(msg) is EntryMessage and not msg.made():
+        return True
     return msg.raw is not None and isinstance(msg.origin, tuple) and msg.blocks == msg.origin
 
 
