@@ -13,8 +13,9 @@ import pytest
 
 from repair.analysis import analyze
 from repair.formats import load_bytes, load_session
+from repair.plan import Choices
 from repair.workbench import Workbench
-from tests.paths import CLIENT_FIXTURES, CORPUS
+from tests.paths import CLIENT_FIXTURES, CORPUS, FIXTURES
 from tui.cli import main
 
 REAL = (
@@ -244,3 +245,30 @@ def test_a_relink_changes_only_its_record_when_another_holds_the_same_uuid(tmp_p
     out = [json.loads(ln) for ln in written.splitlines()]
     same = [r for r in out if r["uuid"] == recs[7]["uuid"]]
     assert [r["parentUuid"] for r in same] == [recs[7]["parentUuid"], recs[6]["uuid"]]
+
+
+def test_a_gap_whose_record_a_fix_empties_moves_to_the_record_after_it(tmp_path, capsys):
+    """bench/fuzz.py (seed 11): the gap's record (line 5, an orphan result) names a
+    malformed record (line 6, whose parent is the prompt on line 3), and the record before
+    it in the file (line 4) is its child: ambiguous. Once the orphan is dropped the write
+    deletes line 5 and line 4 takes its parentUuid; the prompt before it is then a tip and
+    the fix re-links line 4 to it in the same run (a second fix used to). Claude Code
+    2.1.197 resumes the written file with the prompt and the answer (measured), the way
+    the file read with line 5 dropped by hand resumes after its own re-link."""
+    case = FIXTURES / "fuzz" / "claude_code_subagent_relink_after_a_drop.jsonl"
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(case.read_bytes())
+    wb = Workbench(load_session(str(path)), Choices(by_code={"malformed": "drop"}))
+    (gap,) = [f for f in wb.plan.fixes if f.code == "broken-chain"]
+    assert "line 4 descends from it" in gap.detail and not gap.edits
+    wb.apply_all()
+    assert [f.code for f in wb.applied] == ["orphan-tool-result", "malformed", "broken-chain"]
+    assert "Re-link line 4 to line 3" in wb.applied[-1].detail
+    out = tmp_path / "fixed.jsonl"
+    assert main(["fix", str(path), "-o", str(out), "--strategy", "malformed=drop"]) == 0
+    capsys.readouterr()
+    lines = [json.loads(ln) for ln in out.read_bytes().splitlines()]
+    assert [r.get("uuid") for r in lines[2:]] == [uuid_of(path, 3), uuid_of(path, 4)]
+    assert lines[3]["parentUuid"] == uuid_of(path, 3)
+    again = load_session(str(out))
+    assert analyze(again).findings == [] and live(again) == 2

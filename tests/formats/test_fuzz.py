@@ -56,7 +56,9 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     in a file whose fix re-links records: the writer's lost-parent check hashed it.
     gemini_cli_call_written_twice: a Gemini CLI record whose toolCalls[] holds one call twice
     (Gemini CLI sends both under one id): the rename of the later one was written to both,
-    so each further fix renamed again."""
+    so each further fix renamed again.
+    claude_code_subagent_relink_after_a_drop: a gap whose record an orphan drop empties;
+    the gap moved to the record after it only as written, so a second fix re-linked it."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()

@@ -23,7 +23,7 @@ from ..base import JsonlLine
 from ..probe import probe_bytes
 from .chain import Graph, ts_ms, walk
 from .load import CCState
-from .write import _set_parent, _swap_parent, export_lines
+from .write import _set_parent, _swap_parent, export_lines, written_start
 
 CUT = "not connected to the resumed conversation"
 # An inline sidechain is written with its main conversation: its gaps are shown, not fixed
@@ -63,7 +63,8 @@ def chain_findings(session: Session) -> list[RecordFinding]:
         mi = next((k for k, m in enumerate(session.messages) if m.live), None)
         if mi is None:
             return out
-        parent, where = relink_target(st, w.stop_at, w.stop_uuid)
+        stop_at, gone = _stop_as_written(session, st, w.stop_at)
+        parent, where = relink_target(st, stop_at, w.stop_uuid, gone)
         if st.inline_thread:
             parent, where = None, SIDECHAIN
         cut = [m for m in session.messages if m.hidden and m.meta.get("hidden_reason") == CUT]
@@ -71,7 +72,7 @@ def chain_findings(session: Session) -> list[RecordFinding]:
             back = {g.nodes[u].idx for u in walk(g, parent).chain}
             cut = [m for m in cut if back.intersection(_origin(m))]
         lines = sorted(st.file.lines[i].lineno for m in cut for i in _origin(m))
-        line = _line(g, w.stop_at)
+        line = _line(g, stop_at)
         what = "loops back" if w.stop == "cycle" else "names no record in the file"
         span = f" (lines {lines[0]}-{lines[-1]})" if lines else ""
         n = len(cut)
@@ -82,13 +83,39 @@ def chain_findings(session: Session) -> list[RecordFinding]:
             f"line {line}."
         )
         lost = f"the {n} messages before the gap rejoin the conversation"
-        key = (w.stop_at, parent or "", where, lost, w.stop_uuid, line)
+        key = (stop_at, parent or "", where, lost, w.stop_uuid, line)
         out.append(("broken-chain", mi, detail, key, False))
     return out
 
 
-def relink_target(st: CCState, uuid: str, missing: str | None) -> tuple[str | None, str]:
-    """The node to re-link `uuid` to, and where it is in words (or why there is none)."""
+def _stop_as_written(session: Session, st: CCState, stop_at: str) -> tuple[str, set[int]]:
+    """The record the gap is at once the session is written, and the lines the write
+    deletes. The gap's record as read, unless a fix emptied it: the write then deletes it
+    and the record after it takes its parentUuid (write.py), so the gap is there (and the
+    record before it in the file may be a tip now: re-linking it is no longer ambiguous)."""
+    g = st.file.graph
+    idx = g.nodes[stop_at].idx
+    if session.messages is st.view.messages or idx not in st.view.rec_blocks:
+        return stop_at, set()
+    for m in session.messages:
+        if m.live and any(b.origin == idx for b in m.blocks):
+            return stop_at, set()
+    start, gone = written_start(session)
+    if idx not in gone or start is None:
+        return stop_at, gone
+    obj = st.file.lines[start].obj
+    u = obj.get("uuid") if type(obj) is dict else None
+    n = g.nodes.get(u) if isinstance(u, str) else None
+    if n is None or n.idx != start:
+        return stop_at, gone
+    return n.uuid, gone
+
+
+def relink_target(
+    st: CCState, uuid: str, missing: str | None, gone: set[int] | frozenset[int] = frozenset()
+) -> tuple[str | None, str]:
+    """The node to re-link `uuid` to, and where it is in words (or why there is none).
+    `gone`: the lines the write deletes (no candidate)."""
     g = st.file.graph
     lines = st.file.lines
     node = g.nodes[uuid]
@@ -105,7 +132,7 @@ def relink_target(st: CCState, uuid: str, missing: str | None) -> tuple[str | No
         obj = lines[idx].obj
         u = obj.get("uuid") if type(obj) is dict else None
         n = g.nodes.get(u) if isinstance(u, str) else None
-        if n is None or n.idx != idx or n.sidechain or obj.get("agentId"):
+        if n is None or n.idx != idx or n.sidechain or obj.get("agentId") or idx in gone:
             continue
         if obj.get("sessionId") != sid:
             continue

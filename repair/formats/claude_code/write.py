@@ -128,6 +128,15 @@ def export_lines(session: Session) -> tuple[Export, list[int | None]]:
     return written, linenos
 
 
+def written_start(session: Session) -> tuple[int | None, set[int]]:
+    """The line the session's conversation starts from as written (None: a record histview
+    creates, or nothing), and the lines the write deletes."""
+    st = session.state
+    w = _planned(views_of(session))
+    start = w.starts.get(id(st.view))
+    return (start if isinstance(start, int) else None), w.deleted
+
+
 def written_lines(session: Session) -> list[bytes]:
     """The lines the session writes (without their terminators): what a preview compares,
     with no whole-file join or split."""
@@ -189,6 +198,8 @@ class _Writer:
     _children: dict[str, list[int]] | None = None
     _others: list[tuple[int, Any]] | None = None
     _node_at: dict[int, Node] | None = None
+    # id(view) -> the entry its conversation starts from as written (None: nothing left)
+    starts: dict[int, Any] = field(default_factory=dict)
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message]) -> None:
@@ -244,6 +255,7 @@ class _Writer:
                 for gi in glue.get(r.rec, ()):
                     seq.append(gi)
                     turn_of.append(turn)
+        self.starts[id(view)] = seq[0] if seq else None
         if not seq:
             for idx in dropped:
                 self._delete(idx)
