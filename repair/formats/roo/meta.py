@@ -61,9 +61,11 @@ def apply_roo_meta(
         rec = m.raw if record_of is None else record_of(m)
         if not isinstance(rec, dict):
             continue
-        ts = timestamp_seconds(rec.get("ts"))
-        if ts is not None:
-            m.meta["timestamp"] = ts
+        ts = rec.get("ts")
+        if type(ts) is int or type(ts) is float:  # (`timestamp_seconds`, spelt out)
+            m.meta["timestamp"] = ts / 1000.0
+        elif timestamp_seconds(ts) is not None:  # (an int or float of a subclass)
+            m.meta["timestamp"] = timestamp_seconds(ts)
         if rec.get("isSummary") is True:
             m.meta["is_summary"] = True
             if isinstance(rec.get("condenseId"), str):
@@ -115,9 +117,12 @@ def pair_text_results(messages: Sequence[Message]) -> None:
             continue  # role-less reasoning items sit between turns
         if m.role == "assistant" and m.malformed is None and following is not None:
             calls = m.tool_ids()[0]
-            # the usual case: no call, or every call answered by a tool_result block
-            if calls and not set(calls).issubset(following.tool_ids()[1]):
-                _pair(m, following)
+            # the usual case: no call, or every call answered by a tool_result block (most
+            # often in the order of the calls)
+            if calls:
+                answers = following.tool_ids()[1]
+                if calls != answers and not set(calls).issubset(answers):
+                    _pair(m, following)
         following = m if (m.role == "user" and m.malformed is None) else None
 
 
