@@ -223,7 +223,7 @@ def detect_style(data: bytes) -> JsonStyle:
         else:
             indent = ws or 2
         key_sep = ": "
-    ascii_only = all(b < 0x80 for b in body[:262144])
+    ascii_only = body[:262144].isascii()
     ensure_ascii = ascii_only and b"\\u" in body[:262144]
     return JsonStyle(
         indent=indent,

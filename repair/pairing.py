@@ -202,7 +202,8 @@ def _usual_ids(
     tool_ids = Message.tool_ids
     for mi in live:
         msg = messages[mi]
-        calls, answers = tool_ids(msg)
+        got = msg._tool_ids  # (`Message.tool_ids`: made once)
+        calls, answers = tool_ids(msg) if got is None else got
         if msg.role == "assistant":
             if answers:
                 return None  # a tool_result (or a block with a tool id) in an assistant message
@@ -251,10 +252,9 @@ def _usual_ids(
 
 def _repeated(ids: list[str | None]) -> set[str | None]:
     """The ids that occur more than once."""
-    extra = len(ids) - len(set(ids))  # at least as many as the repeated ids
-    if not extra:
+    if len(ids) == len(set(ids)):
         return set()
-    return {tid for tid, n in Counter(ids).most_common(extra) if n > 1}
+    return {tid for tid, n in Counter(ids).items() if n > 1}
 
 
 def _pair(

@@ -488,7 +488,7 @@ def provider_numbers(messages: list[Message], target: str) -> tuple[list[int | N
     out: list[int | None] = []
     n = 0
     for m in messages:
-        if is_sent(m, wire):
+        if (not m.hidden and m.malformed is None) or is_sent(m, wire):  # (live: sent)
             out.append(n)
             if wire.split is _whole:
                 n += 1
