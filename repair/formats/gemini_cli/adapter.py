@@ -29,7 +29,16 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ExportRefused
 from ...gcpause import gc_paused
 from ...jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
-from ...model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, result_text
+from ...model import (
+    TEXT,
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    Message,
+    Session,
+    new_bid,
+    result_text,
+)
 from ..base import Adapter, Export, JsonlLine, Probe, own_type
 from ..probe import split_lines
 from ..registry import register
@@ -199,8 +208,14 @@ class GeminiCliAdapter(Adapter):
                 lines, newline, trailing = probe.lines, probe.newline, probe.trailing_newline
             else:  # a chat of one line
                 lines, newline, trailing = split_lines(strip_bom(probe.data)[0])
+            # each line's value read once; the usual one (an object) with no other test
+            objs = [ln.obj for ln in lines]
             replay = replay_lines(
-                [(i, ln.obj) for i, ln in enumerate(lines) if not ln.blank and ln.error is None]
+                [
+                    (i, obj)
+                    for i, obj in enumerate(objs)
+                    if type(obj) is dict or (lines[i].error is None and not lines[i].blank)
+                ]
             )
             state = GeminiState(
                 held=probe.held(),  # after the pass over the lines: a large file is not kept
@@ -323,15 +338,16 @@ def _turn_blocks(
     rec = t.rec
     out: list[Block] = []
     bids = state.rec_bids.setdefault(rec.key, [])
-    line_src = state.kind == "jsonl" and rec.places[-1].index is None
-    lineno = rec.places[-1].at_line + 1 if line_src else 0
+    home = rec.places[-1]
+    # a record on a line of its own: its blocks share one `{"line"}` (read only, as every src)
+    line_src = {"line": home.at_line + 1} if state.kind == "jsonl" and home.index is None else None
     part_of = state.part_of
     for pi, (part, ref) in enumerate(t.parts):
-        if not is_sent_part(part):
+        if isinstance(part, dict) and part.get("text") == "" and not is_sent_part(part):
             if ref.field == "content" and ref.k is not None:
                 state.skipped.setdefault(rec.key, set()).add(ref.k)
             continue
-        src = {"line": lineno} if line_src else _src(state, rec, ref)
+        src = line_src if line_src is not None else _src(state, rec, ref)
         block = _part_block(part, ref, src, state, ids.get((ti, pi), "") if ids else "")
         part_of[block.bid] = part
         bids.append(block.bid)
@@ -339,17 +355,16 @@ def _turn_blocks(
     return out
 
 
-def _tool_id(block: Block, inner: dict[str, Any], state: GeminiState, made_up: str) -> str:
+def _tool_id(bid: int, inner: dict[str, Any], state: GeminiState, made_up: str) -> str:
     """The id as Gemini CLI sends it (or the one it would make up), noted for the writer."""
     raw = inner.get("id")
     if isinstance(raw, str) and raw:
-        state.had_id.add(block.bid)
-        state.raw_id[block.bid] = raw
+        state.had_id.add(bid)
+        state.raw_id[bid] = raw
         tid = sent_id(raw, inner.get("name"))
     else:
         tid = made_up
-    state.load_id[block.bid] = tid
-    block.tool_id = tid
+    state.load_id[bid] = tid
     return tid
 
 
@@ -369,24 +384,29 @@ def _part_block(
         )
     call = part.get("functionCall")
     if isinstance(call, dict):
-        name = call.get("name") if isinstance(call.get("name"), str) else "?"
-        block = Block(TOOL_USE, None, name=name, src=src, origin=ref)
-        tid = _tool_id(block, call, state, made_up)
-        block.data = {"type": TOOL_USE, "id": tid, "name": name, "input": call.get("args")}
-        return block
+        name = call.get("name")
+        if not isinstance(name, str):
+            name = "?"
+        bid = new_bid()
+        tid = _tool_id(bid, call, state, made_up)
+        data = {"type": TOOL_USE, "id": tid, "name": name, "input": call.get("args")}
+        return Block(TOOL_USE, data, tid, name, False, src, ref, None, bid)
     resp = part.get("functionResponse")
     if isinstance(resp, dict):
         response = resp.get("response")
         is_error = isinstance(response, dict) and "error" in response
-        name = resp.get("name") if isinstance(resp.get("name"), str) else None
-        block = Block(TOOL_RESULT, None, name=name, is_error=is_error, src=src, origin=ref)
-        block.data = {
+        name = resp.get("name")
+        if not isinstance(name, str):
+            name = None
+        bid = new_bid()
+        tid = _tool_id(bid, resp, state, made_up)
+        data = {
             "type": TOOL_RESULT,
-            "tool_use_id": _tool_id(block, resp, state, made_up),
+            "tool_use_id": tid,
             "content": _response_text(response),
             "is_error": is_error,
         }
-        return block
+        return Block(TOOL_RESULT, data, tid, name, is_error, src, ref, None, bid)
     if isinstance(part.get("text"), str):
         return Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=ref)
     kind = next(iter(part), "unknown") if part else "unknown"
@@ -414,18 +434,33 @@ def _meta(rec: Rec) -> dict[str, Any]:
 
 def _message(state: GeminiState, group: list[tuple[Turn, list[Block]]]) -> Message:
     first = group[0][0]
-    keys = tuple(dict.fromkeys(t.rec.key for t, _b in group))
-    blocks = tuple(b for _t, bs in group for b in bs)
+    if len(group) == 1:  # the usual message: one turn, or a record's responses and the next
+        keys: tuple[int, ...] = (first.rec.key,)
+        blocks = tuple(group[0][1])
+    else:
+        keys = tuple(dict.fromkeys([t.rec.key for t, _b in group]))
+        every: list[Block] = []
+        for _t, bs in group:
+            every += bs
+        blocks = tuple(every)
+    recs = state.recs
     msg = Message(
-        role="assistant" if first.role == "model" else "user",
-        blocks=blocks,
-        raw=[state.recs[k].obj for k in keys],
-        meta=_meta(first.rec),
-        src=_src(state, first.rec),
-        origin=Recs(keys),
+        "assistant" if first.role == "model" else "user",
+        blocks,
+        [recs[k].obj for k in keys],
+        _meta(first.rec),
+        False,
+        None,
+        _src(state, first.rec),
+        Recs(keys),
     )
+    rec_msgs = state.rec_msgs
     for k in keys:
-        state.rec_msgs.setdefault(k, set()).add(msg.uid)
+        got = rec_msgs.get(k)
+        if got is None:
+            rec_msgs[k] = {msg.uid}
+        else:
+            got.add(msg.uid)
     return msg
 
 
