@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import weakref
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
-from operator import attrgetter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import groupby
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
@@ -58,25 +60,62 @@ _Tool = TypeVar("_Tool", Use, Result)  # a call or a result
 _MAX_SHARE = 0.2
 
 
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """Messages came or went, in one stretch: `old[start:old_stop]` became
+    `new[start:stop]` (the messages around it are the same objects), so every position at
+    or after `old_stop` moved by `delta`."""
+
+    start: int
+    old_stop: int
+    stop: int
+
+    @property
+    def delta(self) -> int:
+        return self.stop - self.old_stop
+
+    def moved(self, k: int) -> int | None:
+        """Where old position `k` is now (None: it was in the stretch)."""
+        if k < self.start:
+            return k
+        return None if k < self.old_stop else k + self.stop - self.old_stop
+
+    def inverse(self) -> Shift:
+        """The shift that takes the new positions back (an undo)."""
+        return Shift(self.start, self.stop, self.old_stop)
+
+
+Change = frozenset[int] | Shift  # what a step changed: positions (as many messages) or a Shift
+
+
 def reanalyze(
-    before: Analysis, old: list[Message], session: Session, changed: frozenset[int] | None
+    before: Analysis, old: list[Message], session: Session, changed: Change | None
 ) -> Analysis | None:
     """The analysis of `session` (its target), given `before`, the analysis of the message
-    list `old` it was made from by replacing the messages at `changed`; None when this
-    step needs the whole analysis."""
+    list `old` it was made from by replacing the messages at `changed` (or, a `Shift`,
+    those of one stretch by as many others or more or fewer); None when this step needs
+    the whole analysis."""
     with gc_paused():
         return _reanalyze(before, old, session, changed)
 
 
 def _reanalyze(
-    before: Analysis, old: list[Message], session: Session, changed: frozenset[int] | None
+    before: Analysis, old: list[Message], session: Session, changed: Change | None
 ) -> Analysis | None:
     new = session.messages
     target = session.target
-    if changed is None or len(old) != len(new) or before.target != target:
+    if changed is None or before.target != target:
         return None
-    if not changed:
-        return before
+    shift = changed if isinstance(changed, Shift) else None
+    if shift is None:
+        if len(old) != len(new):
+            return None
+        if not changed:
+            return before
+    elif len(new) - len(old) != shift.delta or max(shift.stop, shift.old_stop) - shift.start > max(
+        64, int(len(new) * _MAX_SHARE)
+    ):
+        return None
     client = clients.get(target)
     if client is not None and not client.only_repairs:
         return None
@@ -84,33 +123,56 @@ def _reanalyze(
     if sum(1 for f in before.findings if id(f) in load) != len(session.load_findings):
         return None
     w = wire.wire_for(target)
-    for c in changed:
-        a, b = old[c], new[c]
-        if (
-            a.role != b.role
-            or a.live != b.live
-            or a.timestamp != b.timestamp
-            or wire.is_sent(a, w) != wire.is_sent(b, w)
-        ):
+    if shift is None:
+        assert isinstance(changed, frozenset)
+        for c in changed:
+            a, b = old[c], new[c]
+            if (
+                a.role != b.role
+                or a.live != b.live
+                or a.timestamp != b.timestamp
+                or wire.is_sent(a, w) != wire.is_sent(b, w)
+            ):
+                return None
+            if w.split is not wire.WIRES["anthropic"].split and _entries(a, w) != _entries(b, w):
+                return None
+        p = before.pairing
+        got = _to_pair_again(p, new, changed, [old[c] for c in changed])
+    else:
+        # every position after the stretch moves: the pairing moved first, then the
+        # stretch, the pairs that cross it and its neighbours are paired again
+        moved = _moved(before.pairing, new, shift)
+        if moved is None:
             return None
-        if w.split is not wire.WIRES["anthropic"].split and _entries(a, w) != _entries(b, w):
-            return None
-    p = before.pairing
-    got = _to_pair_again(p, old, new, changed)
+        p, seeds = moved
+        got = _to_pair_again(p, new, seeds, old[shift.start : shift.old_stop])
     if got is None:
         return None
     redo, ids = got
     pairing = _pair_again(p, new, redo, ids, adapter=session.adapter)
     where = set(redo)
-    for c in changed:
-        nxt = p.next_live.get(c)
-        if nxt is not None:
-            where.add(nxt)
-    where.update(
-        f.position
-        for f in before.findings
-        if f.code == "misplaced-tool-result" and f.position is not None
-    )
+    if isinstance(changed, frozenset):
+        for c in changed:
+            nxt = p.next_live.get(c)
+            if nxt is not None:
+                where.add(nxt)
+        where.update(
+            f.position
+            for f in before.findings
+            if f.code == "misplaced-tool-result" and f.position is not None
+        )
+    elif shift is not None:
+        pairing.__dict__["_from"] = (weakref.ref(before.pairing), frozenset(redo), shift)
+        stamped = _next_stamped(p, new, shift)
+        if stamped is not None:
+            where.add(stamped)
+        # every finding is made again: positions moved, and details name messages by
+        # number or (not sent) by position
+        for f in before.findings:
+            if f.position is not None:
+                k = shift.moved(f.position)
+                if k is not None:
+                    where.add(k)
     numbers, sent, request = before.numbers, before.sent, before.request
     if request is not None:
         # the client's request: sent again from an assistant message it keeps before the
@@ -121,13 +183,15 @@ def _reanalyze(
             or w.split is not wire.WIRES["anthropic"].split
         ):
             return None
-        resent = _resend(client.send_part, before, p, pairing, old, new, redo, w)
+        resent = _resend(client.send_part, before, pairing, old, new, redo, w, shift)
         if resent is None:
             return None
         request, numbers, sent, start, stop = resent
         where.update(range(start, stop))
-        if numbers != before.numbers:  # the details name messages by number
+        if numbers != before.numbers and shift is None:  # details name messages by number
             where.update(f.position for f in before.findings if f.position is not None)
+    elif shift is not None:
+        numbers, sent = _renumbered(before, new, target, shift)
     records = {id(f) for f in before.records}
     positions = sorted(where)
     view = Pairing(
@@ -144,7 +208,9 @@ def _reanalyze(
     kept = [
         f
         for f in before.findings
-        if f.position not in where and id(f) not in load and id(f) not in records
+        if (f.position not in where if shift is None else f.position is None)
+        and id(f) not in load
+        and id(f) not in records
     ]
     made = out.findings
     found = add_record_findings(session, out)
@@ -159,15 +225,160 @@ def _reanalyze(
     return Analysis(findings, pairing, target, numbers, sent, request, found)
 
 
+def _next_stamped(p: Pairing, new: list[Message], shift: Shift) -> int | None:
+    """The first stamped live message after a shift's stretch: it is compared with the
+    stamped live message before it, which may now be another (the live messages next to
+    the stretch are paired again, so their findings are made again already)."""
+    live = p.live
+    k = bisect_left(live, shift.stop)
+    while k < len(live) and new[live[k]].timestamp is None:
+        k += 1
+    return live[k] if k < len(live) else None
+
+
+def _renumbered(
+    before: Analysis, new: list[Message], target: str, shift: Shift
+) -> tuple[list[int | None], int]:
+    """The provider's numbers after a shift, from those before: each message's entries are
+    its own, so the stretch is numbered on its own and the numbers after it move."""
+    old_numbers = before.numbers
+
+    def entries_before(k: int) -> int:  # the entries of the messages before old position k
+        while k < len(old_numbers):
+            got = old_numbers[k]
+            if got is not None:
+                return got
+            k += 1
+        return before.sent
+
+    base = entries_before(shift.start)
+    part, count = wire.provider_numbers(new[shift.start : shift.stop], target)
+    end = entries_before(shift.old_stop)
+    delta = base + count - end
+    tail = old_numbers[shift.old_stop :]
+    numbers = old_numbers[: shift.start]
+    numbers += [None if k is None else k + base for k in part]
+    numbers += [k if k is None else k + delta for k in tail] if delta else tail
+    return numbers, before.sent + delta
+
+
+def _moved(p: Pairing, new: list[Message], shift: Shift) -> tuple[Pairing, set[int]] | None:
+    """`p` with its positions moved by `shift` (in the new message list): the calls and
+    results after the stretch are copies at their new positions (the old pairing keeps
+    its own), those in it are left out; and the positions to pair again: the stretch, the
+    live messages next to it, and both ends of every link that crosses it (a call before
+    it answered after it). Live messages are found again in `new`."""
+    d = shift.delta
+    start, old_stop = shift.start, shift.old_stop
+    old_uses, old_results = p.uses, p.results
+    ua = bisect_left(old_uses, start, key=_mi)
+    ub = bisect_left(old_uses, old_stop, lo=ua, key=_mi)
+    ra = bisect_left(old_results, start, key=_mi)
+    rb = bisect_left(old_results, old_stop, lo=ra, key=_mi)
+    tail_uses, tail_results = old_uses[ub:], old_results[rb:]
+    # (this runs over every call and result after the stretch: spelt out)
+    moved_uses = [
+        Use(
+            u.mi + d,
+            u.bi,
+            u.block,
+            u.order,
+            None if u.home is None else u.home + d,
+            u.results,
+            u.dup_of,
+            u.partner,
+            u.wrong_role,
+        )
+        for u in tail_uses
+    ]
+    moved_results = [
+        Result(r.mi + d, r.bi, r.block, r.use, r.before_use, r.partner, r.wrong_role)
+        for r in tail_results
+    ]
+    use_of = dict(zip(map(id, tail_uses), moved_uses, strict=True)).get
+    result_of = dict(zip(map(id, tail_results), moved_results, strict=True)).get
+    seeds = set(range(shift.start, shift.stop))
+    # links between copies go to the copies; a link out of them crosses the stretch (or
+    # reaches into it), and both its ends are paired again
+    for u in moved_uses:
+        got = u.results
+        if len(got) == 1 and (x := result_of(id(got[0]))) is not None:
+            u.results = [x]
+        elif got:
+            u.results = [result_of(id(r)) or r for r in got]
+            for r in got:
+                if result_of(id(r)) is None:
+                    _cross(seeds, u, r, start)
+        if u.dup_of is not None:
+            u.dup_of = use_of(id(u.dup_of)) or u.dup_of
+        if u.partner is not None:
+            y = result_of(id(u.partner))
+            if y is None:
+                _cross(seeds, u, u.partner, start)
+            else:
+                u.partner = y
+    for r in moved_results:
+        if r.use is not None:
+            z = use_of(id(r.use))
+            if z is None:
+                _cross(seeds, r, r.use, start)
+            else:
+                r.use = z
+        if r.partner is not None:
+            z = use_of(id(r.partner))
+            if z is None:
+                _cross(seeds, r, r.partner, start)
+            else:
+                r.partner = z
+    uses_by_message = {k: v for k, v in p.uses_by_message.items() if k < start}
+    for k, g in groupby((u for u in moved_uses if not u.wrong_role), _mi):
+        uses_by_message[k] = list(g)
+    results_by_message = {k: v for k, v in p.results_by_message.items() if k < start}
+    for k, g2 in groupby(moved_results, _mi):
+        results_by_message[k] = list(g2)
+    live = [i for i, m in enumerate(new) if not m.hidden and m.malformed is None]
+    next_live = dict(zip(live, live[1:], strict=False))
+    prev_live = dict(zip(live[1:], live, strict=False))
+    # the live messages next to the stretch: a call's home, a result's turn
+    k = bisect_left(live, shift.start)
+    if k > 0:
+        seeds.add(live[k - 1])
+    k = bisect_left(live, shift.stop)
+    if k < len(live):
+        seeds.add(live[k])
+    wrong_at = {x for x in (shift.moved(k) for k in _wrong_at(p)) if x is not None}
+    out = Pairing(
+        old_uses[:ua] + moved_uses,
+        old_results[:ra] + moved_results,
+        live,
+        next_live,
+        prev_live,
+        uses_by_message,
+        results_by_message,
+        bool(wrong_at),
+    )
+    out.__dict__["_ids_at"] = _ids_at(p).moved(shift)
+    out.__dict__["_wrong_at"] = wrong_at
+    return out, seeds
+
+
+def _cross(seeds: set[int], moved: Use | Result, other: Use | Result, start: int) -> None:
+    """A moved call or result linked to one that was not moved: both are paired again (one
+    in the stretch is paired again with it, its ids among those the step replaced)."""
+    seeds.add(moved.mi)
+    if other.mi < start:
+        seeds.add(other.mi)
+
+
 def _resend(
     send_part: Callable[[list[Message], int, int], wire.Request],
     before: Analysis,
-    p_old: Pairing,
     p_new: Pairing,
     old: list[Message],
     new: list[Message],
     redo: list[int],
     w: wire.Wire,
+    shift: Shift | None = None,
 ) -> tuple[wire.Request, list[int | None], int, int, int] | None:
     """The client's request after a step, from `before.request`: the messages from an
     assistant message the client keeps at or before the first position paired again
@@ -175,6 +386,7 @@ def _resend(
     end when none) are sent again on their own and spliced in. The client's sending reads
     the rest of the session only through tool ids (which results exist, which call ids
     came before): every id of the stretch must lie within it, before and after the step.
+    After a `shift` the stretch holds the shift's, and what follows it moves.
     Returns the request, the numbers, the entries sent, start and stop; None to decline."""
     req = before.request
     assert req is not None
@@ -182,35 +394,45 @@ def _resend(
         return None
     first = _first_sent(req)
     n = len(new)
+    d = 0 if shift is None else shift.delta
     limit = max(64, int(n * _MAX_SHARE))
 
     def keeps(k: int) -> bool:  # the client sends assistant message k, its own first
+        if shift is not None:
+            if k >= shift.stop:
+                k -= d
+            elif k >= shift.start:
+                return False  # new: not in the request before
         i = first.get(k)
         return i is not None and req.messages[i].role == "assistant"
 
-    start = redo[0]
+    lo, hi = redo[0], redo[-1] + 1
+    if shift is not None:
+        lo, hi = min(lo, shift.start), max(hi, shift.stop)
+    start = lo
     while start > 0 and not keeps(start):
         start -= 1
-        if redo[0] - start > limit:
+        if lo - start > limit:
             return None
-    stop = redo[-1] + 1
+    stop = hi
     while stop < n and not keeps(stop):
         stop += 1
-        if stop - redo[-1] > limit:
+        if stop - hi > limit:
             return None
     if stop - start > limit:
         return None
-    at_old, at_new = _ids_at(p_old), _ids_at(p_new)
+    old_stop = stop - d  # where the stretch ends in `old`
+    at_old, at_new = _ids_at(before.pairing), _ids_at(p_new)
     own: set[str] = set()
-    for k in range(start, stop):
-        for m in (old[k], new[k]):
-            for b in m.blocks:
-                if b.tool_id:
-                    own.add(b.tool_id)
+    for m in (*old[start:old_stop], *new[start:stop]):
+        for b in m.blocks:
+            if b.tool_id:
+                own.add(b.tool_id)
     for tid in own:
-        for at in (at_old.get(tid, ()), at_new.get(tid, ())):
-            if any(not start <= k < stop for k in at):
-                return None
+        if any(not start <= k < old_stop for k in at_old.get(tid)):
+            return None
+        if any(not start <= k < stop for k in at_new.get(tid)):
+            return None
     part = send_part(new, start, stop)
     if start > 0 and not (
         part.messages
@@ -219,12 +441,18 @@ def _resend(
     ):
         return None  # the client no longer keeps the message the stretch starts with
     i1 = first[start] if start > 0 else 0
-    i2 = first[stop] if stop < n else len(req.messages)
+    i2 = first[old_stop] if old_stop < len(old) else len(req.messages)
+    tail = req.messages[i2:]
+    if d:
+        SentMessage = wire.SentMessage
+        tail = [SentMessage(sm.role, sm.blocks, [k + d for k in sm.positions]) for sm in tail]
     request = wire.Request(
         req.sender,
-        req.messages[:i1] + part.messages + req.messages[i2:],
+        req.messages[:i1] + part.messages + tail,
         client=req.client,
-        left_out=[e for e in req.left_out if not start <= e[0] < stop] + part.left_out,
+        left_out=[e for e in req.left_out if e[0] < start]
+        + part.left_out
+        + [(e[0] + d, e[1], e[2]) for e in req.left_out if e[0] >= old_stop],
         answered={a for a in req.answered if a not in own} | part.answered,
     )
     # numbers: the stretch numbered from its first entry, those after moved by the change
@@ -239,11 +467,11 @@ def _resend(
                 mine[k - start] = entry
         entry += len(w.split(sm))
     numbers += mine
-    end = before.numbers[stop] if stop < n else before.sent
+    end = before.numbers[old_stop] if old_stop < len(old) else before.sent
     assert end is not None
     delta = entry - end
-    tail = before.numbers[stop:]
-    numbers += [k if k is None else k + delta for k in tail] if delta else tail
+    after = before.numbers[old_stop:]
+    numbers += [k if k is None else k + delta for k in after] if delta else after
     return request, numbers, before.sent + delta, start, stop
 
 
@@ -261,19 +489,74 @@ def _entries(m: Message, w: wire.Wire) -> int:
     return len(w.split(wire.SentMessage(m.role or "user", wire.sent_blocks(m), [])))
 
 
-def _ids_at(p: Pairing) -> dict[str, list[int]]:
+class _IdIndex:
     """Tool id -> the positions of the calls and results that carry it (kept with the
-    pairing: each step's pairing gets its own, updated)."""
+    pairing: each step's pairing gets its own). After a step whose messages came or went,
+    the positions are moved when read (`shifts`, oldest first) rather than all at once;
+    `own` holds the ids paired again since, at their positions now."""
+
+    __slots__ = ("base", "shifts", "own")
+
+    def __init__(
+        self,
+        base: dict[str, list[int]],
+        shifts: tuple[Shift, ...] = (),
+        own: dict[str, list[int]] | None = None,
+    ) -> None:
+        self.base = base
+        self.shifts = shifts
+        self.own = own if own is not None else {}
+
+    def get(self, tid: str) -> list[int]:
+        got = self.own.get(tid)
+        if got is not None:
+            return got
+        at = self.base.get(tid, [])
+        for s in self.shifts:
+            at = [k for k in map(s.moved, at) if k is not None]
+        return at
+
+    def moved(self, shift: Shift) -> _IdIndex:
+        """The index after `shift`."""
+        own = {
+            tid: [k for k in map(shift.moved, at) if k is not None] for tid, at in self.own.items()
+        }
+        if len(self.shifts) >= 8:  # reading through many shifts costs more than one pass
+            base = {tid: self.get(tid) for tid in self.base}
+            return _IdIndex({tid: at for tid, at in base.items() if tid not in own}, (shift,), own)
+        return _IdIndex(self.base, (*self.shifts, shift), own)
+
+    def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _IdIndex:
+        """The index after the calls and results carrying `ids` were paired again."""
+        own = {tid: at for tid, at in self.own.items() if tid not in ids}
+        if not self.shifts:
+            base = dict(self.base)
+            for tid in ids:
+                base.pop(tid, None)
+            for x in fresh:
+                if x.tool_id:
+                    base.setdefault(x.tool_id, []).append(x.mi)
+            return _IdIndex(base, (), own)
+        for tid in ids:
+            own[tid] = []
+        for x in fresh:
+            if x.tool_id:
+                own.setdefault(x.tool_id, []).append(x.mi)
+        return _IdIndex(self.base, self.shifts, own)
+
+
+def _ids_at(p: Pairing) -> _IdIndex:
+    """The pairing's `_IdIndex`, built when first asked for."""
     got = p.__dict__.get("_ids_at")
     if got is None:
-        got = {}
+        base: dict[str, list[int]] = {}
         for u in p.uses:
             if u.tool_id:
-                got.setdefault(u.tool_id, []).append(u.mi)
+                base.setdefault(u.tool_id, []).append(u.mi)
         for r in p.results:
             if r.tool_id:
-                got.setdefault(r.tool_id, []).append(r.mi)
-        p.__dict__["_ids_at"] = got
+                base.setdefault(r.tool_id, []).append(r.mi)
+        got = p.__dict__["_ids_at"] = _IdIndex(base)
     return got
 
 
@@ -298,15 +581,23 @@ def _wrong_at(p: Pairing) -> set[int]:
 
 
 def _to_pair_again(
-    p: Pairing, old: list[Message], new: list[Message], changed: frozenset[int]
+    p: Pairing, new: list[Message], changed: Iterable[int], gone: Iterable[Message]
 ) -> tuple[list[int], set[str]] | None:
     """The positions whose calls and results are paired again (sorted) and the tool ids
-    they hold (every position holding one is among them); None when too many."""
+    they hold (every position holding one is among them), from the positions `changed`
+    and the messages the step replaced (`gone`: their ids count too); None when too
+    many."""
     at = _ids_at(p)
     limit = max(64, int(len(new) * _MAX_SHARE))
     todo = sorted(changed)
     seen: set[int] = set()
     ids: set[str] = set()
+    for m in gone:
+        for b in m.blocks:
+            tid = b.tool_id
+            if tid and tid not in ids:
+                ids.add(tid)
+                todo.extend(at.get(tid))
     while todo:
         mi = todo.pop()
         if mi in seen:
@@ -314,12 +605,11 @@ def _to_pair_again(
         seen.add(mi)
         if len(seen) > limit:
             return None
-        for m in (old[mi], new[mi]) if mi in changed else (new[mi],):
-            for b in m.blocks:
-                tid = b.tool_id
-                if tid and tid not in ids:
-                    ids.add(tid)
-                    todo.extend(at.get(tid, ()))
+        for b in new[mi].blocks:
+            tid = b.tool_id
+            if tid and tid not in ids:
+                ids.add(tid)
+                todo.extend(at.get(tid))
         # a turn is paired with its home: the call message and the message after it
         if new[mi].live:
             nxt, prv = p.next_live.get(mi), p.prev_live.get(mi)
@@ -381,13 +671,7 @@ def _pair_again(
         results_by_message,
         bool(wrong_at),
     )
-    at = dict(_ids_at(p))
-    for tid in ids:
-        at.pop(tid, None)
-    for x in fresh:
-        if x.tool_id:
-            at.setdefault(x.tool_id, []).append(x.mi)
-    out.__dict__["_ids_at"] = at
+    out.__dict__["_ids_at"] = _ids_at(p).replaced(ids, fresh)
     out.__dict__["_wrong_at"] = wrong_at
     out.__dict__["_from"] = (weakref.ref(p), frozenset(redo))
     return out
@@ -400,9 +684,27 @@ def paired_again(a: Pairing, b: Pairing) -> frozenset[int] | None:
     if a is b:
         return frozenset()
     for x, y in ((a, b), (b, a)):
-        got: tuple[weakref.ref[Pairing], frozenset[int]] | None = y.__dict__.get("_from")
-        if got is not None and got[0]() is x:
-            return got[1]
+        got = y.__dict__.get("_from")
+        if got is not None and got[0]() is x and len(got) == 2:
+            again: frozenset[int] = got[1]
+            return again
+    return None
+
+
+def shifted_again(a: Pairing, b: Pairing) -> tuple[Shift, frozenset[int]] | None:
+    """Where pairing `b` was made from `a` (or `a` from `b`: an undo) by a step whose
+    messages came or went: the shift from `a`'s positions to `b`'s, and the positions in
+    `b` whose calls and results were paired again; None when that is not known."""
+    got = b.__dict__.get("_from")
+    if got is not None and got[0]() is a and len(got) == 3:
+        return got[2], got[1]
+    got = a.__dict__.get("_from")
+    if got is not None and got[0]() is b and len(got) == 3:
+        shift: Shift = got[2]
+        back = shift.inverse()
+        again = {x for x in (back.moved(k) for k in got[1]) if x is not None}
+        again.update(range(shift.start, shift.old_stop))
+        return back, frozenset(again)
     return None
 
 
@@ -447,6 +749,21 @@ def _placeholder(m: Message) -> Message:
             role=m.role, blocks=(), hidden=m.hidden, malformed="" if m.malformed else None
         )
     return got
+
+
+def changes(old: list[Message], new: list[Message]) -> Change:
+    """What a step changed from `old` to `new`: the positions of the new messages
+    (`changed_positions`), or where messages came or went, the `Shift` of the one stretch
+    holding every difference (the longest run of the same messages at each end left out)."""
+    got = changed_positions(old, new)
+    if got is not None:
+        return got
+    n = min(len(old), len(new))
+    same = list(map(is_, old, new))
+    a = same.index(False) if False in same else n
+    same = list(map(is_, reversed(old), reversed(new)))[: n - a]
+    b = same.index(False) if False in same else n - a
+    return Shift(a, len(old) - b, len(new) - b)
 
 
 def changed_positions(old: list[Message], new: list[Message]) -> frozenset[int] | None:

@@ -20,7 +20,7 @@ from . import codes
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
 from .files import Staging, Watch, as_read, backup_path, plan_paths
-from .incremental import changed_positions, prepare, reanalyze
+from .incremental import changed_positions, changes, prepare, reanalyze
 from .model import Message, Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, describe, preview
@@ -116,7 +116,7 @@ class Workbench:
             if got is None and self._analysis is not None:
                 # from the state analysed last (the one before this step): what changed
                 prev, before = self._analysis
-                got = reanalyze(before, prev, self.session, changed_positions(prev, msgs))
+                got = reanalyze(before, prev, self.session, changes(prev, msgs))
             if got is None:
                 got = analyze(self.session, whole=True)
                 prepare(got)  # the next step's increment finds the ids it needs at once

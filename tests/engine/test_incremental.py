@@ -9,7 +9,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
@@ -174,6 +174,59 @@ def test_generated_sessions_after_random_steps(doc, fmt, target, rng_seed):
     _steps(Workbench(session), random.Random(rng_seed), 6, _same_as_whole)
 
 
+# some messages without a stamp: the one compared with a message is the last stamped
+_maybe_stamped = st.one_of(_entry, _entry.map(lambda e: {k: v for k, v in e.items() if k != "ts"}))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_maybe_stamped, min_size=1, max_size=12),
+    extra=st.lists(_maybe_stamped, min_size=0, max_size=3),
+    at=st.integers(0, 12),
+    drop=st.integers(0, 3),
+    fmt=st.sampled_from(["roo", "anthropic"]),
+    target=st.sampled_from(_TARGETS),
+)
+@example(  # a message stamped later put before an unstamped one: the next stamped is late
+    doc=[
+        {"role": "user", "content": "a", "ts": 4000},
+        {"role": "assistant", "content": "b", "ts": 4500},
+        {"role": "user", "content": "c"},
+        {"role": "assistant", "content": "d", "ts": 5000},
+    ],
+    extra=[
+        {"role": "user", "content": "x", "ts": 9000},
+        {"role": "assistant", "content": "y", "ts": 9000},
+    ],
+    at=2,
+    drop=0,
+    fmt="roo",
+    target="anthropic",
+)
+def test_messages_inserted_or_dropped_anywhere_are_followed(doc, extra, at, drop, fmt, target):
+    """Any stretch of messages replaced by more or fewer (not only what a fix does: a
+    message stamped later or of another role put before others, a final message dropped),
+    every position after it moved: the increment equals the whole analysis."""
+    try:
+        session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format=fmt, target=target)
+        others = load_bytes(json.dumps(extra).encode(), "/tmp/x.json", format=fmt, target=target)
+    except InputError:
+        return
+    msgs = session.messages
+    at = min(at, len(msgs))
+    new = msgs[:at] + others.messages + msgs[at + drop :]
+    if len(new) == len(msgs):
+        return
+    before = analyze(session, whole=True)
+    incremental.prepare(before)
+    after = session.copy_with(new)
+    change = incremental.changes(msgs, new)
+    assert isinstance(change, incremental.Shift)
+    got = incremental.reanalyze(before, msgs, after, change)
+    if got is not None:
+        assert facts(got) == facts(analyze(after))
+
+
 def _long(n: int) -> bytes:
     """n turns of one call and its result, some broken (a result missing, duplicated,
     under a wrong id, in the turn after), a user prompt now and then."""
@@ -244,13 +297,17 @@ def test_claude_code_sessions_are_followed_step_by_step(monkeypatch, seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_a_claude_code_step_that_inserts_or_drops_a_message_is_followed(seed):
+def test_a_claude_code_step_that_inserts_or_drops_a_message_is_followed(monkeypatch, seed):
     """A fix that creates a record or drops a message (a result moved home, a result
     inserted as a record of its own) moves every position after it: the analysis after
-    it, its undo and its redo equal the whole one."""
+    it is made from the one before (the pairing moved, the stretch and its neighbours
+    paired again, Claude Code's request spliced) and, as its undo and its redo, equals
+    the whole one."""
+    counted = Counted(monkeypatch)
     data, _ = gen_claude_code(600, seed)
     wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
     assert _shifting_steps(wb, _same_as_whole)
+    assert counted.answered >= 1
 
 
 def test_a_step_that_changes_what_claude_code_sends_renumbers_every_finding(monkeypatch):
