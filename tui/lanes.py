@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from repair import codes
-from repair.incremental import paired_again
+from repair.incremental import Shift, paired_again, shifted_again
 from repair.pairing import Pairing, Result, Use
 
-from .rows import RowTable, key_message, row_key
+from .rows import _KEY_SHIFT, RowTable, key_message, row_key
 
 PAIRED = "paired"
 ORPHAN_USE = "orphan-use"
@@ -261,7 +261,7 @@ _MAX_SHARE = 0.2
 
 
 def relayout(
-    before: LaneLayout, pairing: Pairing, table: RowTable, changed: Collection[int]
+    before: LaneLayout, pairing: Pairing, table: RowTable, changed: Collection[int] | Shift
 ) -> LaneLayout:
     """The layout of `pairing` over `table` (equal to `layout(pairing, table)`), made from
     `before`, the layout of the state before a step that changed the messages at `changed`
@@ -269,12 +269,21 @@ def relayout(
     calls, results or stamped-before-its-call marks changed are made again, and the lanes
     coloured again between the clear points around them."""
     travel = _travel_keys(table)
-    dirty = set(changed)
-    dirty.update(key_message(k) for k in travel ^ before.travel)
     old = before.pairing
     if old is None:
         return layout(pairing, table)
-    repaired = paired_again(old, pairing)
+    span: tuple[int, int] | None = None  # what the intervals gone with a shift spanned
+    if isinstance(changed, Shift):
+        got = shifted_again(old, pairing)
+        if got is None or got[0] != changed:
+            return layout(pairing, table)
+        before, span, owners_gone = _shifted(before, changed, table)
+        dirty = set(range(changed.start, changed.stop)) | got[1] | owners_gone
+        repaired: frozenset[int] | None = frozenset()
+    else:
+        dirty = set(changed)
+        repaired = paired_again(old, pairing)
+    dirty.update(key_message(k) for k in travel ^ before.travel)
     if repaired is not None:
         dirty |= repaired
     else:
@@ -308,13 +317,15 @@ def relayout(
                     owners.add(iv.owner)
                     todo.append(iv.owner)
     fresh = _intervals(pairing, table, travel, sorted(owners))
-    if not gone and not fresh:
+    if not gone and not fresh and span is None:
         return LaneLayout(
             before.lanes, before.starts, own, before.used_lanes, table, pairing, travel
         )
     moved = [*gone.values(), *fresh]
-    lo = min(iv.start for iv in moved)
-    hi = max(iv.end for iv in moved)
+    lo = min((iv.start for iv in moved), default=span[0] if span else 0)
+    hi = max((iv.end for iv in moved), default=span[1] if span else 0)
+    if span is not None:
+        lo, hi = min(lo, span[0]), max(hi, span[1])
     # out to the clear points: no interval kept crosses lo or hi
     lanes, starts = before.lanes, before.starts
     while True:
@@ -379,7 +390,62 @@ def relayout(
     return LaneLayout(new_lanes, new_starts, own, len(new_lanes), table, pairing, travel)
 
 
+def _shifted(
+    before: LaneLayout, shift: Shift, table: RowTable
+) -> tuple[LaneLayout, tuple[int, int], set[int]]:
+    """`before` read at the positions after `shift` (against `table`, the rows after
+    it): the intervals after the stretch are copies with their keys moved, those that
+    reach into it or across it are left out. Returns the layout, the span (in row keys
+    now) the intervals left out covered, and the messages they were drawn from."""
+    k0 = row_key(shift.start, None)  # the stretch, before: [k0, k1)
+    k1 = row_key(shift.old_stop, None)
+    d = shift.delta
+    dk = d << _KEY_SHIFT
+    after = row_key(shift.stop, None)  # the first key after the stretch now
+    lanes: list[list[Interval]] = []
+    starts: list[list[int]] = []
+    gone: list[Interval] = []
+    for lane, st in zip(before.lanes, before.starts, strict=True):
+        a = bisect_left(lane, k0, key=_end)  # the first that ends in or after the stretch
+        b = max(a, bisect_left(st, k1))  # the first that starts after it
+        gone += lane[a:b]
+        lanes.append(
+            lane[:a]
+            + [
+                Interval(
+                    iv.start + dk,
+                    iv.end + dk,
+                    iv.state,
+                    tuple([p + dk for p in iv.points]),
+                    iv.lane,
+                    tuple([t + dk for t in iv.travel]) if iv.travel else (),
+                    iv.owner + d,
+                    iv.rank,
+                )
+                for iv in lane[b:]
+            ]
+        )
+        starts.append(st[:a] + [k + dk for k in st[b:]])
+    while lanes and not lanes[-1]:
+        lanes.pop()
+        starts.pop()
+    out_of = {id(iv) for iv in gone}
+    own = {k: iv for k, iv in before.own.items() if k < k0 and id(iv) not in out_of}
+    for lane in lanes:
+        for iv in lane[bisect_left(lane, after, key=_start) :]:
+            for p in iv.points:
+                own[p] = iv
+    lo = min((iv.start for iv in gone), default=k0)
+    hi = max((iv.end + dk if iv.end >= k1 else after for iv in gone), default=after)
+    owners = {o for o in (shift.moved(iv.owner) for iv in gone) if o is not None}
+    travel = frozenset(k if k < k0 else k + dk for k in before.travel if not k0 <= k < k1)
+    moved = LaneLayout(lanes, starts, own, len(lanes), table, before.pairing, travel)
+    return moved, (min(lo, k0), max(hi, after)), owners
+
+
 _mi = attrgetter("mi")
+_start = attrgetter("start")
+_end = attrgetter("end")
 
 
 def _at(uses: list[Use], positions: list[int]) -> list[Use]:

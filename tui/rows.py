@@ -16,6 +16,7 @@ from operator import attrgetter
 from repair import codes
 from repair.analysis import Analysis
 from repair.codes import Severity
+from repair.incremental import Shift
 from repair.jsonio import to_json
 from repair.model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from repair.pairing import Pairing, Result, Use
@@ -177,13 +178,16 @@ def _add_rows(rows: list[Row], mi: int, msg: Message) -> None:
             rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
 
 
-def update_rows(before: RowTable, session: Session, changed: Collection[int]) -> RowTable:
+def update_rows(before: RowTable, session: Session, changed: Collection[int] | Shift) -> RowTable:
     """The rows of `session`, made from `before` (the rows without findings of a session
     with as many messages) by building again the rows of the messages at `changed`: the
     other rows are reused, the row indices after a changed message move by what it
-    gained or lost."""
+    gained or lost. Where messages came or went (a `Shift`), the rows of the stretch are
+    built, and those after it are copies at their new message positions."""
     msgs = session.messages
     old_rows, old_mr = before.rows, before.message_row
+    if isinstance(changed, Shift):
+        return _shifted_rows(before, session, changed)
     if len(msgs) != len(old_mr):
         return build_rows(session)
     rows: list[Row] = []
@@ -202,6 +206,28 @@ def update_rows(before: RowTable, session: Session, changed: Collection[int]) ->
     if start < len(old_mr):
         rows += old_rows[old_mr[start] :]
         message_row += old_mr[start:] if not shift else [r + shift for r in old_mr[start:]]
+    has_time = any(m.meta.get("timestamp") is not None for m in msgs)
+    return RowTable(rows, message_row, [], has_time)
+
+
+def _shifted_rows(before: RowTable, session: Session, shift: Shift) -> RowTable:
+    msgs = session.messages
+    old_rows, old_mr = before.rows, before.message_row
+    if len(old_mr) + shift.delta != len(msgs):
+        return build_rows(session)
+    a = old_mr[shift.start] if shift.start < len(old_mr) else len(old_rows)
+    b = old_mr[shift.old_stop] if shift.old_stop < len(old_mr) else len(old_rows)
+    rows = old_rows[:a]
+    message_row = old_mr[: shift.start]
+    for mi in range(shift.start, shift.stop):
+        message_row.append(len(rows))
+        _add_rows(rows, mi, msgs[mi])
+    moved = len(rows) - b  # what the rows after the stretch moved by
+    d = shift.delta
+    rows += [Row(r.kind, r.mi + d, r.bi) for r in old_rows[b:]]
+    message_row += (
+        [r + moved for r in old_mr[shift.old_stop :]] if moved else old_mr[shift.old_stop :]
+    )
     has_time = any(m.meta.get("timestamp") is not None for m in msgs)
     return RowTable(rows, message_row, [], has_time)
 

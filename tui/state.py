@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from textual.content import Content
 
 from repair.analysis import Analysis
-from repair.incremental import changed_positions
+from repair.incremental import Change, changes
 from repair.model import Finding, Session
 from repair.pairing import Pairing
 from repair.plan import Fix
@@ -60,7 +60,7 @@ def derive(
     table: RowTable | None = None,
     *,
     reuse: Derived | None = None,
-    changed: frozenset[int] | None = None,
+    changed: Change | None = None,
 ) -> Derived:
     """Rows, lanes and texts for a conversation. `table`: rows already built (at load);
     `reuse`: the state shown before a step, whose rows and lanes are kept where the
@@ -69,7 +69,7 @@ def derive(
     if table is not None or reuse is None:
         changed = None
     elif changed is None or len(reuse.session.messages) != len(session.messages):
-        changed = changed_positions(reuse.session.messages, session.messages)
+        changed = changes(reuse.session.messages, session.messages)
     if changed is not None and reuse is not None:
         base = update_rows(reuse.base, session, changed)
         marked = with_findings(base, analysis)
@@ -100,7 +100,7 @@ def snapshot(
     *,
     table: RowTable | None = None,
     reuse: Derived | None = None,
-    changed: frozenset[int] | None = None,
+    changed: Change | None = None,
 ) -> Derived:
     """Everything the screen needs about the workbench now, for conversation `view`. Runs in
     a worker: it may analyse and plan. `reuse`: the state shown before a step (of the same

@@ -8,15 +8,19 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
+from repair import incremental
+from repair.analysis import analyze
 from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.workbench import Workbench
 from tests.engine.test_incremental import SEEDS, _entry, _long, _shifting_steps, _steps
 from tests.fuzz_support import mutated_session
+from tui import lanes
 from tui.lanes import LaneLayout
 from tui.rows import RowTable
 from tui.state import Derived, derive
@@ -51,18 +55,35 @@ def _lanes(lay: LaneLayout) -> dict:
 class Follow:
     """After each step: the state derived from the one before equals the one built whole."""
 
-    def __init__(self, wb: Workbench) -> None:
+    def __init__(self, wb: Workbench, monkeypatch=None) -> None:
         self.shown: Derived = derive(*wb.view())
         self.kept: list[float] = []  # per step made from the one before: intervals kept
+        # steps whose messages came or went, made from the one before: whether the lanes
+        # were laid out whole (relayout gave up) each time
+        self.shifted: list[bool] = []
+        self.whole = 0
+        if monkeypatch is not None:
+            real = lanes.layout
+
+            def counting(*args):
+                self.whole += 1
+                return real(*args)
+
+            monkeypatch.setattr(lanes, "layout", counting)
 
     def __call__(self, wb: Workbench, done: list[str]) -> None:
         session, analysis = wb.view()
+        moved = len(session.messages) != len(self.shown.session.messages)
+        whole_before = self.whole
         got = derive(session, analysis, reuse=self.shown)
+        relaid = self.whole != whole_before
         whole = derive(session, analysis)
         assert _rows(got.table) == _rows(whole.table), done
         assert _rows(got.base) == _rows(whole.base), done
         assert _lanes(got.lanes) == _lanes(whole.lanes), done
-        if got.incremental:
+        if got.incremental and moved:
+            self.shifted.append(relaid)
+        elif got.incremental:
             # the intervals of the messages the step did not touch are those shown before
             before = {id(iv) for lane in self.shown.lanes.lanes for iv in lane}
             kept = sum(id(iv) in before for lane in got.lanes.lanes for iv in lane)
@@ -121,12 +142,16 @@ def test_every_fix_of_a_long_session_redraws_only_what_it_changed():
     assert min(follow.kept) > 0.9
 
 
-def test_rows_and_lanes_after_a_step_that_inserts_or_drops_a_message_are_built_whole():
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_and_lanes_after_a_step_that_inserts_or_drops_a_message_are_moved(monkeypatch, seed):
     """A Claude Code fix that adds or drops a message (every row after it moves), then its
-    undo and redo: the rows and lanes equal the whole build."""
-    data, _ = gen_claude_code(600, 0)
+    undo and redo: the rows after it are moved, the lanes after it moved and coloured
+    again only around the change (never laid out whole), and both equal the whole build."""
+    data, _ = gen_claude_code(600, seed)
     wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
-    assert _shifting_steps(wb, Follow(wb))
+    follow = Follow(wb, monkeypatch)
+    assert _shifting_steps(wb, follow)
+    assert follow.shifted == [False, False, False]
 
 
 @st.composite
@@ -160,3 +185,35 @@ def test_staggered_lanes_after_random_steps(doc, rng_seed):
     session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format="anthropic")
     wb = Workbench(session)
     _steps(wb, random.Random(rng_seed), 6, Follow(wb))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    doc=_staggered(),
+    extra=_staggered(),
+    at=st.integers(0, 40),
+    drop=st.integers(0, 4),
+    take=st.integers(0, 3),
+)
+def test_staggered_lanes_after_messages_inserted_or_dropped_anywhere(doc, extra, at, drop, take):
+    """Any stretch of messages replaced by more or fewer (a lane's end dropped, a call
+    put in between): the rows and lanes made from those before equal the whole build."""
+    session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format="anthropic")
+    others = load_bytes(json.dumps(extra).encode(), "/tmp/x.json", format="anthropic")
+    msgs = session.messages
+    at = min(at, len(msgs))
+    new = msgs[:at] + others.messages[1 : 1 + take] + msgs[at + drop :]
+    if len(new) == len(msgs):
+        return
+    before = analyze(session, whole=True)
+    incremental.prepare(before)
+    shown = derive(session, before)
+    after = session.copy_with(new)
+    analysis = incremental.reanalyze(before, msgs, after, incremental.changes(msgs, new))
+    if analysis is None:
+        return
+    got = derive(after, analysis, reuse=shown)
+    whole = derive(after, analysis)
+    assert got.incremental
+    assert _rows(got.table) == _rows(whole.table)
+    assert _lanes(got.lanes) == _lanes(whole.lanes)
