@@ -131,6 +131,9 @@ class Choices:
         chosen = self.by_key.get(finding.key) or self.by_code.get(finding.code)
         return chosen if chosen in actions else actions[0]
 
+    def copy(self) -> Choices:
+        return Choices(dict(self.by_key), dict(self.by_code), set(self.skipped), self.only)
+
 
 def make_plan(
     session: Session, analysis: Analysis | None = None, choices: Choices | None = None

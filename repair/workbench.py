@@ -45,6 +45,9 @@ class Step:
     fixes: list[Fix]
     label: str
     threads: list[ThreadStep] = field(default_factory=list)  # fixes of the extra threads
+    # made by apply_all: the choices then and whether the threads were fixed too (what
+    # repair.reread needs to make the step again on the file read exactly)
+    settled: tuple[Choices, bool] | None = None
 
 
 @dataclass
@@ -305,7 +308,16 @@ class Workbench:
         n = len(done) + sum(len(ts.fixes) for ts in steps)
         if not n:
             return None
-        result = self._push(Step(self.session, after, done, f"apply all ({n} fixes)", steps))
+        result = self._push(
+            Step(
+                self.session,
+                after,
+                done,
+                f"apply all ({n} fixes)",
+                steps,
+                settled=(self.choices.copy(), threads),
+            )
+        )
         self._remember(after.messages, settled.last)  # the last round analysed it already
         return result
 

@@ -39,8 +39,10 @@ from repair.files import (
 from repair.formats import load_session
 from repair.formats.head import load_head
 from repair.gcpause import gc_paused
+from repair.jsonio import InexactNumbers
 from repair.model import Session
 from repair.plan import Fix
+from repair.reread import read_exactly
 from repair.sanitize import clean_line
 from repair.workbench import View, Workbench
 
@@ -48,6 +50,7 @@ from .detail import SEV_STYLE, message_detail, raw_json
 from .keys import APP_KEYS, PALETTE_KEY, JKScroll, declared, help_rows, key_name
 from .messages import (
     AnalysisReady,
+    ExactRead,
     ExportDone,
     LoadFailed,
     PreviewReady,
@@ -376,8 +379,11 @@ class MainScreen(Screen[None]):
                         SessionLoaded(head, table, time.perf_counter() - t0, head=True)
                     )
             try:
+                # without the whole-file scan for number literals orjson changes, as
+                # `check` and `fix` read: a write that meets one reads the file again
+                # exactly first (`_export_worker`, repair.reread)
                 session = self.given_session or load_session(
-                    self.path or "", self.format, self.target
+                    self.path or "", self.format, self.target, exact_numbers=False
                 )
             except InputError as exc:
                 self.post_message(LoadFailed(str(exc)))
@@ -663,6 +669,10 @@ class MainScreen(Screen[None]):
         try:
             with gc_paused(freeze=True):
                 full = self.bench.preview(fix, view)
+        except InexactNumbers:  # its records would show a literal other than as read
+            self.post_message(PreviewReady(key, fix, None, pending=False))
+            self.app.call_from_thread(self._read_exactly)
+            return
         except Exception as exc:  # a preview must never take the app down
             self.post_message(PreviewReady(key, fix, None, pending=False))
             self.app.call_from_thread(
@@ -1296,31 +1306,46 @@ class MainScreen(Screen[None]):
         force: bool = False,
     ) -> None:
         self.busy = "exporting…"
-        self._export_worker(out, rep, in_place, overwrite, force)
+        self._export_worker(out, rep, in_place, overwrite, force, self.view)
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="export")
     def _export_worker(
-        self, out: str, rep: str, in_place: bool, overwrite: bool, force: bool
+        self, out: str, rep: str, in_place: bool, overwrite: bool, force: bool, view: View
     ) -> None:
         wb = self.bench
         state = wb.session
+        exact: tuple[Workbench, Derived] | None = None
         try:
             with gc_paused(freeze=True):
-                res = wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
-        except (ExportRefused, WriteFailed, OSError) as exc:
-            self.post_message(ExportDone(state, None, str(exc)))
+                try:
+                    res = wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
+                except InexactNumbers:
+                    # a literal orjson changes would be written: the file read again keeping
+                    # every literal, the steps made again on it, then written (nothing was)
+                    self.app.call_from_thread(
+                        setattr, self, "busy", "reading the file again, numbers exactly…"
+                    )
+                    wb = read_exactly(wb)
+                    state = wb.session
+                    exact = (wb, snapshot(wb, view))
+                    self.app.call_from_thread(setattr, self, "busy", "exporting…")
+                    res = wb.export(out, rep, in_place=in_place, overwrite=overwrite, force=force)
+        except (ExportRefused, WriteFailed, OSError, InputError) as exc:
+            self.post_message(ExportDone(state, None, str(exc), exact))
             return
         except Exception as exc:  # a bug must not take the app (and the fixes) down
             self.post_message(
-                ExportDone(state, None, f"internal error: {type(exc).__name__}: {exc}")
+                ExportDone(state, None, f"internal error: {type(exc).__name__}: {exc}", exact)
             )
             return
-        self.post_message(ExportDone(state, res, None))
+        self.post_message(ExportDone(state, res, None, exact))
 
     def on_export_done(self, msg: ExportDone) -> None:
         if self._gone():
             return
         self.busy = None
+        if msg.exact is not None:
+            self._use_exact(*msg.exact)
         if msg.result is None:
             self.notify(
                 clean_line(f"Export refused: {msg.error}; nothing was written", 400),
@@ -1356,6 +1381,59 @@ class MainScreen(Screen[None]):
             )
         self.notify(clean_line(text, 400), markup=False, timeout=8)
         self._update_header()
+
+    def _read_exactly(self) -> None:
+        """A preview or the promise would write a number literal other than as read: the
+        file is read again keeping every literal (in the step worker's group: no step runs
+        meanwhile); when a step runs, the next preview asks again."""
+        if self._gone() or self.busy or self.wb is None:
+            return
+        self.busy = "reading the file again, numbers exactly…"
+        self._exact_worker(self.wb, self.view)
+
+    @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="exact")
+    def _exact_worker(self, wb: Workbench, view: View) -> None:
+        try:
+            with gc_paused(freeze=True):
+                again = read_exactly(wb)
+                derived = snapshot(again, view)
+        except Exception as exc:  # (ExportRefused: it changed on disk, or a step differs)
+            self.post_message(ExactRead(None, None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(ExactRead(again, derived, None))
+
+    def on_exact_read(self, msg: ExactRead) -> None:
+        if self._gone():
+            return
+        self.busy = None
+        if msg.workbench is None or msg.derived is None:
+            self.notify(
+                clean_line(f"Could not read the file again exactly: {msg.error}", 400),
+                markup=False,
+                severity="error",
+                timeout=10,
+            )
+            return
+        self._use_exact(msg.workbench, msg.derived)
+
+    def _use_exact(self, wb: Workbench, derived: Derived) -> None:
+        """From now on the workbench over the file read exactly (repair.reread): the same
+        state, every number literal kept."""
+        self.wb = wb
+        self._previews.clear()
+        self._preview_key = self._preview_next = None
+        self.promise = None
+        self._show_state(derived)
+        if self.repair_open:
+            self._refresh_fixes()
+            self._ask_promise()
+        self.notify(
+            "The file holds number literals orjson would change (a huge integer, 1e400, "
+            "1.50…): it was read again keeping each as written, and the fixes applied were "
+            "made again on it before writing.",
+            markup=False,
+            timeout=10,
+        )
 
     # the promise: what `check` finds in an export of the state on screen (the bytes it
     # would write, read back), while the repair pane is open
@@ -1393,6 +1471,9 @@ class MainScreen(Screen[None]):
         try:
             with gc_paused(freeze=True):
                 checked = self.bench.read_back(state)
+        except InexactNumbers:
+            self.app.call_from_thread(self._read_exactly)
+            return
         except (ExportRefused, InputError) as exc:
             self.post_message(PromiseReady(state, None, str(exc)))
             return

@@ -112,9 +112,32 @@ class PromiseReady(Message, bubble=False):
         self.error = error
 
 
+class ExactRead(Message, bubble=False):
+    """The file read again keeping every number literal, the steps made again on it
+    (repair.reread): the workbench to use from now on and its state; or why not."""
+
+    def __init__(
+        self, workbench: Workbench | None, derived: Derived | None, error: str | None
+    ) -> None:
+        super().__init__()
+        self.workbench = workbench
+        self.derived = derived
+        self.error = error
+
+
 class ExportDone(Message, bubble=False):
-    def __init__(self, state: Session, result: ExportResult | None, error: str | None) -> None:
+    """An export ran; `exact`: it read the file again keeping every number literal first
+    (repair.reread): the workbench to use from now on and its state to show."""
+
+    def __init__(
+        self,
+        state: Session,
+        result: ExportResult | None,
+        error: str | None,
+        exact: tuple[Workbench, Derived] | None = None,
+    ) -> None:
         super().__init__()
         self.state = state
         self.result = result
         self.error = error
+        self.exact = exact
