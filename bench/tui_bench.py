@@ -24,10 +24,15 @@ the plan; with a `+` after it, the first that inserts or drops a message (e.g.
 
 First rows of a file: the time from the app's start to its first rows painted and to the
 analysis shown, each beside a GC-off parse of the same file (orjson per line for JSONL,
-records kept) timed in a child process between the runs, and the peak RSS of the process
-that ran the app.
+records kept) timed in a child process between the runs (wall and CPU: on the shared
+machine the CPU ratio is the steadier one), the CPU time of the load worker per phase
+(the first lines, the load, the rows, the analysis and what the screen builds from it)
+and of the whole process (the rest: the UI thread and Textual), the UI thread's handlers,
+the longest stall of the event loop from the first rows to the analysis, and the peak RSS
+of the process that ran the app. With `--keys`, `j` is pressed every 0.1 s while the
+analysis runs and each press is timed until the app has handled it.
 
-    .venv/bin/python bench/tui_bench.py --file bench/out/claude_code_100k.jsonl [--repeat 3]
+    .venv/bin/python bench/tui_bench.py --file bench/out/claude_code_100k.jsonl [--repeat 3] [--keys]
 
 (bench/gen.py writes the files.)
 """
@@ -237,50 +242,94 @@ PARSE_NOGC = """
 import gc, sys, time, orjson
 gc.disable()
 t = time.perf_counter()
+c = time.process_time()
 data = open(sys.argv[1], "rb").read()
 if sys.argv[1].endswith(".jsonl"):
     records = [orjson.loads(line) for line in data.split(b"\\n") if line.strip()]
 else:
     records = orjson.loads(data)
-print(time.perf_counter() - t)
+print(time.perf_counter() - t, time.process_time() - c)
 """
 
 
-def parse_nogc(path: str) -> float:
+def parse_nogc(path: str) -> tuple[float, float]:
+    """The parse's wall and CPU time."""
     out = subprocess.run(
         [sys.executable, "-c", PARSE_NOGC, path], capture_output=True, check=True, text=True
     )
-    return float(out.stdout)
+    wall, cpu = out.stdout.split()
+    return float(wall), float(cpu)
 
 
-async def first_rows(path: str) -> dict[str, float]:
+async def first_rows(path: str, keys: bool = False) -> dict[str, float]:
+    """`keys`: while the analysis runs, press `j` every 0.1 s and time each press until the
+    app has handled it (what a user feels while the view fills in)."""
     app = HistviewApp(path)
     t0 = time.perf_counter()
+    c0 = time.process_time()
+    presses: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
         while app.main is None or "first_paint" not in app.main.timings:
             await pilot.pause(0.01)
         first = time.perf_counter() - t0
         head = "head" in app.main.timings
+        lag = Lag(app)
         while "analysis_ready" not in app.main.timings:
-            await pilot.pause(0.02)
+            if keys:
+                s = time.perf_counter()
+                await pilot.press("j")
+                presses.append(time.perf_counter() - s)
+                await pilot.pause(0.1)
+            else:
+                await pilot.pause(0.02)
         ready = time.perf_counter() - t0
-    return {"first_rows": first, "analysis_ready": ready, "head": head}
+        cpu = time.process_time() - c0
+        stall = lag.worst
+        timings = dict(app.main.timings)
+    worker = sum(v for k, v in timings.items() if k.endswith("_cpu"))
+    return {
+        "first_rows": first,
+        "analysis_ready": ready,
+        "head": head,
+        "cpu": cpu,
+        "worker_cpu": worker,
+        "stall": stall,
+        "presses": presses,
+        "timings": timings,
+    }
 
 
-def main_file(paths: list[str], repeat: int) -> None:
+def main_file(paths: list[str], repeat: int, keys: bool) -> None:
     for path in paths:
         size = os.path.getsize(path)
         for k in range(repeat):
-            parse = parse_nogc(path)
-            r = asyncio.run(first_rows(path))
+            parse, parse_cpu = parse_nogc(path)
+            r = asyncio.run(first_rows(path, keys))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            t = r["timings"]
+            phases = ", ".join(
+                f"{name} {t[name + '_cpu']:.2f}"
+                for name in ("head", "load", "rows", "analysis")
+                if name + "_cpu" in t
+            )
+            presses = sorted(r["presses"])
             print(
                 f"{os.path.basename(path)} ({size / 1e6:.0f} MB) run {k + 1}: "
                 f"first rows {r['first_rows']:.2f} s"
                 f"{' (the first lines)' if r['head'] else ''}, "
                 f"analysis ready {r['analysis_ready']:.2f} s; parse with GC off {parse:.2f} s "
-                f"= {r['analysis_ready'] / parse:.2f}x; peak RSS so far {rss:.0f} MB; "
-                f"load average {os.getloadavg()[0]:.1f}",
+                f"= {r['analysis_ready'] / parse:.2f}x (CPU: process {r['cpu']:.2f} s / parse "
+                f"{parse_cpu:.2f} s = {r['cpu'] / parse_cpu:.2f}x; load worker "
+                f"{r['worker_cpu']:.2f} s: {phases}); UI handlers "
+                f"{t.get('ui_loaded', 0) * 1000:.0f} + {t.get('ui_analysis', 0) * 1000:.0f} ms, "
+                f"longest stall after first rows {r['stall'] * 1000:.0f} ms"
+                + (
+                    f", {len(presses)} key presses while loading: median "
+                    f"{presses[len(presses) // 2] * 1000:.0f} ms, worst {presses[-1] * 1000:.0f} ms"
+                    if presses
+                    else ""
+                )
+                + f"; peak RSS so far {rss:.0f} MB; load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
 
@@ -310,6 +359,7 @@ if __name__ == "__main__":
         main_steps(paths, "--all" in args, want)
     elif sys.argv[1:2] == ["--file"]:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
-        main_file([a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))], repeat)
+        paths = [a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))]
+        main_file(paths, repeat, "--keys" in sys.argv)
     else:
         main([int(a) for a in sys.argv[1:]] or [1000, 100_000])

@@ -367,6 +367,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="load")
     def load(self) -> None:
         t0 = time.perf_counter()
+        cpu = self._phase_cpu()
         # The cyclic GC would rescan the growing object graph again and again while a large
         # session is built: it is off during the load, and what was built is frozen after.
         with gc_paused(freeze=True):
@@ -378,6 +379,7 @@ class MainScreen(Screen[None]):
                     self.post_message(
                         SessionLoaded(head, table, time.perf_counter() - t0, head=True)
                     )
+                cpu("head_cpu")
             try:
                 # without the whole-file scan for number literals orjson changes, as
                 # `check` and `fix` read: a write that meets one reads the file again
@@ -394,12 +396,29 @@ class MainScreen(Screen[None]):
                     LoadFailed(f"{name}: could not be read ({type(exc).__name__}: {exc})")
                 )
                 return
+            cpu("load_cpu")
             table = build_rows(session)
+            cpu("rows_cpu")
             self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
             wb = Workbench(session)
-            self.post_message(AnalysisReady(wb, snapshot(wb, None, table=table)))
+            derived = snapshot(wb, None, table=table)
+            cpu("analysis_cpu")
+            self.post_message(AnalysisReady(wb, derived))
+
+    def _phase_cpu(self) -> Callable[[str], None]:
+        """Note the calling thread's CPU time since the last note under a name (the load
+        worker's phases, in `timings`: what `bench/tui_bench.py` reports)."""
+        last = [time.thread_time()]
+
+        def note(name: str) -> None:
+            now = time.thread_time()
+            self.timings[name] = now - last[0]
+            last[0] = now
+
+        return note
 
     def on_session_loaded(self, msg: SessionLoaded) -> None:
+        t0 = time.perf_counter()
         was_head = self.head_only
         self.session = msg.session
         self.head_only = msg.head
@@ -419,8 +438,10 @@ class MainScreen(Screen[None]):
         self.timings[what + "_worker"] = msg.seconds
         if "first_paint" not in self.timings:
             self.call_after_refresh(self._mark, "first_paint")
+        self.timings["ui_" + what] = time.perf_counter() - t0
 
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
+        t0 = time.perf_counter()
         self.wb = msg.workbench
         self._show_state(msg.derived)
         if self._first_analysis:
@@ -432,6 +453,7 @@ class MainScreen(Screen[None]):
                 tl.go_to_row(first)
         self.refresh_bindings()
         self._show_detail()
+        self.timings["ui_analysis"] = time.perf_counter() - t0
         self._mark("analysis_ready")
 
     def on_load_failed(self, msg: LoadFailed) -> None:
