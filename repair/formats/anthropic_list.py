@@ -26,6 +26,7 @@ from ..model import (
     Session,
     ToolIds,
     block_from_anthropic,
+    new_uid,
 )
 from ..place import Place
 from .base import Edited, Probe, detect_sample, shown, type_name
@@ -322,6 +323,29 @@ class EntryMessage(Message):
         return self._blocks is not _LAZY
 
 
+def _entry_message(role: str, entry: Any, path: str, facts: tuple[ToolIds, bool]) -> Message:
+    """`EntryMessage(role, blocks, entry, src=..., origin=...)` with its blocks, origin and
+    src to come, its slots set in place (the dataclass's `__init__` through the properties'
+    setters took twice as long; `dataclasses.replace` still makes one through it).
+    Every field of `Message` is set (tests/formats/test_entry_messages.py)."""
+    m = _new(EntryMessage)
+    m.role = role
+    m._blocks = _LAZY
+    m.raw = entry
+    m.meta = {}
+    m.hidden = False
+    m.malformed = None
+    m._src = _LAZY
+    m._origin = _LAZY
+    m.uid = new_uid()
+    m._tool_ids, m._plain_shape = facts
+    m._path = path
+    return m
+
+
+_new = object.__new__
+
+
 def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
     """`message_from_entry` for each entry, in one pass over a well-formed entry and its
     content (the checks folded into reading its tool ids and shape: `EntryMessage`);
@@ -337,10 +361,7 @@ def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
                 if isinstance(content, list):
                     facts = _facts_of_list(content)
                     if facts is not None:
-                        m = EntryMessage(role, _LAZY, entry, src=_LAZY, origin=_LAZY)
-                        m._path = path
-                        m._tool_ids, m._plain_shape = facts
-                        append(m)
+                        append(_entry_message(role, entry, path, facts))
                         continue
                 elif isinstance(content, str):
                     blocks = (Block(TEXT, content, src={"path": f"{path}/content"}),)

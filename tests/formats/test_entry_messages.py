@@ -5,6 +5,7 @@ the analysis or not (the shape rules skip a message the loader read as plain).""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from hypothesis import given, settings
@@ -135,3 +136,14 @@ def test_blocks_are_made_once_and_only_when_asked():
     assert first[0].place().pointer == "/1/content/0"
     edited = msgs[1].with_blocks(())
     assert edited.origin is first and not untouched(edited) and untouched(msgs[1])
+
+
+def test_an_entry_message_has_every_field_of_a_message():
+    """The loader sets an entry message's slots itself (`_entry_message`): a field added to
+    `Message` must be set there too."""
+    (m,) = messages_from_entries([{"role": "user", "content": [{"type": "text", "text": "a"}]}], "")
+    assert type(m) is EntryMessage
+    for f in fields(Message):
+        getattr(m, f.name)  # AttributeError: a slot left unset
+    assert (m.meta, m.hidden, m.malformed, m.src) == ({}, False, None, {"path": "/0"})
+    assert m.tool_ids() == ((), ()) and m.plain_shape()
