@@ -330,13 +330,18 @@ def _moved(p: Pairing, new: list[Message], shift: Shift) -> tuple[Pairing, set[i
                 _cross(seeds, r, r.partner, start)
             else:
                 r.partner = z
-    uses_by_message = {k: v for k, v in p.uses_by_message.items() if k < start}
+    uses_by_message = _before(p.uses_by_message, old_uses[:ua], start)
     for k, g in groupby((u for u in moved_uses if not u.wrong_role), _mi):
         uses_by_message[k] = list(g)
-    results_by_message = {k: v for k, v in p.results_by_message.items() if k < start}
+    results_by_message = _before(p.results_by_message, old_results[:ra], start)
     for k, g2 in groupby(moved_results, _mi):
         results_by_message[k] = list(g2)
-    live = [i for i, m in enumerate(new) if not m.hidden and m.malformed is None]
+    old_live = p.live
+    k1 = bisect_left(old_live, start)
+    k2 = bisect_left(old_live, old_stop, lo=k1)
+    live = old_live[:k1]
+    live += [i for i in range(start, shift.stop) if new[i].live]
+    live += [i + d for i in old_live[k2:]]
     next_live = dict(zip(live, live[1:], strict=False))
     prev_live = dict(zip(live[1:], live, strict=False))
     # the live messages next to the stretch: a call's home, a result's turn
@@ -360,6 +365,23 @@ def _moved(p: Pairing, new: list[Message], shift: Shift) -> tuple[Pairing, set[i
     out.__dict__["_ids_at"] = _ids_at(p).moved(shift)
     out.__dict__["_wrong_at"] = wrong_at
     return out, seeds
+
+
+def _before(
+    by_message: dict[int, list[_Tool]], head: list[_Tool], start: int
+) -> dict[int, list[_Tool]]:
+    """The entries of `by_message` before position `start`, where `head` are the calls or
+    results there: read from whichever is shorter."""
+    if len(head) * 2 > len(by_message):
+        return {k: v for k, v in by_message.items() if k < start}
+    out: dict[int, list[_Tool]] = {}
+    for x in head:
+        k = x.mi
+        if k not in out:
+            got = by_message.get(k)
+            if got is not None:
+                out[k] = got
+    return out
 
 
 def _cross(seeds: set[int], moved: Use | Result, other: Use | Result, start: int) -> None:
@@ -445,7 +467,14 @@ def _resend(
     tail = req.messages[i2:]
     if d:
         SentMessage = wire.SentMessage
-        tail = [SentMessage(sm.role, sm.blocks, [k + d for k in sm.positions]) for sm in tail]
+        tail = [
+            SentMessage(
+                sm.role,
+                sm.blocks,
+                [sm.positions[0] + d] if len(sm.positions) == 1 else [k + d for k in sm.positions],
+            )
+            for sm in tail
+        ]
     request = wire.Request(
         req.sender,
         req.messages[:i1] + part.messages + tail,
@@ -566,6 +595,8 @@ def prepare(analysis: Analysis) -> None:
     with gc_paused():
         _ids_at(analysis.pairing)
         _wrong_at(analysis.pairing)
+        if analysis.request is not None:
+            _first_sent(analysis.request)
 
 
 def _wrong_at(p: Pairing) -> set[int]:
