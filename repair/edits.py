@@ -162,15 +162,32 @@ class Patch:
         def made(uids: list[int]) -> list[Message]:
             return [self.message(u) for u in uids if u not in self.dropped]
 
-        out: list[Message] = made(self.inserted_after.get(None, []))
-        work = self.work
-        for m in self.base:
-            if m.uid not in self.dropped:
-                w = work.get(m.uid)
-                out.append(w.message() if w is not None else m)
-            extra = self.inserted_after.get(m.uid)
-            if extra:
-                out.extend(made(extra))
+        # messages came or went: the list copied with the changed ones put in, then each
+        # position that loses its message or gains some after it spliced, last first (the
+        # positions before it stay put)
+        out = list(self.base)
+        index = self.index
+        at: set[int] = set()
+        for uid, w in self.work.items():
+            k = index.get(uid)
+            if k is not None and self.base[k].uid == uid:
+                out[k] = w.message()
+        for uid in self.dropped:
+            k = index.get(uid)
+            if k is not None:
+                at.add(k)
+        for anchor in self.inserted_after:
+            k = index.get(anchor) if anchor is not None else None
+            if k is not None:
+                at.add(k)
+        for k in sorted(at, reverse=True):
+            uid = self.base[k].uid
+            extra = self.inserted_after.get(uid)
+            here = [] if uid in self.dropped else [out[k]]
+            out[k : k + 1] = here + made(extra) if extra else here
+        first = self.inserted_after.get(None)
+        if first:
+            out[0:0] = made(first)
         return out
 
 

@@ -27,12 +27,25 @@ by what the stretch gained or lost, and where they moved every finding is made a
 details name messages by number). The format's findings from its records (Claude Code's
 chain) are made again after each step.
 
-`reanalyze` declines (None: analyse the whole session) where that does not hold: messages
-came or went (positions moved), a changed message changed its role, liveness, timestamp
-or number of wire entries, the client's sending is emulated and cannot be sent in part (or
-a tool id of the stretch lies outside it), whether the client repairs something changed,
-or the ids to pair again reach a large part of the session. tests/engine/test_incremental.py
-checks it equals `analyze` after random steps, Claude Code sessions included.
+A step that inserts or drops messages (a result moved home out of a message it empties, a
+result inserted as a message of its own) is a `Shift` (`changes`): one stretch of the
+list replaced by more or fewer messages, every position after it moved. The pairing is
+moved first (`_moved`: the calls and results after the stretch are copies at their new
+positions, the old analysis keeps its own; the live messages, the per-message lists and
+the id index move with them, the id index lazily), then the stretch, both ends of every
+link that crosses it and the live messages next to it are paired again as above. The
+request's entries after the stretch move with it, the provider's numbers after it move by
+the entries the stretch gained or lost, and every finding is made again (positions and
+numbers moved), with the first stamped message after the stretch (its stamp is compared
+with another now).
+
+`reanalyze` declines (None: analyse the whole session) where that does not hold: a changed
+message (same count) changed its role, liveness, timestamp or number of wire entries, the
+stretch of a shift is a large part of the session, the client's sending is emulated and
+cannot be sent in part (or a tool id of the stretch lies outside it), whether the client
+repairs something changed, or the ids to pair again reach a large part of the session.
+tests/engine/test_incremental.py checks it equals `analyze` after random steps (shifts
+included), Claude Code sessions included, and after any stretch replaced by another.
 """
 
 from __future__ import annotations

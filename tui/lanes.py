@@ -6,7 +6,10 @@ Intervals are held in row keys (`rows.row_key`: message and block, not row indic
 that a repair step, which changes a few messages, keeps every interval elsewhere as it is
 even when rows come or go before it. The colouring restarts at each clear point (a row no
 interval crosses): after a step only the stretch between the clear points around what
-changed is coloured again (`relayout`), and the result is the whole layout's.
+changed is coloured again (`relayout`), and the result is the whole layout's. A step that
+inserts or drops messages (a `Shift`) moves the keys after its stretch: those intervals are
+copies with their keys moved (`_shifted`), those reaching into or across the stretch are
+drawn again, and the colouring is made again around them as above.
 
 Rendering a row asks `cells(row, width)`: per lane one bisect into that lane's sorted,
 non-overlapping intervals, so the cost per row does not depend on the session size.

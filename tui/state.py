@@ -4,7 +4,8 @@ A worker (load, a repair step, a thread switch) builds a `Derived` from the work
 posts it; the UI thread only puts it on screen, and never asks the workbench anything that
 grows with the session while a worker may be changing it. After a step, the rows and the
 lanes are made from those of the state before it: only the messages it changed (and, for
-the lanes, the calls and results whose pairing changed) are drawn again.
+the lanes, the calls and results whose pairing changed) are drawn again; where messages
+came or went, the rows and lanes after them are moved (copies at their new positions).
 """
 
 from __future__ import annotations
