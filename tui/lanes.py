@@ -408,42 +408,54 @@ def _shifted(
     lanes: list[list[Interval]] = []
     starts: list[list[int]] = []
     gone: list[Interval] = []
+    own: dict[int, Interval] = {}
+    cuts: list[int] = []
     for lane, st in zip(before.lanes, before.starts, strict=True):
         a = bisect_left(lane, k0, key=_end)  # the first that ends in or after the stretch
         b = max(a, bisect_left(st, k1))  # the first that starts after it
+        cuts.append(a)
         gone += lane[a:b]
-        lanes.append(
-            lane[:a]
-            + [
-                Interval(
-                    iv.start + dk,
-                    iv.end + dk,
-                    iv.state,
-                    tuple([p + dk for p in iv.points]),
-                    iv.lane,
-                    tuple([t + dk for t in iv.travel]) if iv.travel else (),
-                    iv.owner + d,
-                    iv.rank,
-                )
-                for iv in lane[b:]
-            ]
-        )
+        moved: list[Interval] = []
+        # (this runs over every interval after the stretch: spelt out)
+        for iv in lane[b:]:
+            pts = iv.points
+            if len(pts) == 2:
+                pts = (pts[0] + dk, pts[1] + dk)
+            else:
+                pts = tuple([p + dk for p in pts])
+            c = Interval(
+                iv.start + dk,
+                iv.end + dk,
+                iv.state,
+                pts,
+                iv.lane,
+                tuple([t + dk for t in iv.travel]) if iv.travel else (),
+                iv.owner + d,
+                iv.rank,
+            )
+            moved.append(c)
+            for p in pts:
+                own[p] = c
+        lanes.append(lane[:a] + moved)
         starts.append(st[:a] + [k + dk for k in st[b:]])
     while lanes and not lanes[-1]:
         lanes.pop()
         starts.pop()
-    out_of = {id(iv) for iv in gone}
-    own = {k: iv for k, iv in before.own.items() if k < k0 and id(iv) not in out_of}
-    for lane in lanes:
-        for iv in lane[bisect_left(lane, after, key=_start) :]:
-            for p in iv.points:
-                own[p] = iv
+    # the intervals kept where they were: from the lanes or from the index, the shorter
+    if sum(cuts) * 2 < len(before.own):
+        for lane, a in zip(before.lanes, cuts, strict=True):
+            for iv in lane[:a]:
+                for p in iv.points:
+                    own[p] = iv
+    else:
+        out_of = {id(iv) for iv in gone}
+        own.update((k, iv) for k, iv in before.own.items() if k < k0 and id(iv) not in out_of)
     lo = min((iv.start for iv in gone), default=k0)
     hi = max((iv.end + dk if iv.end >= k1 else after for iv in gone), default=after)
     owners = {o for o in (shift.moved(iv.owner) for iv in gone) if o is not None}
     travel = frozenset(k if k < k0 else k + dk for k in before.travel if not k0 <= k < k1)
-    moved = LaneLayout(lanes, starts, own, len(lanes), table, before.pairing, travel)
-    return moved, (min(lo, k0), max(hi, after)), owners
+    out = LaneLayout(lanes, starts, own, len(lanes), table, before.pairing, travel)
+    return out, (min(lo, k0), max(hi, after)), owners
 
 
 _mi = attrgetter("mi")
