@@ -98,6 +98,10 @@ class Request:
     changed: list[tuple[int, Block, str]] = field(default_factory=list)
     # tool_use ids the client answers with a placeholder result of its own
     answered: set[str] = field(default_factory=set)
+    # a request counted, not built (`Client.light`, for the analysis): no `messages`, only
+    # what the analysis reads of them, messages.N of each position and the entries in all,
+    # on a wire that sends each message whole
+    counted: tuple[list[int | None], int] | None = None
     _touched: set[int] | None = None
 
     def repairs(self, block: Block | None, position: int | None = None) -> bool:
@@ -120,6 +124,10 @@ class Request:
 
     def numbering(self, count: int, wire: Wire) -> tuple[list[int | None], int]:
         """`numbers`, and how many wire entries the provider receives in all."""
+        if self.counted is not None:
+            if wire.split is not _whole or len(self.counted[0]) != count:
+                raise ValueError("a counted request numbers its own session on a whole wire")
+            return list(self.counted[0]), self.counted[1]
         out: list[int | None] = [None] * count
         n = 0
         for sm in self.messages:
@@ -131,6 +139,8 @@ class Request:
 
     def block_numbers(self, wire: Wire) -> dict[int, int]:
         """id(block) -> the wire entry that carries it (where a message splits into several)."""
+        if self.counted is not None:
+            raise ValueError("a counted request has no blocks")
         out: dict[int, int] = {}
         n = 0
         for sm in self.messages:
@@ -145,6 +155,8 @@ class Request:
     def places(self, wire: Wire) -> list[tuple[int | None, Block | None]]:
         """For each wire entry (messages.N): the session message it comes from (its
         position; None for what the client adds) and the session block it opens, if any."""
+        if self.counted is not None:
+            raise ValueError("a counted request has no blocks")
         out: list[tuple[int | None, Block | None]] = []
         for sm in self.messages:
             for group in wire.split(sm):

@@ -31,6 +31,10 @@ class Client:
     # what it sends for messages[start:stop] alone, where its sending starts afresh at an
     # assistant message it keeps (repair.incremental); None: only the whole is emulated
     send_part: Callable[[list[Message], int, int], Request] | None = None
+    # what the analysis reads of `send`'s request (its numbering and repairs), counted
+    # without building it (`Request.counted`); held to `send` by
+    # tests/engine/test_light_sending.py. None: the analysis builds the request
+    light: Callable[[Session], Request] | None = None
 
 
 def _load() -> dict[str, Client]:
@@ -41,8 +45,8 @@ def _load() -> dict[str, Client]:
         for c in (
             Client("claude-code", claude_code.send, send_part=claude_code.send_part),
             Client("codex", codex.send),
-            Client("opencode", opencode.send),
-            Client("gemini-cli", gemini_cli.send, only_repairs=False),
+            Client("opencode", opencode.send, light=opencode.light),
+            Client("gemini-cli", gemini_cli.send, only_repairs=False, light=gemini_cli.light),
         )
     }
 

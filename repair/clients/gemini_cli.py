@@ -42,20 +42,49 @@ def send(session: Session) -> Request:
             last.positions.append(pos)
         else:
             req.messages.append(SentMessage(role, blocks, [pos]))
-    # the closing turn looks at Gemini CLI's history, where the model turns it leaves out of
-    # each request (curated out) still are
-    history = [
-        (pos, m) for pos, m in enumerate(session.messages) if m.live or m.meta.get("curated_out")
-    ]
-    end_pos, end = history[-1] if history else (None, None)
-    if (
-        end_pos is not None
-        and end is not None
-        and end.live
-        and end.role == "user"
-        and any(b.type == TOOL_RESULT for b in end.blocks)
-    ):
+    closed = _closed_after(session)
+    if closed is not None:
         closing = SentBlock({"type": "text", "text": INTERRUPTED})
         req.messages.append(SentMessage("assistant", [closing], []))
-        req.added_after[end_pos] = "a closing model turn after unanswered responses"
+        req.added_after[closed] = CLOSING
     return req
+
+
+def light(session: Session) -> Request:
+    """`send`'s request counted, not built (`Request.counted`): a message is sent in the
+    turn of the live message before it when their roles match; the closing turn is one
+    more. Nothing is left out or changed."""
+    req = Request(CLIENT, [], client=True)
+    numbers: list[int | None] = [None] * len(session.messages)
+    n = 0
+    role = None
+    for pos, m in enumerate(session.messages):
+        if not m.live:
+            continue
+        mine = m.role or "user"
+        if mine != role:
+            n += 1
+            role = mine
+        numbers[pos] = n - 1
+    closed = _closed_after(session)
+    if closed is not None:
+        n += 1
+        req.added_after[closed] = CLOSING
+    req.counted = (numbers, n)
+    return req
+
+
+CLOSING = "a closing model turn after unanswered responses"
+
+
+def _closed_after(session: Session) -> int | None:
+    """Where Gemini CLI closes the history with its model turn: after a last message of
+    responses. The closing turn looks at Gemini CLI's history, where the model turns it
+    leaves out of each request (curated out) still are."""
+    for pos in range(len(session.messages) - 1, -1, -1):
+        m = session.messages[pos]
+        if m.live or m.meta.get("curated_out"):
+            if m.live and m.role == "user" and any(b.type == TOOL_RESULT for b in m.blocks):
+                return pos
+            return None
+    return None

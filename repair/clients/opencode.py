@@ -62,6 +62,45 @@ def send(session: Session) -> Request:
     return req
 
 
+def light(session: Session) -> Request:
+    """`send`'s request counted, not built (`Request.counted`): one sent message per live
+    message, and one more of interrupted results where an assistant message with an open
+    call is not followed by a user message; the ids it rewrites and the calls it answers,
+    as `send` notes them."""
+    state: OpencodeState = session.state
+    req = Request(CLIENT, [], client=True)
+    numbers: list[int | None] = [None] * len(session.messages)
+    n = 0
+    owed = False  # the last assistant message has open calls: their results come next
+    for pos, m in enumerate(session.messages):
+        if not m.live:
+            continue
+        calls = False
+        for b in m.blocks:
+            btype = b.type
+            if btype == TOOL_USE or btype == TOOL_RESULT:
+                calls = calls or btype == TOOL_USE
+                raw = b.tool_id or ""
+                tid = sanitize_id(raw)
+                if tid != raw:
+                    req.changed.append((pos, b, f"its id is sent as {tid}"))
+        if owed and m.role != "user":
+            n += 1  # the interrupted results, a user message of their own
+        owed = False
+        numbers[pos] = n
+        n += 1
+        if m.role == "assistant" and calls:
+            for b in m.blocks:
+                if b.type == TOOL_USE and _is_open(b, state):
+                    owed = True
+                    if b.tool_id is not None:
+                        req.answered.add(b.tool_id)
+    if owed:
+        n += 1
+    req.counted = (numbers, n)
+    return req
+
+
 def _interrupted(call: SentBlock) -> SentBlock:
     data = {
         "type": TOOL_RESULT,

@@ -1,0 +1,160 @@
+"""A client's light twin (`Client.light`: the request counted, not built) tells the analysis
+exactly what the built request tells it (`Client.send`): each message's number, the entries
+in all, what the client leaves out, changes, answers or adds. Compared on random message
+lists (Gemini CLI, whose sending reads only the messages), on every sample and corpus file
+of a client with a twin and on fuzzed copies of them after random fixes and undos; and the
+whole analysis with the twin is the analysis with the built request."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from repair import analysis, clients, wire
+from repair.errors import InputError
+from repair.formats import load_bytes
+from repair.model import Message, Session, block_from_anthropic
+from repair.workbench import Workbench
+from tests.engine.engine_factory import R, S, T, U
+from tests.formats.test_readback_narrow import _steps
+from tests.fuzz_support import mutated_session, seeds
+
+TWINNED = sorted(t for t, c in clients._load().items() if c.light is not None)
+
+
+def _facts(req: wire.Request, session: Session) -> dict:
+    return {
+        "numbering": req.numbering(len(session.messages), wire.wire_for(session.target)),
+        "left_out": [(pos, id(b), why) for pos, b, why in req.left_out],
+        "changed": [(pos, id(b), how) for pos, b, how in req.changed],
+        "dropped": req.dropped,
+        "added_after": req.added_after,
+        "answered": req.answered,
+        "repairs": [
+            (pos, bi)
+            for pos, m in enumerate(session.messages)
+            for bi, b in enumerate((None, *m.blocks))
+            if req.repairs(b, pos)
+        ],
+    }
+
+
+def _same(session: Session) -> None:
+    client = clients.get(session.target)
+    assert client is not None and client.light is not None
+    light = client.light(session)
+    assert light.counted is not None and not light.messages
+    assert _facts(light, session) == _facts(client.send(session), session)
+
+
+def _findings(session: Session, light: bool, monkeypatch: pytest.MonkeyPatch) -> list:
+    client = clients.get(session.target)
+    assert client is not None
+    with monkeypatch.context() as mp:
+        if not light:
+            assert clients.CLIENTS is not None
+            mp.setitem(clients.CLIENTS, session.target, dataclasses.replace(client, light=None))
+        got = analysis.analyze(session)
+    return [(f.to_json(), f.position, f.key) for f in got.findings] + [got.numbers, got.sent]
+
+
+def test_the_clients_with_a_twin():
+    assert TWINNED == ["gemini-cli", "opencode"]
+
+
+# ---------------------------------------------------------------- random messages (Gemini CLI)
+
+_IDS = ["t1", "t2", "t3"]
+_content = st.lists(
+    st.one_of(
+        st.builds(T, st.sampled_from(["", "ok"])),
+        st.builds(U, st.sampled_from(_IDS)),
+        st.builds(R, st.sampled_from(_IDS)),
+        st.just({"type": "thinking", "thinking": "hm"}),
+    ),
+    max_size=3,
+)
+_message = st.builds(
+    lambda role, content, how: Message(
+        role=role,
+        blocks=tuple(block_from_anthropic(c) for c in content),
+        hidden=how in ("hidden", "curated out"),
+        meta={"curated_out": True} if how == "curated out" else {},
+        malformed="unreadable" if how == "malformed" else None,
+    ),
+    st.sampled_from(["user", "assistant", None]),
+    _content,
+    st.sampled_from(["live", "live", "live", "hidden", "curated out", "malformed"]),
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(msgs=st.lists(_message, max_size=10))
+def test_gemini_cli_counted_is_gemini_cli_sent(msgs):
+    """Runs of one role (merged into one turn), hidden, curated-out and unreadable messages
+    between them, a role missing, a last message of responses (closed by a model turn) or
+    not, thoughts only."""
+    _same(S(*msgs, target="gemini-cli"))
+
+
+# ---------------------------------------------------------------- files of the formats
+
+
+def _seeds() -> list:
+    out = []
+    for seed in seeds():
+        try:
+            session = load_bytes(seed.data, f"/tmp/{seed.name.split('/')[-1]}")
+        except InputError:
+            continue
+        if session.target in TWINNED:
+            out.append(seed)
+    return out
+
+
+SEEDS = _seeds()
+
+
+def test_the_twinned_formats_have_seeds():
+    assert {load_bytes(s.data, f"/tmp/x{s.suffix}").target for s in SEEDS} == set(TWINNED)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=[s.name.split("/")[-1] for s in SEEDS])
+def test_every_file_is_counted_as_sent_and_analysed_alike(seed, monkeypatch):
+    session = load_bytes(seed.data, f"/tmp/input{seed.suffix}")
+    _same(session)
+    assert _findings(session, True, monkeypatch) == _findings(session, False, monkeypatch)
+    wb = Workbench(session)
+    wb.apply_all()
+    _same(wb.session)
+    assert _findings(wb.session, True, monkeypatch) == _findings(wb.session, False, monkeypatch)
+
+
+@pytest.mark.skipif(not SEEDS, reason="no files of a client with a twin")
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    which=st.integers(0, max(len(SEEDS) - 1, 0)),
+    rng_seed=st.integers(0, 2**32 - 1),
+    mutations=st.integers(0, 3),
+    steps=st.integers(0, 5),
+)
+def test_a_fuzzed_file_after_random_steps_is_counted_as_sent(which, rng_seed, mutations, steps):
+    seed = SEEDS[which]
+    rng = random.Random(rng_seed)
+    session = mutated_session(seed, rng, mutations)
+    if session is None or session.target not in TWINNED:
+        return
+    _same(session)
+    wb = Workbench(session)
+    note(f"steps: {_steps(wb, rng, steps)}")
+    _same(wb.session)
