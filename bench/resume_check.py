@@ -182,6 +182,7 @@ CLIENTS: tuple[Client, ...] = (
             "corpus/generated/gemini_cli/*.jsonl",
             "tests/data/gemini_cli/*.jsonl",
             "tests/data/gemini_cli/legacy_chat.json",
+            "tests/fixtures/fuzz/gemini_cli_*.jsonl",
         ),
         gemini_judge,
         gemini_calls,
