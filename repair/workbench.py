@@ -122,11 +122,16 @@ class Workbench:
                 got = reanalyze(before, prev, self.session, changes(prev, msgs))
             if got is None:
                 got = analyze(self.session, whole=True)
-                prepare(got)  # the next step's increment finds the ids it needs at once
             analysis = got
             self._remember(msgs, analysis)
             return analysis
         return self._analysis[1]
+
+    def prepare_steps(self) -> None:
+        """Index the current analysis for the next step's increment now
+        (`incremental.prepare`; else that step does it): for a caller with time to spare,
+        as the TUI's load worker once the analysis is on screen."""
+        prepare(self.analysis)
 
     def _remember(self, msgs: list[Message], analysis: Analysis) -> None:
         self._analysis = (msgs, analysis)

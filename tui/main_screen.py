@@ -404,6 +404,7 @@ class MainScreen(Screen[None]):
             derived = snapshot(wb, None, table=table)
             cpu("analysis_cpu")
             self.post_message(AnalysisReady(wb, derived))
+            wb.prepare_steps()  # after the analysis is on its way: the first step's index
 
     def _phase_cpu(self) -> Callable[[str], None]:
         """Note the calling thread's CPU time since the last note under a name (the load
