@@ -682,7 +682,7 @@ def _time_findings(
     prev_t: float | None = None
     prev_i: int | None = None
     for mi in p.live if only is None else sorted(only):
-        t = msgs[mi].meta.get("timestamp")  # (Message.timestamp; p.live holds live ones)
+        t = msgs[mi].timestamp  # (a Claude Code message keeps it apart from a meta dict)
         if t is None or (only is not None and not msgs[mi].live):
             continue
         if only is not None:  # the live message stamped last before this one
@@ -705,7 +705,7 @@ def _time_findings(
         use = res.use
         if use is None:
             continue
-        t_res, t_use = msgs[res.mi].meta.get("timestamp"), msgs[use.mi].meta.get("timestamp")
+        t_res, t_use = msgs[res.mi].timestamp, msgs[use.mi].timestamp
         if t_res is not None and t_use is not None and t_res < t_use:
             out.add(
                 "result-before-use",

@@ -213,13 +213,13 @@ def _usual_ids(
             if calls:
                 calls_seen += calls
                 asked = mi
-                stamp = msg.meta.get("timestamp")
+                stamp = msg.timestamp
             continue
         if calls:
             return None
         if answers:
             answers_seen += answers
-            t = msg.meta.get("timestamp") if waiting else None
+            t = msg.timestamp if waiting else None
             if waiting and msg.role == "user" and (t is None or stamp is None or not t < stamp):
                 turns.append((asked, mi, waiting, answers))
             else:
