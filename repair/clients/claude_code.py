@@ -39,18 +39,6 @@ NO_CONTENT = "(no content)"
 THINKING = ("thinking", "redacted_thinking")
 
 
-def _type(b: SentBlock) -> str:
-    return b.type
-
-
-def _tool_id(b: SentBlock) -> str | None:
-    return b.tool_id
-
-
-def _is_result(b: SentBlock) -> bool:
-    return b.type == TOOL_RESULT
-
-
 def _added(text: str) -> SentBlock:
     return SentBlock({"type": "text", "text": text})
 
@@ -73,7 +61,7 @@ def _send(messages: list[Message], start: int = 0, stop: int | None = None) -> R
     msgs = [
         SentMessage(m.role or "user", _user_joined(m), [pos])
         if m.role == "user"
-        else SentMessage(m.role or "user", [SentBlock(b.data, b) for b in m.blocks], [pos])
+        else SentMessage(m.role or "user", _sent(m), [pos])
         for pos, m in enumerate(messages[start:stop], start)
         if m.live
     ]
@@ -83,10 +71,16 @@ def _send(messages: list[Message], start: int = 0, stop: int | None = None) -> R
     return req
 
 
+def _sent(m: Message) -> list[SentBlock]:
+    """Its blocks as sent (each SentBlock given the block's type, id and name: none left
+    for `SentBlock.__post_init__` to read)."""
+    return [SentBlock(b.data, b, b.type, b.tool_id, b.name) for b in m.blocks]
+
+
 def _user_joined(m: Message) -> list[SentBlock]:
     """A user message merged from several records: where one record ends with text and the
     next starts with text, Claude Code ends the first text with a newline."""
-    out = [SentBlock(b.data, b) for b in m.blocks]
+    out = _sent(m)
     recs: list[object] = []
     for b in m.blocks:
         if b.origin not in recs:
@@ -109,26 +103,29 @@ def _merged_users(first: list[SentBlock], then: list[SentBlock]) -> list[SentBlo
     for sb in (*first, *then):
         if isinstance(sb.data, str):  # merged content is a list
             sb.data = {"type": "text", "text": sb.data}
-    if first and then and _type(first[-1]) == "text" and _type(then[0]) == "text":
+    if first and then and first[-1].type == "text" and then[0].type == "text":
         d = first[-1].data
         text = d.get("text", "") if isinstance(d, dict) else None
         if isinstance(text, str):  # a text that is not a string is sent as it is (refused)
             first[-1].data = {**d, "text": text + "\n"}
     both = first + then
-    return [b for b in both if _is_result(b)] + [b for b in both if not _is_result(b)]
+    return [b for b in both if b.type == TOOL_RESULT] + [b for b in both if b.type != TOOL_RESULT]
 
 
 def _drop_unresolved_calls(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
-    resolved = {_tool_id(b) for m in msgs for b in m.blocks if _is_result(b)}
+    resolved = {b.tool_id for m in msgs for b in m.blocks if b.type == TOOL_RESULT}
     out: list[SentMessage] = []
     for m in msgs:
-        if m.role == "assistant":
+        # (a message whose calls all have a result somewhere loses none)
+        if m.role == "assistant" and not all(
+            b.tool_id in resolved for b in m.blocks if b.type == TOOL_USE
+        ):
             by_record: dict[object, list[SentBlock]] = {}
             for b in m.blocks:
                 by_record.setdefault(b.block.origin if b.block else None, []).append(b)
             gone: set[int] = set()
             for group in by_record.values():
-                uses = [_tool_id(b) for b in group if _type(b) == TOOL_USE]
+                uses = [b.tool_id for b in group if b.type == TOOL_USE]
                 if uses and all(u not in resolved for u in uses):
                     for b in group:
                         gone.add(id(b))
@@ -157,8 +154,8 @@ def _between_thinking(blocks: list[SentBlock], k: int) -> bool:
     return (
         k > 0
         and k + 1 < len(blocks)
-        and _type(blocks[k - 1]) in THINKING
-        and _type(blocks[k + 1]) in THINKING
+        and blocks[k - 1].type in THINKING
+        and blocks[k + 1].type in THINKING
     )
 
 
@@ -171,10 +168,10 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         if m.role != "assistant":
             array = not m.string_content
             if m.role == "user" and array and (not out or out[-1].role != "assistant"):
-                kept = [b for b in m.blocks if not _is_result(b)]
+                kept = [b for b in m.blocks if b.type != TOOL_RESULT]
                 if len(kept) != len(m.blocks):
                     for b in m.blocks:
-                        if _is_result(b) and b.block is not None:
+                        if b.type == TOOL_RESULT and b.block is not None:
                             req.left_out.append(
                                 (m.positions[0], b.block, "a result not right after a call")
                             )
@@ -191,8 +188,8 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         calls: list[str | None] = []
         blocks: list[SentBlock] = []
         for k, b in enumerate(m.blocks):
-            if _type(b) == TOOL_USE:
-                tid = _tool_id(b)
+            if b.type == TOOL_USE:
+                tid = b.tool_id
                 if tid in seen_uses:
                     if b.block is not None:
                         req.left_out.append(
@@ -212,8 +209,8 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         dup = False
         if nxt is not None and nxt.role == "user" and not nxt.string_content:
             for b in nxt.blocks:
-                if _is_result(b):
-                    tid = _tool_id(b)
+                if b.type == TOOL_RESULT:
+                    tid = b.tool_id
                     dup = dup or tid in found
                     if tid not in found:
                         found.append(tid)
@@ -233,8 +230,8 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
                 kept = []
                 taken: set[str | None] = set()
                 for b in content:
-                    if _is_result(b):
-                        tid = _tool_id(b)
+                    if b.type == TOOL_RESULT:
+                        tid = b.tool_id
                         if tid in stray or tid in taken:
                             if b.block is not None:
                                 why = (
@@ -267,7 +264,7 @@ def _user_wire(m: SentMessage, req: Request) -> SentMessage:
     for b in m.blocks:
         d = b.data
         text = d if isinstance(d, str) else d.get("text") if isinstance(d, dict) else None
-        if _type(b) == "text" and not (isinstance(text, str) and text.strip()):
+        if b.type == "text" and not (isinstance(text, str) and text.strip()):
             if b.block is not None:
                 req.left_out.append((m.positions[0], b.block, "an empty text block"))
             continue
