@@ -20,6 +20,7 @@ from . import codes
 from .analysis import Analysis, analyze
 from .errors import ExportRefused
 from .files import Staging, Watch, as_read, backup_path, plan_paths
+from .formats.base import check_numbers
 from .incremental import changed_positions, changes, prepare, reanalyze
 from .model import Message, Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
@@ -250,7 +251,11 @@ class Workbench:
         numbers = self.analysis_of(view).numbers
         if not records:
             return Preview(describe(before, after, numbers), [])
-        return preview(before, after, numbers, bytes_of=self._bytes_of)
+        shown = preview(before, after, numbers, bytes_of=self._bytes_of)
+        # the records shown hold every literal as read (a format that names its changed
+        # records without exporting, Claude Code, did not ask yet): else InexactNumbers
+        check_numbers(after)
+        return shown
 
     def preview_applied(self, view: View = None) -> Preview:
         """What every applied step together writes: the session as read to the current

@@ -129,6 +129,26 @@ async def test_the_promise_after_one_fix_reads_the_file_exactly(odd_claude):
         _assert_kept(literals, out.read_bytes(), path.with_name("s.report.json").read_bytes())
 
 
+async def test_the_preview_of_a_file_with_odd_literals_reads_it_exactly(odd_claude):
+    """The repair pane's preview shows the records a fix writes: meeting an odd literal in
+    them, the file is read again exactly first and the records shown hold it as read."""
+    path, literals = odd_claude
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        main = app.main
+        first = main.wb
+        await pilot.press("r")
+        await settle(pilot)
+        assert main.wb is not first and main.wb.original.numbers_exact
+        assert not first.done and not main.wb.done
+        diff = str(main.query_one("#diff").render())
+        shown = {k: v for k, v in literals.items() if f'"{k}"' in diff}
+        assert shown, diff
+        for key, literal in shown.items():
+            assert f'"{key}": {literal}' in diff, (key, literal)
+
+
 async def test_the_file_changed_since_it_was_read_refuses_the_export(odd_claude):
     """The literals can only be read again from the file as it was: changed on disk, the
     export writes nothing and says why."""
