@@ -252,9 +252,11 @@ class Workbench:
         if not records:
             return Preview(describe(before, after, numbers), [])
         shown = preview(before, after, numbers, bytes_of=self._bytes_of)
-        # the records shown hold every literal as read (a format that names its changed
-        # records without exporting, Claude Code, did not ask yet): else InexactNumbers
-        check_numbers(after)
+        # the records shown hold every literal as read (an export asked already; a format
+        # that names its changed records without one, Claude Code, did not): else
+        # InexactNumbers
+        if not any(s is after for s, _ in self._bytes):
+            check_numbers(after)
         return shown
 
     def preview_applied(self, view: View = None) -> Preview:
