@@ -209,17 +209,21 @@ def settle(
     max_rounds: int = 50,
     *,
     frozen: Frozen | None = None,
+    plan: Plan | None = None,
 ) -> Settled:
     """`frozen`: what no fix may change (a thread's records that another conversation
-    owns, repair.threads); a fix that would is left out."""
+    owns, repair.threads); a fix that would is left out. `plan`: the plan of `session`
+    with `choices`, where the caller has it (the first round's: not made again)."""
     with gc_paused():
-        from .incremental import changed_positions, reanalyze
+        from .incremental import changes, reanalyze
 
         applied: list[Fix] = []
         first = None
         analysis = None
+        ready = plan
         for _ in range(max_rounds):
-            plan = make_plan(session, analysis, choices)
+            plan = ready if ready is not None else make_plan(session, analysis, choices)
+            ready = None
             first = first or plan.analysis
             todo = plan.actionable
             if frozen:
@@ -229,8 +233,9 @@ def settle(
             after, done = apply_fixes(session, todo)
             applied.extend(done)
             # the next round's analysis from this one's, where the round allows it
-            changed = changed_positions(session.messages, after.messages)
-            analysis = reanalyze(plan.analysis, session.messages, after, changed)
+            analysis = reanalyze(
+                plan.analysis, session.messages, after, changes(session.messages, after.messages)
+            )
             session = after
         return Settled(session, applied, first or analyze(session), analysis or analyze(session))
 

@@ -306,7 +306,7 @@ class Workbench:
     def apply_all(self, *, threads: bool = False) -> StepResult | None:
         """Apply every fix until none is left; with `threads`, in every extra thread too
         (sidechains, subagent files: each fixed on its own). None when nothing applied."""
-        settled = settle(self.session, self.choices)
+        settled = settle(self.session, self.choices, plan=self.plan)
         after, done = settled.session, settled.applied
         if self.session is self.original and self._original_analysis is None:
             self._original_analysis = settled.first

@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
 from repair import incremental
+from repair import plan as plan_module
 from repair.analysis import Analysis, analyze
 from repair.errors import InputError
 from repair.formats import load_bytes
-from repair.plan import apply_fixes, make_plan
+from repair.plan import apply_fixes, make_plan, settle
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
-from tests.engine.engine_factory import pairing_facts
+from tests.engine.engine_factory import pairing_facts, shape
 from tests.fuzz_support import mutated_session, seeds
 
 SEEDS = seeds()
@@ -370,3 +371,32 @@ def test_a_misplaced_result_is_judged_again_when_a_message_on_its_way_home_chang
     assert counted.answered == 1
     after = {f.code: f.severity for f in wb.analysis.findings if f.position == 5}
     assert before["misplaced-tool-result"] != after["misplaced-tool-result"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_apply_all_from_the_plan_at_hand_applies_what_a_fresh_settle_applies(monkeypatch, seed):
+    """Apply-all after a step starts from the plan the workbench has (its analysis made
+    from the step before, not the whole session again) and applies the same fixes, to
+    the same messages, as rounds of plans made from nothing; its rounds follow a round
+    that inserts or drops messages where they can."""
+    data, _ = gen_claude_code(600, seed)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    first = wb.plan.actionable[0]
+    assert wb.apply(first) is not None
+    assert wb.plan.fixes  # what the screen shows after the step
+    fresh = settle(wb.session, wb.choices.copy())
+    whole = []
+    real = plan_module.analyze
+
+    def counting(*args, **kwargs):
+        whole.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plan_module, "analyze", counting)
+    assert wb.apply_all() is not None
+    assert [(f.code, f.action, f.key) for f in wb.applied[1:]] == [
+        (f.code, f.action, f.key) for f in fresh.applied
+    ]
+    assert shape(wb.session) == shape(fresh.session)
+    assert facts(wb.analysis) == facts(analyze(wb.session))
+    assert len(whole) < 2  # the first round read the plan at hand
