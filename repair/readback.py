@@ -109,9 +109,14 @@ def _read_back(
     target = session.target
     path = path or session.path
     src = original.source if original is not None else None
-    if original is not None and src is not None and (data is src.data or data == src.data):
+    if (
+        original is not None
+        and src is not None
+        and len(data) == src.size  # a large file's bytes are read again only if they may match
+        and (data is src.held or data == src.data)
+    ):
         again = original
-    elif narrow and (got := _narrowed(session, path, known)) is not None:
+    elif narrow and (got := _narrowed(session, data, path, known)) is not None:
         return got
     else:
         again = _load(session, data, path)
@@ -147,18 +152,35 @@ def _read_back(
     )
 
 
-def _narrowed(session: Session, path: str, known: dict[int, Analysis]) -> ReadBack | None:
+def _narrowed(
+    session: Session, data: bytes, path: str, known: dict[int, Analysis]
+) -> ReadBack | None:
     """The read-back of the records written anew only, or None (read the whole file)."""
     if session.threads or session.load_findings:
         return None
-    edited = session.adapter.read_back_edited(session)
+    edited = session.adapter.read_back_edited(session, data)
     if edited is None:
         return None
     msgs = session.messages
-    for at, m in edited.messages.items():
-        if _as_analysed(m) != _as_analysed(msgs[at]):
-            return None
-    analysis = known.get(id(session)) or analyze(session)
+    differ = [at for at, m in edited.messages.items() if _as_analysed(m) != _as_analysed(msgs[at])]
+    if differ and not edited.complete:
+        return None
+    if differ:
+        # the written file loads as the session with the edited messages as written
+        written = list(msgs)
+        for at, m in edited.messages.items():
+            written[at] = m
+        as_written = dataclasses.replace(session, messages=written)
+        session.adapter.check_written(session, as_written)
+        before = known.get(id(session))
+        got = None
+        if before is not None:  # made from the session's, where those messages differ
+            from .incremental import reanalyze
+
+            got = reanalyze(before, msgs, as_written, frozenset(edited.messages))
+        analysis = got or analyze(as_written, session.target)
+    else:
+        analysis = known.get(id(session)) or analyze(session)
     findings = []
     for f in analysis.findings:
         p = f.position

@@ -67,7 +67,7 @@ class AnthropicAdapter(Adapter):
     ) -> list[RecordChange]:
         return record_changes(before, after)
 
-    def read_back_edited(self, session: Session) -> Edited | None:
+    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
         if session.state.container not in ("list", "body"):
             return None
         positions = to_read_again(session, written_anew(session))

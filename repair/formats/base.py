@@ -263,12 +263,17 @@ class Edited:
 
     `messages`: position -> what the written record loads to, for every message written
     anew and every message whose load depends on one (its neighbour); each must equal the
-    repaired message there, else the whole file is read back. `moved(place, position)`:
+    repaired message there (or, `complete`, the session with them is analysed), else the
+    whole file is read back. `moved(place, position)`:
     where a byte-copied message's finding is in the written file (its record moved when
     messages before it came or went)."""
 
     messages: dict[int, Message]
     moved: Callable[[Place, int], Place]
+    # the other positions load as the session's messages (as analysed): where an edited one
+    # differs (a message whose first record the write deleted is stamped by its next), the
+    # written file is the session with these messages, analysed (None: read it whole)
+    complete: bool = False
 
 
 class Adapter(ABC):
@@ -358,9 +363,10 @@ class Adapter(ABC):
         formats): a written line equal to one of them is not parsed again on read-back."""
         return None
 
-    def read_back_edited(self, session: Session) -> Edited | None:
-        """The records `session` writes anew, read back (repair.readback's narrowed path);
-        None: this format reads the whole written file back."""
+    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
+        """The records `session` writes anew (as `data`, the bytes its export gave), read
+        back (repair.readback's narrowed path); None: this format reads the whole written
+        file back."""
         return None
 
     def reads_numbers_exactly(self, session: Session) -> bool:

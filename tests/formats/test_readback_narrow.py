@@ -332,3 +332,96 @@ def test_the_resume_check_refuses_what_the_signatures_refuse(which, rng_seed):
     except ExportRefused:
         refused = True
     assert refused == (_signature(want) != _signature(got))
+
+
+# Claude Code: the lines written anew are parsed and the chain's stretches around them built
+# again (repair/formats/claude_code/readback.py); generated sessions (parallel results
+# written in completion order, thinking records, prompts, 1% of faults) and the samples
+
+
+def _cc_outcome(wb: Workbench, narrow: bool):
+    """As `_outcome`, and whether the narrowed path was taken (not the whole file)."""
+    from repair.readback import _narrowed
+
+    state = wb.session
+    data = state.export().data
+    try:
+        took = _narrowed(state, data, "/tmp/written.jsonl", wb._known()) is not None
+    except ExportRefused:
+        took = True
+    state.export()  # `_narrowed` read the writer's plan back once: write again
+    return _outcome(wb, narrow=narrow), took
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(case=st.integers(0, 2**32 - 1))
+def test_claude_code_narrowed_read_back_finds_what_the_whole_one_finds(case):
+    """Random generated sessions (40-400 messages), random fixes, undos and actions: the
+    narrowed read-back reaches the whole one's verdict (findings, places, counts, refusal)."""
+    from bench.gen import gen_claude_code
+
+    rng = random.Random(case)
+    data, _ = gen_claude_code(rng.randrange(40, 400), rng.randrange(50))
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    note(f"steps: {_steps(wb, rng, rng.randrange(1, 8))}")
+    (narrow, _), (whole, _) = _cc_outcome(wb, True), _cc_outcome(wb, False)
+    assert narrow == whole
+
+
+def test_claude_code_fixes_of_generated_sessions_are_read_back_narrowed():
+    """The narrowed path is taken (not the whole file read again) on generated sessions
+    fixed whole, and agrees with the whole read-back there."""
+    from bench.gen import gen_claude_code
+
+    for seed in range(4):
+        data, _ = gen_claude_code(2000, seed)
+        wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+        assert wb.apply_all() is not None
+        (narrow, took) = _cc_outcome(wb, True)
+        assert took, seed
+        assert narrow == _outcome(wb, narrow=False)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "claude_code_duplicate_id_after_resume.jsonl",
+        "claude_code_parallel_interrupted.jsonl",
+    ],
+)
+def test_claude_code_samples_read_back_narrowed_as_whole(name):
+    seed = next(s for s in seeds() if s.name.endswith(name))
+    wb = Workbench(load_bytes(seed.data, "/tmp/input.jsonl"))
+    assert wb.apply_all() is not None
+    assert _cc_outcome(wb, True)[0] == _cc_outcome(wb, False)[0]
+
+
+def test_a_claude_code_writer_that_loses_a_block_is_caught_as_the_whole_read_back_catches_it(
+    monkeypatch,
+):
+    """A writer bug: a rewritten record loses its last block. The whole read-back refuses
+    the write (it does not resume as repaired); the narrowed one must refuse it too (and
+    see it in the lines it parses: without the bug it takes the narrowed path)."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code import write
+
+    data, _ = gen_claude_code(600, 1)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    assert wb.apply_all() is not None
+    fine, took = _cc_outcome(wb, True)
+    assert took and fine == _cc_outcome(wb, False)[0]
+    real = write._with_content
+
+    def lossy(obj, blocks, orig):
+        return real(obj, blocks[:-1], orig)
+
+    monkeypatch.setattr(write, "_with_content", lossy)
+    broken = _outcome(wb, narrow=False)
+    assert broken != fine  # the bug shows in the written file
+    assert _outcome(wb, narrow=True) == broken

@@ -25,7 +25,7 @@ from ...errors import InputError
 from ...files import Source
 from ...jsonio import has_inexact_numbers
 from ...model import Message, Session
-from ..base import Adapter, Export, JsonlLine, Probe, same_messages
+from ..base import Adapter, Edited, Export, JsonlLine, Probe, same_messages
 from ..probe import probe_path
 from ..registry import register
 from .chain import (
@@ -41,6 +41,7 @@ from .chain import (
 )
 from .gaps import RecordFinding, apply_relinks, chain_findings
 from .load import CCFile, CCState, build_view, light_graph, line_of, peek
+from .readback import read_back_edited
 from .write import check_resumes, views_of, write_session, written_lines
 
 if TYPE_CHECKING:
@@ -195,6 +196,11 @@ class ClaudeCodeAdapter(Adapter):
                 if id(m) not in kept:
                     read.update(b.origin for b in m.blocks if type(b.origin) is int)
         return not any(has_inexact_numbers(lines[i].raw) for i in sorted(read))
+
+    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
+        """The lines the writer wrote anew, read back with the chain they are on
+        (readback.py), when `data` is what the writer gave last."""
+        return read_back_edited(session, data) if data is not None else None
 
     def chain_findings(self, session: Session) -> list[RecordFinding]:
         return chain_findings(session)

@@ -109,7 +109,32 @@ def write_session(session: Session) -> Export:
     duplicate of such a record) or keep emptied, whole as read, for the report. (The
     records a re-link's earlier write left out are added by the adapter's export.)"""
     w = _planned(views_of(session))
-    return Export(w.render(), w.dropped_records())
+    data = w.render()
+    _LAST_WRITE[:] = [w, data]
+    return Export(data, w.dropped_records())
+
+
+# The last write's plan and bytes: the read-back of those very bytes (readback.py) reads
+# the lines the plan wrote anew, not the whole file again.
+_LAST_WRITE: list[Any] = []
+
+
+def forget_write() -> None:
+    _LAST_WRITE.clear()
+
+
+def last_write(session: Session, data: bytes) -> _Writer | None:
+    """The plan `write_session(session)` made of `data`, if those are the bytes it wrote
+    last (and the session still holds the messages it wrote)."""
+    if len(_LAST_WRITE) != 2 or _LAST_WRITE[1] is not data:
+        return None
+    w: _Writer = _LAST_WRITE[0]
+    views = views_of(session)
+    if len(views) != len(w.planned) or any(
+        msgs is not got for (_, msgs), got in zip(views, w.planned, strict=True)
+    ):
+        return None
+    return w
 
 
 def export_lines(session: Session) -> tuple[Export, list[int | None]]:
@@ -155,6 +180,7 @@ def _planned(views: list[tuple[View, list[Message]]]) -> _Writer:
     w = _Writer(views[0][0].file)
     for v, msgs in views:
         w.plan_view(v, msgs)
+        w.planned.append(msgs)
     return w
 
 
@@ -200,6 +226,8 @@ class _Writer:
     _node_at: dict[int, Node] | None = None
     # id(view) -> the entry its conversation starts from as written (None: nothing left)
     starts: dict[int, Any] = field(default_factory=dict)
+    planned: list[list[Message]] = field(default_factory=list)  # each view's messages
+    _order: list[Any] | None = None
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message]) -> None:
@@ -858,6 +886,11 @@ class _Writer:
 
     def order(self) -> list[Any]:
         """What each written line is, in order: a line index of the file, or a `_New`."""
+        if self._order is None:
+            self._order = self._ordered()
+        return self._order
+
+    def _ordered(self) -> list[Any]:
         f = self.f
         out: list[Any] = []
         written: set[Any] = set()

@@ -96,7 +96,7 @@ class RooAdapter(Adapter):
                 last_ts = entry["ts"]
         return Export(write_document(state, entries))
 
-    def read_back_edited(self, session: Session) -> Edited | None:
+    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
         if session.state.container not in ("list", "body"):
             return None
         msgs = session.messages
