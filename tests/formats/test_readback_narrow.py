@@ -195,7 +195,8 @@ def test_every_sample_fix_is_read_back_narrowed():
         wb = Workbench(load_bytes(seed.data, "/tmp/input.json"))
         if wb.apply_all() is None:
             continue
-        assert _narrowed(wb.session, "/tmp/written.json", wb._known()) is not None, seed.name
+        data = wb.session.export().data
+        assert _narrowed(wb.session, data, "/tmp/written.json", wb._known()) is not None, seed.name
         used += 1
     assert used
 

@@ -203,7 +203,7 @@ class _New:
 @dataclass(eq=False)
 class _Run:
     rec: Any  # line index (int) or _New
-    blocks: list[Block]
+    blocks: Sequence[Block]
     role: str
     starts_assistant: bool = False
     edited: bool = False  # the message it belongs to was edited
@@ -250,7 +250,7 @@ class _Writer:
         for r in runs:
             if isinstance(r.rec, int):
                 if r.rec in owners:  # the record's blocks are split: a copy holds these
-                    r.rec = _New("clone", r.role, r.blocks, base=r.rec)
+                    r.rec = _New("clone", r.role, list(r.blocks), base=r.rec)
                 else:
                     owners.add(r.rec)
 
@@ -339,9 +339,8 @@ class _Writer:
                 recs = view.msg_records(m)
                 used.update(recs)
                 role = m.role or "user"
-                plans.append(
-                    (m, True, [_Run(r, list(view.rec_blocks.get(r, ())), role) for r in recs])
-                )
+                rec_blocks = view.rec_blocks  # (a run of an unchanged message is only read)
+                plans.append((m, True, [_Run(r, rec_blocks.get(r, ()), role) for r in recs]))
                 continue
             items: list[list[Any]] = []
             role = m.role or "user"
@@ -396,11 +395,13 @@ class _Writer:
                 else:
                     nxt = item[0]
         mruns: list[_Run] = []
+        grouped: list[tuple[Any, list[Block]]] = []
         for rec, b in items:
-            if mruns and mruns[-1].rec is rec:
-                mruns[-1].blocks.append(b)
+            if grouped and grouped[-1][0] is rec:
+                grouped[-1][1].append(b)
             else:
-                mruns.append(_Run(rec, [b], role, edited=True))
+                grouped.append((rec, [b]))
+        mruns = [_Run(rec, blocks, role, edited=True) for rec, blocks in grouped]
         if not mruns:  # emptied but kept by the engine: keep its records as they are
             for r in view.msg_records(m):
                 if r not in used:
@@ -408,7 +409,7 @@ class _Writer:
                     mruns.append(_Run(r, [], role, edited=True))
         for run in mruns:
             if isinstance(run.rec, _New):
-                run.rec.blocks = run.blocks
+                run.rec.blocks = list(run.blocks)
         return mruns
 
     def _finish_runs(self, view: View, runs: list[_Run]) -> None:
@@ -444,30 +445,10 @@ class _Writer:
     def _build_new(self, view: View, seq: list[Any], root_parent: str | None) -> None:
         if not any(isinstance(e, _New) for e in seq):
             return
-        lines, nodes, rec_blocks = self.f.lines, self._nodes(), view.rec_blocks
-        tool_owner: dict[str, int] = {}
-        last_assistant: int | None = None
         prompt = [0, None]  # the promptId of the user records before seq[k], found so far
         n = len(seq)
         for i, e in enumerate(seq):
-            if isinstance(e, int):
-                # what the light pass and the messages hold of the record (no parse)
-                nd = nodes.get(e)
-                blocks = rec_blocks.get(e)
-                if nd is not None and nd.type == "assistant" and blocks:
-                    last_assistant = e
-                    for b in blocks:
-                        if b.type == TOOL_USE and b.tool_id is not None:
-                            tool_owner[b.tool_id] = e
-                    continue
-                if nd is not None and nd.type != "assistant":
-                    continue
-                obj = lines[e].obj
-                if obj.get("type") == "assistant":
-                    last_assistant = e
-                    for item in _content_list(obj):
-                        if item.get("type") == "tool_use" and isinstance(item.get("id"), str):
-                            tool_owner[item["id"]] = e
+            if not isinstance(e, _New):
                 continue
             parent_key = seq[i - 1] if i > 0 else None
             parent = self._uuid_of(parent_key) if parent_key is not None else root_parent
@@ -479,7 +460,7 @@ class _Writer:
             e.ts_ms = ts
             if e.kind == "result":
                 b = e.blocks[0]
-                src = tool_owner.get(b.tool_id or "", last_assistant)
+                src = self._call_record(view, seq, i, b.tool_id or "")
                 e.uuid = self._new_uuid(parent, b.tool_id or "")
                 e.obj = self._result_record(
                     b, src, parent, e.uuid, ts, self._prompt_before(seq, i, prompt)
@@ -489,6 +470,38 @@ class _Writer:
                 e.uuid = self._new_uuid(parent, f"{e.kind}:{i}")
                 e.obj = self._clone_record(base, e, parent, ts)
             self.new_records.append(e)
+
+    def _call_record(self, view: View, seq: list[Any], i: int, tool_id: str) -> int | None:
+        """The last assistant record before seq[i] holding the tool_use `tool_id` (as read),
+        else the last assistant record before it: looked for from seq[i] back."""
+        lines, nodes, rec_blocks = self.f.lines, self._nodes(), view.rec_blocks
+        last: int | None = None
+        for j in range(i - 1, -1, -1):
+            e = seq[j]
+            if isinstance(e, _New):
+                continue
+            # what the light pass and the messages hold of the record (no parse)
+            nd = nodes.get(e)
+            blocks = rec_blocks.get(e)
+            if nd is not None and nd.type == "assistant" and blocks:
+                ids = [b.tool_id for b in blocks if b.type == TOOL_USE and b.tool_id is not None]
+            elif nd is not None and nd.type != "assistant":
+                continue
+            else:
+                obj = lines[e].obj
+                if obj.get("type") != "assistant":
+                    continue
+                ids = [
+                    item["id"]
+                    for item in _content_list(obj)
+                    if item.get("type") == "tool_use" and isinstance(item.get("id"), str)
+                ]
+            if last is None:
+                last = e
+            if tool_id in ids:
+                found: int = e
+                return found
+        return last
 
     def _prompt_before(self, seq: list[Any], i: int, seen: list[Any]) -> str | None:
         """The promptId of the last user record before seq[i] that has one. Looked for from
@@ -714,14 +727,15 @@ class _Writer:
             return
         lines = self.f.lines
         root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
-        last_alive = root_parent
+        last_alive: int | None = None  # the last record of the chain kept so far
         repl: dict[Any, str | None] = {}
+        deleted = self.deleted
         for idx in chain_idx:
-            u = self._uuid_of(idx)  # a record of the chain: a str
-            if idx in self.deleted:
-                repl[u] = last_alive
+            if idx in deleted:
+                u = self._uuid_of(idx)  # a record of the chain: a str
+                repl[u] = root_parent if last_alive is None else self._uuid_of(last_alive)
             else:
-                last_alive = u
+                last_alive = idx
         for idx in self.deleted:
             obj = lines[idx].obj
             u = obj.get("uuid") if type(obj) is dict else None
@@ -1073,7 +1087,7 @@ def _copy_record(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _with_content(
-    obj: dict[str, Any], blocks: list[Block], orig: tuple[Block, ...]
+    obj: dict[str, Any], blocks: Sequence[Block], orig: tuple[Block, ...]
 ) -> dict[str, Any]:
     rec = _copy_record(obj)
     msg = rec.get("message")
