@@ -78,6 +78,18 @@ class SentMessage:
         return len(self.blocks) == 1 and isinstance(self.blocks[0].data, str)
 
 
+@dataclass(slots=True)
+class Counted:
+    """What a light twin (`Client.light`) counts of its client's request, on one wire
+    shape (`split`): messages.N of each session position, the entries in all, and, on a
+    wire that splits a message into several entries, the entry of each sent block."""
+
+    split: Callable[[SentMessage], list[list[int]]]
+    numbers: list[int | None]
+    total: int
+    blocks: dict[int, int] | None = None  # id(block) -> its entry
+
+
 @dataclass
 class Request:
     """The conversation as sent. `sender` says who builds it, in words (a client as
@@ -99,9 +111,8 @@ class Request:
     # tool_use ids the client answers with a placeholder result of its own
     answered: set[str] = field(default_factory=set)
     # a request counted, not built (`Client.light`, for the analysis): no `messages`, only
-    # what the analysis reads of them, messages.N of each position and the entries in all,
-    # on a wire that sends each message whole
-    counted: tuple[list[int | None], int] | None = None
+    # what the analysis reads of them
+    counted: Counted | None = None
     _touched: set[int] | None = None
 
     def repairs(self, block: Block | None, position: int | None = None) -> bool:
@@ -125,9 +136,10 @@ class Request:
     def numbering(self, count: int, wire: Wire) -> tuple[list[int | None], int]:
         """`numbers`, and how many wire entries the provider receives in all."""
         if self.counted is not None:
-            if wire.split is not _whole or len(self.counted[0]) != count:
-                raise ValueError("a counted request numbers its own session on a whole wire")
-            return list(self.counted[0]), self.counted[1]
+            c = self.counted
+            if wire.split is not c.split or len(c.numbers) != count:
+                raise ValueError("a counted request numbers its own session on its own wire")
+            return list(c.numbers), c.total
         out: list[int | None] = [None] * count
         n = 0
         for sm in self.messages:
@@ -140,7 +152,10 @@ class Request:
     def block_numbers(self, wire: Wire) -> dict[int, int]:
         """id(block) -> the wire entry that carries it (where a message splits into several)."""
         if self.counted is not None:
-            raise ValueError("a counted request has no blocks")
+            c = self.counted
+            if wire.split is not c.split or c.blocks is None:
+                raise ValueError("a counted request numbers its blocks on its own split wire")
+            return c.blocks
         out: dict[int, int] = {}
         n = 0
         for sm in self.messages:

@@ -44,7 +44,7 @@ def _load() -> dict[str, Client]:
         c.target: c
         for c in (
             Client("claude-code", claude_code.send, send_part=claude_code.send_part),
-            Client("codex", codex.send),
+            Client("codex", codex.send, light=codex.light),
             Client("opencode", opencode.send, light=opencode.light),
             Client("gemini-cli", gemini_cli.send, only_repairs=False, light=gemini_cli.light),
         )

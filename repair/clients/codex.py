@@ -28,7 +28,7 @@ from ..formats.codex import (
     text_part,
 )
 from ..model import TOOL_RESULT, Block, Message, Session, result_text
-from ..wire import WIRES, Request, SentBlock, SentMessage, is_sent
+from ..wire import _CONTENT, WIRES, Counted, Request, SentBlock, SentMessage, is_sent
 
 CLIENT = "Codex CLI 0.169"
 RESPONSES = WIRES["openai-responses"]
@@ -75,6 +75,114 @@ def send(session: Session) -> Request:
             flat.append((sb, role, pos, kind))
     _normalize(flat, outputs, calls, req)
     return req
+
+
+# One block as `light` counts it: its type, what decides whether it shares an entry with
+# the content blocks next to it (the message item it is a part of: `_sent`'s key, a new
+# text's own object, None for a whole item), the item type it is sent as where it is a
+# whole item, the call_id that item carries, the block (None: an output Codex adds).
+_Counted = tuple[str, Any, str | None, Any, Block | None]
+
+
+def light(session: Session) -> Request:
+    """`send`'s request counted, not built (`Request.counted`): the same reading of each
+    block (`_sent`'s: the item or part it is sent as), the same `normalize_history`, and each
+    sent message's entries counted as the Responses wire splits them (a run of content parts
+    of one message item is one entry, any other item one each)."""
+    state: CodexState = session.state
+    req = Request(CLIENT, [], client=True)
+    flat: list[tuple[_Counted, str, int | None]] = []
+    outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
+    calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
+    lines, original = state.lines, state.original
+    for pos, m in enumerate(session.messages):
+        if m.malformed is not None:
+            req.dropped[pos] = "Codex skips a line it cannot read"
+            continue
+        if not is_sent(m, RESPONSES) or m.role == "system":
+            continue
+        role = m.role or "user"
+        for b in m.blocks:
+            ref = b.origin
+            ikey: Any = None
+            if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
+                payload = lines[ref.line].obj["payload"]
+                kind = payload.get("type")
+                call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
+            elif not isinstance(ref, ItemRef | CompactRef):
+                call_id = None
+                if b.type == TOOL_RESULT:
+                    call_kind = state.call_kind.get(b.tool_id or "", "function_call")
+                    kind = CALL_TYPES.get(call_kind, "function_call_output")
+                    call_id = b.tool_id
+                else:
+                    kind, ikey = None, object()  # a new text: an item of its own
+            elif ref.part is not None:
+                kind, call_id = None, None
+                ikey = (type(ref), ref.line, getattr(ref, "item", None))
+            else:
+                payload = payload_of(ref, state)
+                kind = payload.get("type")
+                call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
+            if not isinstance(kind, str):
+                kind = None
+            elif kind in OUTPUT_TYPES:
+                outputs[kind].add(call_id)
+            elif kind in CALL_TYPES:
+                calls[CALL_TYPES[kind]].add(call_id)
+            flat.append(((b.type, ikey, kind, call_id, b), role, pos))
+    req.counted = _normalized(flat, outputs, calls, req, len(session.messages))
+    return req
+
+
+def _normalized(
+    flat: list[tuple[_Counted, str, int | None]],
+    outputs: dict[str, set[Any]],
+    calls: dict[str, set[Any]],
+    req: Request,
+    count: int,
+) -> Counted:
+    """`_normalize` of counted blocks, and the Responses entries of the messages it sends
+    counted as they are made (`_responses_split`: a run of content parts of one message
+    item is one entry, any other block one)."""
+    numbers: list[int | None] = [None] * count
+    blocks: dict[int, int] = {}
+    n = 0  # entries so far
+    role_now: str | None = None
+    at_now: int | None = None
+    opened = False  # a sent message is open (the next block of its role and position joins it)
+    in_run = False  # its last block is a content part: the same item's next part joins it
+    run_item: Any = None
+
+    def put(c: _Counted, role: str, at: int | None) -> None:
+        nonlocal n, role_now, at_now, opened, in_run, run_item
+        if not (opened and role_now == role and at_now == at):
+            opened, role_now, at_now, in_run = True, role, at, False
+            if at is not None and numbers[at] is None:
+                numbers[at] = n
+        if c[0] in _CONTENT:
+            if not (in_run and c[1] == run_item):  # (a key, a new text's own object)
+                n += 1
+            in_run, run_item = True, c[1]
+        else:
+            n += 1
+            in_run = False
+        if c[4] is not None:
+            blocks.setdefault(id(c[4]), n - 1)
+
+    for c, role, pos in flat:
+        kind = c[2]
+        if kind is not None and kind in OUTPUT_TYPES and c[3] not in calls[kind]:
+            if c[4] is not None and pos is not None:
+                req.left_out.append((pos, c[4], "an output whose call is missing"))
+            continue
+        put(c, role, pos)
+        out_type = CALL_TYPES.get(kind) if kind is not None else None
+        call_id = c[3]
+        if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
+            put((TOOL_RESULT, None, out_type, call_id, None), "user", None)
+            req.answered.add(call_id)
+    return Counted(RESPONSES.split, numbers, n, blocks)
 
 
 def _sent(

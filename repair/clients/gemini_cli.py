@@ -19,7 +19,7 @@ a call and a trailing call are sent as they are (and refused). What Gemini CLI a
 from __future__ import annotations
 
 from ..model import THINKING_TYPES, TOOL_RESULT, Session
-from ..wire import Request, SentBlock, SentMessage
+from ..wire import WIRES, Counted, Request, SentBlock, SentMessage
 
 CLIENT = "Gemini CLI 0.61"
 INTERRUPTED = "[The previous response was interrupted before it completed.]"
@@ -70,7 +70,7 @@ def light(session: Session) -> Request:
     if closed is not None:
         n += 1
         req.added_after[closed] = CLOSING
-    req.counted = (numbers, n)
+    req.counted = Counted(WIRES["gemini"].split, numbers, n)
     return req
 
 

@@ -20,7 +20,7 @@ import re
 
 from ..formats.opencode import INTERRUPTED, OPEN_STATES, OpencodeState, PartRef
 from ..model import TOOL_RESULT, TOOL_USE, Block, Session
-from ..wire import Request, SentBlock, SentMessage
+from ..wire import WIRES, Counted, Request, SentBlock, SentMessage
 
 CLIENT = "opencode 1.18"
 _ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -97,7 +97,7 @@ def light(session: Session) -> Request:
                         req.answered.add(b.tool_id)
     if owed:
         n += 1
-    req.counted = (numbers, n)
+    req.counted = Counted(WIRES["anthropic"].split, numbers, n)
     return req
 
 

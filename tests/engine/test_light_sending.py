@@ -1,13 +1,14 @@
 """A client's light twin (`Client.light`: the request counted, not built) tells the analysis
 exactly what the built request tells it (`Client.send`): each message's number, the entries
 in all, what the client leaves out, changes, answers or adds. Compared on random message
-lists (Gemini CLI, whose sending reads only the messages), on every sample and corpus file
+lists (Gemini CLI, whose sending reads only the messages), on every sample, corpus and fixture file
 of a client with a twin and on fuzzed copies of them after random fixes and undos; and the
 whole analysis with the twin is the analysis with the built request."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 
 import pytest
@@ -27,8 +28,12 @@ TWINNED = sorted(t for t, c in clients._load().items() if c.light is not None)
 
 
 def _facts(req: wire.Request, session: Session) -> dict:
+    shape = wire.wire_for(session.target)
+    split = shape.split is not wire.WIRES["anthropic"].split
     return {
-        "numbering": req.numbering(len(session.messages), wire.wire_for(session.target)),
+        "numbering": req.numbering(len(session.messages), shape),
+        # where the wire splits a message into entries: the entry of each block
+        "block_numbers": req.block_numbers(shape) if split else None,
         "left_out": [(pos, id(b), why) for pos, b, why in req.left_out],
         "changed": [(pos, id(b), how) for pos, b, how in req.changed],
         "dropped": req.dropped,
@@ -63,7 +68,7 @@ def _findings(session: Session, light: bool, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_the_clients_with_a_twin():
-    assert TWINNED == ["gemini-cli", "opencode"]
+    assert TWINNED == ["codex", "gemini-cli", "opencode"]
 
 
 # ---------------------------------------------------------------- random messages (Gemini CLI)
@@ -158,3 +163,48 @@ def test_a_fuzzed_file_after_random_steps_is_counted_as_sent(which, rng_seed, mu
     wb = Workbench(session)
     note(f"steps: {_steps(wb, rng, steps)}")
     _same(wb.session)
+
+
+def _codex_line(payload: dict) -> str:
+    return json.dumps(
+        {"timestamp": "2025-11-20T09:14:02.120Z", "type": "response_item", "payload": payload}
+    )
+
+
+def _codex_message(role: str, *texts: str) -> str:
+    kind = "output_text" if role == "assistant" else "input_text"
+    parts = [{"type": kind, "text": t} for t in texts]
+    return _codex_line({"type": "message", "role": role, "content": parts})
+
+
+def test_codex_items_of_several_parts_are_counted_as_sent(monkeypatch):
+    """Message items of several content parts (one Responses entry each), two items of one
+    role in a row (two entries), a call without output (answered "aborted") between parts
+    of a turn, an output without call (left out), and the same after every fix."""
+    call = {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"}
+    orphan = {"type": "function_call_output", "call_id": "c9", "output": "x"}
+    rollout = "\n".join(
+        [
+            _codex_message("user", "look at", "these two"),
+            _codex_message("user", "and this"),
+            _codex_message("assistant", "one", "two", "three"),
+            _codex_line(call),
+            _codex_message("assistant", "after the call", "and more"),
+            _codex_line(orphan),
+            _codex_message("user", "next", "turn"),
+        ]
+    )
+    session = load_bytes((rollout + "\n").encode(), "/tmp/rollout.jsonl")
+    assert session.target == "codex"
+    _same(session)
+    client = clients.get("codex")
+    assert client is not None and client.light is not None
+    counted = client.light(session).counted
+    assert counted is not None
+    # one entry per item (its parts together), per call and per output Codex adds
+    assert counted.total == len(wire.WIRES["openai-responses"].render(client.send(session))) == 7
+    assert _findings(session, True, monkeypatch) == _findings(session, False, monkeypatch)
+    wb = Workbench(session)
+    wb.apply_all()
+    _same(wb.session)
+    assert _findings(wb.session, True, monkeypatch) == _findings(wb.session, False, monkeypatch)
