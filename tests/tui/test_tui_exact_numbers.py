@@ -149,6 +149,40 @@ async def test_the_preview_of_a_file_with_odd_literals_reads_it_exactly(odd_clau
             assert f'"{key}": {literal}' in diff, (key, literal)
 
 
+async def test_a_roo_document_with_odd_literals_is_exported_with_each_as_read(demo_copy):
+    """A JSON document (the demo, Roo): a literal on every entry and in every call's input;
+    every fix applied and exported: each literal is in the output or the report as read.
+    (No 1e400: orjson refuses it, and a document it refuses is read exactly at once.)"""
+    import json
+
+    odd = tuple(lit for lit in ODD if lit != "1e400")
+
+    entries = json.loads(demo_copy.read_text())
+    parts, literals = [], {}
+    for i, entry in enumerate(entries):
+        text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+        lit = odd[i % len(odd)]
+        literals[f"e{i}"] = lit
+        text = f'{{"e{i}":{lit},' + text[1:]
+        if '"input":{' in text:
+            lit = odd[(i + 1) % len(odd)]
+            literals[f"i{i}"] = lit
+            text = text.replace('"input":{', f'"input":{{"i{i}":{lit},', 1)
+        parts.append(text)
+    demo_copy.write_text("[" + ",".join(parts) + "]")
+    app = HistviewApp(str(demo_copy))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        assert not app.main.wb.original.numbers_exact
+        await pilot.press("A")
+        await settle(pilot)
+        await _export(pilot)
+        assert app.main.wb.original.numbers_exact and app.main.wb.done
+        assert "read again keeping each as written" in _notes(app)
+    out = demo_copy.with_name("demo_session.fixed.json").read_bytes()
+    _assert_kept(literals, out, demo_copy.with_name("demo_session.report.json").read_bytes())
+
+
 async def test_the_file_changed_since_it_was_read_refuses_the_export(odd_claude):
     """The literals can only be read again from the file as it was: changed on disk, the
     export writes nothing and says why."""
