@@ -37,6 +37,7 @@ from repair.files import (
     same_file,
 )
 from repair.formats import load_session
+from repair.formats.base import check_numbers
 from repair.formats.head import load_head
 from repair.gcpause import gc_paused
 from repair.jsonio import InexactNumbers
@@ -293,6 +294,8 @@ class MainScreen(Screen[None]):
         # after a step, until its state is drawn: the preview and promise workers wait (they
         # would take the interpreter from the redraw)
         self._hold_workers = False
+        # workbenches whose file was scanned for odd number literals and holds none
+        self._numbers_seen: set[Workbench] = set()
 
     @property
     def bench(self) -> Workbench:
@@ -333,7 +336,16 @@ class MainScreen(Screen[None]):
     # loading
     def _reset(self) -> None:
         """Forget the session on screen (before a reload, or back to the picker)."""
-        for group in ("load", "search", "step", "preview", "describe", "promise", "export-check"):
+        for group in (
+            "load",
+            "search",
+            "step",
+            "preview",
+            "describe",
+            "promise",
+            "export-check",
+            "raw-numbers",
+        ):
             self.workers.cancel_group(self, group)
         self.session = self.wb = self.derived = self.exported = None
         self.head_only = False
@@ -852,6 +864,25 @@ class MainScreen(Screen[None]):
 
     def action_toggle_raw(self) -> None:
         self.raw = not self.raw
+        wb = self.wb
+        if self.raw and wb is not None and not wb.original.numbers_exact:
+            # the records shown were parsed by orjson: the file is scanned once for the
+            # literals it changes, and read again exactly if it holds one
+            self._raw_numbers_worker(wb)
+
+    @work(thread=True, exclusive=True, group="raw-numbers", exit_on_error=False)
+    def _raw_numbers_worker(self, wb: Workbench) -> None:
+        if wb in self._numbers_seen:
+            return
+        try:
+            with gc_paused():
+                check_numbers(wb.original)
+        except InexactNumbers:
+            self.app.call_from_thread(self._read_exactly)
+            return
+        except Exception:  # (the file gone: the raw view shows what was read)
+            return
+        self._numbers_seen.add(wb)
 
     def watch_raw(self) -> None:
         self._show_detail()
@@ -1447,6 +1478,7 @@ class MainScreen(Screen[None]):
         self._preview_key = self._preview_next = None
         self.promise = None
         self._show_state(derived)
+        self._show_detail()
         if self.repair_open:
             self._refresh_fixes()
             self._ask_promise()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import SAMPLES
-from tests.tui.tui_helpers import settle, wait_ready
+from tests.tui.tui_helpers import settle, timeline, wait_ready
 from tui.app import HistviewApp
 
 # literals orjson reads otherwise (1e400 it refuses; the others it changes)
@@ -181,6 +181,38 @@ async def test_a_roo_document_with_odd_literals_is_exported_with_each_as_read(de
         assert "read again keeping each as written" in _notes(app)
     out = demo_copy.with_name("demo_session.fixed.json").read_bytes()
     _assert_kept(literals, out, demo_copy.with_name("demo_session.report.json").read_bytes())
+
+
+async def test_the_raw_view_of_a_file_with_odd_literals_shows_each_as_read(odd_claude):
+    """The raw view shows the records as parsed: opened on a session read without the
+    number scan, the file is scanned, and holding an odd literal, read again exactly."""
+    path, literals = odd_claude
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        main = app.main
+        first = main.wb
+        timeline(app).go_to_row(timeline(app).state.table.message_row[2])
+        await pilot.press("J")
+        await settle(pilot)
+        assert main.raw and main.wb is not first and main.wb.original.numbers_exact
+        detail = str(main.query_one("#detail").render())
+        shown = {k: v for k, v in literals.items() if f'"{k}"' in detail}
+        assert shown, detail
+        for key, literal in shown.items():
+            assert f'"{key}": {literal}' in detail, (key, literal, detail)
+
+
+async def test_the_raw_view_of_a_file_without_odd_literals_keeps_the_first_read(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes((SAMPLES / "claude_code_parallel_interrupted.jsonl").read_bytes())
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        wb = app.main.wb
+        await pilot.press("J")
+        await settle(pilot)
+        assert app.main.raw and app.main.wb is wb and wb in app.main._numbers_seen
 
 
 async def test_the_file_changed_since_it_was_read_refuses_the_export(odd_claude):
