@@ -50,12 +50,13 @@ included), Claude Code sessions included, and after any stretch replaced by anot
 
 from __future__ import annotations
 
+import sys
 import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import groupby
-from operator import attrgetter, is_
+from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
@@ -533,20 +534,22 @@ def _entries(m: Message, w: wire.Wire) -> int:
 
 class _IdIndex:
     """Tool id -> the positions of the calls and results that carry it (kept with the
-    pairing: each step's pairing gets its own). After a step whose messages came or went,
-    the positions are moved when read (`shifts`, oldest first) rather than all at once;
-    `own` holds the ids paired again since, at their positions now."""
+    pairing: each step's pairing gets its own). After steps whose messages came or went,
+    the positions read from `base` are moved when read, through `moves` (the shifts so far
+    composed: the runs of positions of `base` that are still there, each with what it
+    moved by) rather than all at once; `own` holds the ids paired again since, at their
+    positions now."""
 
-    __slots__ = ("base", "shifts", "own")
+    __slots__ = ("base", "moves", "own")
 
     def __init__(
         self,
         base: dict[str, list[int]],
-        shifts: tuple[Shift, ...] = (),
+        moves: tuple[tuple[int, int, int], ...] | None = None,
         own: dict[str, list[int]] | None = None,
     ) -> None:
         self.base = base
-        self.shifts = shifts
+        self.moves = moves  # (first, end, by) runs of base positions, sorted; None: none moved
         self.own = own if own is not None else {}
 
     def get(self, tid: str) -> list[int]:
@@ -554,37 +557,52 @@ class _IdIndex:
         if got is not None:
             return got
         at = self.base.get(tid, [])
-        for s in self.shifts:
-            at = [k for k in map(s.moved, at) if k is not None]
-        return at
+        moves = self.moves
+        if moves is None:
+            return at
+        out = []
+        for k in at:
+            i = bisect_right(moves, k, key=_first) - 1
+            if i >= 0 and k < moves[i][1]:
+                out.append(k + moves[i][2])
+        return out
 
     def moved(self, shift: Shift) -> _IdIndex:
         """The index after `shift`."""
         own = {
             tid: [k for k in map(shift.moved, at) if k is not None] for tid, at in self.own.items()
         }
-        if len(self.shifts) >= 8:  # reading through many shifts costs more than one pass
-            base = {tid: self.get(tid) for tid in self.base}
-            return _IdIndex({tid: at for tid, at in base.items() if tid not in own}, (shift,), own)
-        return _IdIndex(self.base, (*self.shifts, shift), own)
+        runs: list[tuple[int, int, int]] = []
+        for first, end, by in self.moves if self.moves is not None else ((0, sys.maxsize, 0),):
+            # the run's positions now are [first + by, end + by): cut at the stretch
+            cut1 = min(max(shift.start - by, first), end)
+            cut2 = min(max(shift.old_stop - by, first), end)
+            if first < cut1:
+                runs.append((first, cut1, by))
+            if cut2 < end:
+                runs.append((cut2, end, by + shift.delta))
+        return _IdIndex(self.base, tuple(runs), own)
 
     def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _IdIndex:
         """The index after the calls and results carrying `ids` were paired again."""
         own = {tid: at for tid, at in self.own.items() if tid not in ids}
-        if not self.shifts:
+        if self.moves is None:
             base = dict(self.base)
             for tid in ids:
                 base.pop(tid, None)
             for x in fresh:
                 if x.tool_id:
                     base.setdefault(x.tool_id, []).append(x.mi)
-            return _IdIndex(base, (), own)
+            return _IdIndex(base, None, own)
         for tid in ids:
             own[tid] = []
         for x in fresh:
             if x.tool_id:
                 own.setdefault(x.tool_id, []).append(x.mi)
-        return _IdIndex(self.base, self.shifts, own)
+        return _IdIndex(self.base, self.moves, own)
+
+
+_first = itemgetter(0)
 
 
 def _ids_at(p: Pairing) -> _IdIndex:

@@ -400,3 +400,25 @@ def test_apply_all_from_the_plan_at_hand_applies_what_a_fresh_settle_applies(mon
     assert shape(wb.session) == shape(fresh.session)
     assert facts(wb.analysis) == facts(analyze(wb.session))
     assert len(whole) < 2  # the first round read the plan at hand
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    at=st.lists(st.integers(0, 60), min_size=1, max_size=12),
+    shifts=st.lists(
+        st.tuples(st.integers(0, 60), st.integers(0, 4), st.integers(0, 4)), max_size=12
+    ),
+)
+def test_the_id_index_moved_through_many_shifts_reads_as_moved_one_by_one(at, shifts):
+    """The id index after steps whose messages came or went moves its positions when read,
+    through the shifts composed: what it reads is each position moved by every shift in
+    turn (gone when a shift's stretch replaced it)."""
+    index = incremental._IdIndex({"t": sorted(at)})
+    expected = sorted(at)
+    for start, dropped, added in shifts:
+        shift = incremental.Shift(start, start + dropped, start + added)
+        if shift.delta == 0:
+            continue
+        index = index.moved(shift)
+        expected = [k for k in map(shift.moved, expected) if k is not None]
+        assert index.get("t") == expected
