@@ -20,7 +20,9 @@ result.
 
 `--fix` applies the first fix of that finding code (and action) instead of the first fix of
 the plan; with a `+` after it, the first that inserts or drops a message (e.g.
-`--fix misplaced-tool-result:move-home+`).
+`--fix misplaced-tool-result:move-home+`); with `@F` after it, the first at or after that
+fraction of the messages (`--fix misplaced-tool-result:move-home+@0.5`: halfway down, where
+a step that inserts or drops a message moves half the session).
 
 First rows of a file: the time from the app's start to its first rows painted and to the
 analysis shown, each beside a GC-off parse of the same file (orjson per line for JSONL,
@@ -163,14 +165,18 @@ ALL_STEPS = (("A", "apply-all"), ("u", "undo all"))
 
 def pick(session, fixes, want: str | None) -> int | None:
     """The index of the first fix matching `want` (CODE or CODE:ACTION, `+` at the end:
-    only a fix that inserts or drops a message) that changes something; None when `want`
-    is None."""
+    only a fix that inserts or drops a message; `@F` after that: only a fix at or after
+    that fraction of the messages) that changes something; None when `want` is None."""
     if want is None:
         return None
+    want, _, fraction = want.partition("@")
+    since = float(fraction or 0) * len(session.messages)
     shifts = want.endswith("+")
     code, _, action = want.rstrip("+").partition(":")
     for i, f in enumerate(fixes):
         if f.code != code or (action and f.action != action) or not f.actionable:
+            continue
+        if (f.position or 0) < since:
             continue
         if shifts:
             after, _ = apply_fixes(session, [f])
