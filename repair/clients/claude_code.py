@@ -81,6 +81,8 @@ def _user_joined(m: Message) -> list[SentBlock]:
     """A user message merged from several records: where one record ends with text and the
     next starts with text, Claude Code ends the first text with a newline."""
     out = _sent(m)
+    if not any(b.type == "text" or isinstance(b.data, str) for b in m.blocks):
+        return out  # (the usual merge, of parallel results: no text to join, none to convert)
     recs: list[object] = []
     for b in m.blocks:
         if b.origin not in recs:
@@ -187,10 +189,12 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         # an assistant message
         calls: list[str | None] = []
         blocks: list[SentBlock] = []
+        same = True  # every block kept as it is (the message is sent as it came)
         for k, b in enumerate(m.blocks):
             if b.type == TOOL_USE:
                 tid = b.tool_id
                 if tid in seen_uses:
+                    same = False
                     if b.block is not None:
                         req.left_out.append(
                             (m.positions[0], b.block, "a tool_use id already used earlier")
@@ -203,7 +207,8 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
             blocks.append(b)
         if not blocks:
             blocks = [_added(USE_INTERRUPTED)]
-        out.append(SentMessage("assistant", blocks, m.positions))
+            same = False
+        out.append(m if same else SentMessage("assistant", blocks, m.positions))
         nxt = msgs[i + 1] if i + 1 < len(msgs) else None
         found: list[str | None] = []
         dup = False
