@@ -81,8 +81,8 @@ def _user_joined(m: Message) -> list[SentBlock]:
     """A user message merged from several records: where one record ends with text and the
     next starts with text, Claude Code ends the first text with a newline."""
     out = _sent(m)
-    if not any(b.type == "text" or isinstance(b.data, str) for b in m.blocks):
-        return out  # (the usual merge, of parallel results: no text to join, none to convert)
+    if _nothing_to_join(m):
+        return out
     recs: list[object] = []
     for b in m.blocks:
         if b.origin not in recs:
@@ -97,6 +97,12 @@ def _user_joined(m: Message) -> list[SentBlock]:
     for r in sorted(by_rec, key=order.__getitem__):
         acc = _merged_users(acc, by_rec[r])
     return out
+
+
+def _nothing_to_join(m: Message) -> bool:
+    """No text to join and no string content to make a block of: merging its records one by
+    one changes nothing (the usual merge, of parallel results)."""
+    return not any(b.type == "text" or isinstance(b.data, str) for b in m.blocks)
 
 
 def _merged_users(first: list[SentBlock], then: list[SentBlock]) -> list[SentBlock]:
@@ -118,10 +124,7 @@ def _drop_unresolved_calls(msgs: list[SentMessage], req: Request) -> list[SentMe
     resolved = {b.tool_id for m in msgs for b in m.blocks if b.type == TOOL_RESULT}
     out: list[SentMessage] = []
     for m in msgs:
-        # (a message whose calls all have a result somewhere loses none)
-        if m.role == "assistant" and not all(
-            b.tool_id in resolved for b in m.blocks if b.type == TOOL_USE
-        ):
+        if m.role == "assistant" and not _all_resolved(m, resolved):
             by_record: dict[object, list[SentBlock]] = {}
             for b in m.blocks:
                 by_record.setdefault(b.block.origin if b.block else None, []).append(b)
@@ -150,6 +153,16 @@ def _drop_unresolved_calls(msgs: list[SentMessage], req: Request) -> list[SentMe
             continue
         out.append(m)
     return out
+
+
+def _all_resolved(m: SentMessage, resolved: set[str | None]) -> bool:
+    """Every call of the message has a result somewhere: it loses none on resume."""
+    return all(b.tool_id in resolved for b in m.blocks if b.type == TOOL_USE)
+
+
+# An assistant message that keeps every block is sent as the same SentMessage (False: a new
+# one, as the long way made it; tests/engine/test_claude_code_sending_fast.py)
+_KEEP_WHOLE = True
 
 
 def _between_thinking(blocks: list[SentBlock], k: int) -> bool:
@@ -208,7 +221,7 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         if not blocks:
             blocks = [_added(USE_INTERRUPTED)]
             same = False
-        out.append(m if same else SentMessage("assistant", blocks, m.positions))
+        out.append(m if same and _KEEP_WHOLE else SentMessage("assistant", blocks, m.positions))
         nxt = msgs[i + 1] if i + 1 < len(msgs) else None
         found: list[str | None] = []
         dup = False
