@@ -296,6 +296,8 @@ class MainScreen(Screen[None]):
         self._hold_workers = False
         # workbenches whose file was scanned for odd number literals and holds none
         self._numbers_seen: set[Workbench] = set()
+        # the workbench whose file could not be read again exactly, and why
+        self._exact_error: tuple[Workbench, str] | None = None
 
     @property
     def bench(self) -> Workbench:
@@ -1439,8 +1441,12 @@ class MainScreen(Screen[None]):
     def _read_exactly(self) -> None:
         """A preview or the promise would write a number literal other than as read: the
         file is read again keeping every literal (in the step worker's group: no step runs
-        meanwhile); when a step runs, the next preview asks again."""
+        meanwhile); when a step runs, the next preview asks again. Once it failed for this
+        workbench (the file changed on disk), the promise says why instead."""
         if self._gone() or self.busy or self.wb is None:
+            return
+        if self._exact_error is not None and self._exact_error[0] is self.wb:
+            self._show_exact_error(self._exact_error[1])
             return
         self.busy = "reading the file again, numbers exactly…"
         self._exact_worker(self.wb, self.view)
@@ -1451,7 +1457,10 @@ class MainScreen(Screen[None]):
             with gc_paused(freeze=True):
                 again = read_exactly(wb)
                 derived = snapshot(again, view)
-        except Exception as exc:  # (ExportRefused: it changed on disk, or a step differs)
+        except (ExportRefused, InputError) as exc:  # it changed on disk, or a step differs
+            self.post_message(ExactRead(None, None, str(exc)))
+            return
+        except Exception as exc:
             self.post_message(ExactRead(None, None, f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(ExactRead(again, derived, None))
@@ -1461,14 +1470,30 @@ class MainScreen(Screen[None]):
             return
         self.busy = None
         if msg.workbench is None or msg.derived is None:
+            error = msg.error or ""
+            if self.wb is not None:
+                self._exact_error = (self.wb, error)
             self.notify(
-                clean_line(f"Could not read the file again exactly: {msg.error}", 400),
+                clean_line(f"Could not read the file again exactly: {error}", 400),
                 markup=False,
                 severity="error",
                 timeout=10,
             )
+            self._show_exact_error(error)
             return
         self._use_exact(msg.workbench, msg.derived)
+
+    def _show_exact_error(self, error: str) -> None:
+        """The promise of the state on screen: an export would be refused, and why."""
+        state = self.derived.state if self.derived is not None else None
+        if state is None:
+            return
+        text = Content.assemble(
+            ("Exported now: refused: ", "bold $text-error"), clean_line(error, 300)
+        )
+        self.promise = (state, text)
+        if self.repair_open:
+            self.query_one(RepairPane).show_promise(text)
 
     def _use_exact(self, wb: Workbench, derived: Derived) -> None:
         """From now on the workbench over the file read exactly (repair.reread): the same

@@ -241,6 +241,30 @@ async def test_the_file_changed_since_it_was_read_refuses_the_export(odd_claude)
     assert not path.with_name("s.report.json").exists()
 
 
+async def test_the_promise_says_why_when_the_file_cannot_be_read_again(odd_claude):
+    """Changed on disk, the file cannot be read again exactly: the preview's attempt says
+    so once, and the promise of every state after says an export would be refused."""
+    path, _ = odd_claude
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        main = app.main
+        first = main.wb
+        with open(path, "a") as fh:
+            fh.write("\n")
+        await pilot.press("r")
+        await settle(pilot)
+        assert "Could not read the file again exactly" in _notes(app)
+        promise = str(main.query_one("#promise").render())
+        assert "refused" in promise and "changed on disk" in promise
+        await pilot.press("a")
+        await settle(pilot)
+        assert main.wb is first and len(first.done) == 1
+        promise = str(main.query_one("#promise").render())
+        assert "refused" in promise and "changed on disk" in promise
+        assert _notes(app).count("Could not read the file again exactly") == 1
+
+
 async def test_a_file_without_odd_literals_is_read_once(tmp_path):
     """The usual file: the export finds every literal exact and writes from the first read."""
     path = tmp_path / "s.jsonl"
