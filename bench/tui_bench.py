@@ -379,7 +379,9 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--steps"]:
+    if sys.argv[1:2] in (["--help"], ["-h"]):
+        print(__doc__)
+    elif sys.argv[1:2] == ["--steps"]:
         args = sys.argv[2:]
         want = args[args.index("--fix") + 1] if "--fix" in args else None
         paths = [a for a in args if a.endswith((".json", ".jsonl"))]
