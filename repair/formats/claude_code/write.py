@@ -331,6 +331,7 @@ class _Writer:
         """Each live message's blocks grouped by the record that will hold them."""
         plans: list[tuple[Message, bool, list[Any]]] = []  # (message, unchanged, runs|items)
         used: set[int] = set()
+        rec_blocks = view.rec_blocks  # (a run of an unchanged message is only read)
         for m in messages:
             if m.hidden:
                 continue
@@ -339,15 +340,12 @@ class _Writer:
                 recs = view.msg_records(m)
                 used.update(recs)
                 role = m.role or "user"
-                rec_blocks = view.rec_blocks  # (a run of an unchanged message is only read)
                 plans.append((m, True, [_Run(r, rec_blocks.get(r, ()), role) for r in recs]))
                 continue
             items: list[list[Any]] = []
             role = m.role or "user"
             for b in m.blocks:
-                rec = (
-                    b.origin if isinstance(b.origin, int) and b.origin in view.rec_blocks else None
-                )
+                rec = b.origin if isinstance(b.origin, int) and b.origin in rec_blocks else None
                 if rec is not None and self._type(rec) != role:
                     rec = None  # moved across roles (wrong-role-block): a record of its new role
                 if rec is not None:
