@@ -14,7 +14,17 @@ from typing import Any
 from . import clients, codes, targets, wire
 from .codes import Severity
 from .gcpause import gc_paused
-from .model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text, source_of
+from .model import (
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    Finding,
+    Message,
+    Session,
+    block_text,
+    source_of,
+    text_is_blank,
+)
 from .pairing import Pairing, Result, Use, pair
 
 
@@ -666,14 +676,7 @@ def _whitespace_only(blocks: Sequence[Block]) -> bool:
     return any(block_text(b) for b in blocks)
 
 
-def _blank_text(data: Any) -> bool:
-    # `not text or text.isspace()` is `not text.strip()` without copying the text
-    if isinstance(data, str):
-        return not data or data.isspace()
-    if isinstance(data, dict):
-        text = data.get("text")
-        return not isinstance(text, str) or not text or text.isspace()
-    return False
+_blank_text = text_is_blank  # (`not text or text.isspace()`: `not text.strip()`, no copy)
 
 
 def _time_findings(

@@ -108,8 +108,8 @@ class Message:
     origin: Any = None
     uid: int = field(default_factory=new_uid)
     _tool_ids: ToolIds | None = field(default=None, init=False, repr=False)
-    # True where a loader read from the parsed content that the shape rules find nothing in
-    # its blocks (`plain_shape`); an edit makes a new message, which is looked at
+    # True where its tool ids were read (or a loader read the parsed content) and the shape
+    # rules find nothing in its blocks (`plain_shape`); an edit makes a new message
     _plain_shape: bool = field(default=False, init=False, repr=False)
 
     @property
@@ -131,22 +131,41 @@ class Message:
         changed once loaded, and an edit makes a new message."""
         got = self._tool_ids
         if got is None:
-            # (a loop, not two comprehensions: most messages hold a block or two)
+            # (a loop, not two comprehensions: most messages hold a block or two); the same
+            # loop finds whether the shape rules need to look at the blocks (`plain_shape`)
             calls: tuple[str | None, ...] = ()
             answers: tuple[str | None, ...] = ()
-            for b in self.blocks:
+            blocks = self.blocks
+            plain = bool(blocks)
+            other = False  # a block before, neither a tool_result nor a text answer
+            for b in blocks:
                 btype = b.type
+                if btype == TOOL_RESULT:
+                    answers += (b.tool_id,)
+                    if other:
+                        plain = False
+                    continue
                 if btype == TOOL_USE:
                     calls += (b.tool_id,)
-                elif btype == TOOL_RESULT or b.tool_id:
+                    other = True
+                    continue
+                if b.tool_id:
                     answers += (b.tool_id,)
+                    if btype != TEXT:
+                        other = True
+                else:
+                    other = True
+                if btype == TEXT and plain and text_is_blank(b.data):
+                    plain = False
             got = self._tool_ids = (calls, answers)
+            self._plain_shape = plain
         return got
 
     def plain_shape(self) -> bool:
         """Known to hold blocks, none of them a blank text block, and no tool_result after
-        a block of another type: the shape rules need not look at its blocks (False: not
-        known, they look)."""
+        a block of another type (a text answer aside): the shape rules need not look at its
+        blocks (False: not known, they look). Read with its tool ids (`tool_ids`), or by a
+        loader from the parsed content (tests/engine/test_plain_shape.py)."""
         return self._plain_shape
 
     def forget_tool_ids(self) -> None:
@@ -241,6 +260,18 @@ def source_of(block: Block | None, message: Message) -> Place:
     if block is not None and (block.src or block.at is not None):
         return block.place()
     return Place.of(message.src)
+
+
+def text_is_blank(data: Any) -> bool:
+    """A text block's data as the shape rules see it: no text, an empty one or whitespace
+    only (a text that is not a string is blank; data neither a dict nor a string is not)."""
+    if isinstance(data, dict):
+        text = data.get("text")
+    elif isinstance(data, str):
+        text = data
+    else:
+        return False
+    return not isinstance(text, str) or not text or text.isspace()
 
 
 def block_from_anthropic(data: Any, src: dict[str, Any] | None = None, origin: Any = None) -> Block:
