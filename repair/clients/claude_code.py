@@ -280,9 +280,12 @@ def _user_wire(m: SentMessage, req: Request) -> SentMessage:
         return m
     kept = []
     for b in m.blocks:
+        if b.type != "text":
+            kept.append(b)
+            continue
         d = b.data
         text = d if isinstance(d, str) else d.get("text") if isinstance(d, dict) else None
-        if b.type == "text" and not (isinstance(text, str) and text.strip()):
+        if not (isinstance(text, str) and text.strip()):
             if b.block is not None:
                 req.left_out.append((m.positions[0], b.block, "an empty text block"))
             continue
