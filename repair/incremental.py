@@ -442,9 +442,14 @@ def _resend(
         i = first.get(k)
         return i is not None and req.messages[i].role == "assistant"
 
-    lo, hi = redo[0], redo[-1] + 1
     if shift is not None:
-        lo, hi = min(lo, shift.start), max(hi, shift.stop)
+        # a shift may pair nothing again (it drops messages that hold no tool id)
+        lo = min(redo[0], shift.start) if redo else shift.start
+        hi = max(redo[-1] + 1, shift.stop) if redo else shift.stop
+    elif redo:
+        lo, hi = redo[0], redo[-1] + 1
+    else:
+        return None
     start = lo
     while start > 0 and not keeps(start):
         start -= 1

@@ -17,12 +17,13 @@ from repair import incremental
 from repair import plan as plan_module
 from repair.analysis import Analysis, analyze
 from repair.errors import InputError
-from repair.formats import load_bytes
-from repair.plan import apply_fixes, make_plan, settle
+from repair.formats import load_bytes, load_session
+from repair.plan import Choices, apply_fixes, make_plan, settle
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
 from tests.engine.engine_factory import pairing_facts, shape
 from tests.fuzz_support import mutated_session, seeds
+from tests.paths import FIXTURES
 
 SEEDS = seeds()
 
@@ -422,3 +423,18 @@ def test_the_id_index_moved_through_many_shifts_reads_as_moved_one_by_one(at, sh
         index = index.moved(shift)
         expected = [k for k in map(shift.moved, expected) if k is not None]
         assert index.get("t") == expected
+
+
+def test_a_claude_code_step_that_pairs_nothing_again_is_followed():
+    """A fuzzed Claude Code file (a client fixture cut short) where apply-all drops a
+    message holding no tool id: the increment pairs nothing again and sends again only the
+    stretch around the drop (it raised IndexError, so `fix` failed with an internal error);
+    after it the analysis equals the whole one. (A subagent file's sidechain with the same
+    step, through `fix --strategy malformed=drop`, is replayed by tests/formats/test_fuzz.py.)"""
+    path = FIXTURES / "fuzz" / "claude_code_truncated_drop_pairs_nothing_again.jsonl"
+    # as `fix --strategy malformed=drop`: the malformed record's message dropped too
+    wb = Workbench(load_session(str(path)), Choices(by_code={"malformed": "drop"}))
+    assert wb.session.target == "claude-code" and wb.plan.actionable
+    wb.apply_all()
+    assert wb.done
+    assert facts(wb.analysis) == facts(analyze(wb.session))

@@ -58,7 +58,11 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     (Gemini CLI sends both under one id): the rename of the later one was written to both,
     so each further fix renamed again.
     claude_code_subagent_relink_after_a_drop: a gap whose record an orphan drop empties;
-    the gap moved to the record after it only as written, so a second fix re-linked it."""
+    the gap moved to the record after it only as written, so a second fix re-linked it.
+    claude_code_truncated_drop_pairs_nothing_again, claude_code_subagent_drop_pairs_nothing_again:
+    apply-all drops a message holding no tool id (a record cut short; a sidechain's malformed
+    record): the increment under the claude-code target read the first of no positions
+    paired again (IndexError, `fix` failed)."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()
