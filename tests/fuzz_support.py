@@ -28,6 +28,7 @@ import io
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -300,6 +301,30 @@ def mutate(seed: Seed, rng: random.Random, count: int = 1) -> tuple[bytes, list[
             data, what = _mutate_bytes(data, rng)
         done.append(what)
     return data, done
+
+
+def over_mutated_seeds(
+    seeds: list[Seed], examples: int, **ranges: tuple[int, int]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The settings and draws of a property over mutated seed files: `which` seed, an
+    `rng_seed`, and each of `ranges` (a name and its inclusive bounds: how many mutations,
+    how many steps), deterministic, as many `examples`. (Hypothesis is imported here:
+    bench/fuzz.py uses this module without it.)"""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    draws = {
+        "which": st.integers(0, max(len(seeds) - 1, 0)),
+        "rng_seed": st.integers(0, 2**32 - 1),
+        **{name: st.integers(lo, hi) for name, (lo, hi) in ranges.items()},
+    }
+    return lambda test: settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )(given(**draws)(test))
 
 
 def mutated_session(seed: Seed, rng: random.Random, count: int, path: str | None = None) -> Any:

@@ -9,7 +9,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
@@ -22,7 +22,7 @@ from repair.plan import Choices, apply_fixes, make_plan, settle
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
 from tests.engine.engine_factory import pairing_facts, shape
-from tests.fuzz_support import mutated_session, seeds
+from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds
 from tests.paths import FIXTURES
 
 SEEDS = seeds()
@@ -108,19 +108,7 @@ def _same_as_whole(wb: Workbench, done: list[str]) -> None:
     assert facts(wb.analysis) == facts(analyze(wb.session)), done
 
 
-@settings(
-    max_examples=120,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    which=st.integers(0, len(SEEDS) - 1),
-    rng_seed=st.integers(0, 2**32 - 1),
-    mutations=st.integers(0, 2),
-    steps=st.integers(1, 8),
-)
+@over_mutated_seeds(SEEDS, 120, mutations=(0, 2), steps=(1, 8))
 def test_the_analysis_after_random_steps_is_the_whole_analysis(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)

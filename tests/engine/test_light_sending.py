@@ -12,7 +12,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from repair import analysis, clients, wire
@@ -22,7 +22,7 @@ from repair.model import Message, Session, block_from_anthropic
 from repair.workbench import Workbench
 from tests.engine.engine_factory import R, S, T, U
 from tests.formats.test_readback_narrow import _steps
-from tests.fuzz_support import mutated_session, seeds
+from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds
 
 TWINNED = sorted(t for t, c in clients._load().items() if c.light is not None)
 
@@ -140,19 +140,7 @@ def test_every_file_is_counted_as_sent_and_analysed_alike(seed, monkeypatch):
 
 
 @pytest.mark.skipif(not SEEDS, reason="no files of a client with a twin")
-@settings(
-    max_examples=120,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    which=st.integers(0, max(len(SEEDS) - 1, 0)),
-    rng_seed=st.integers(0, 2**32 - 1),
-    mutations=st.integers(0, 3),
-    steps=st.integers(0, 5),
-)
+@over_mutated_seeds(SEEDS, 120, mutations=(0, 3), steps=(0, 5))
 def test_a_fuzzed_file_after_random_steps_is_counted_as_sent(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)

@@ -9,27 +9,15 @@ import random
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, note, settings
-from hypothesis import strategies as st
+from hypothesis import note
 
-from tests.fuzz_support import check_case, mutate, seeds
+from tests.fuzz_support import check_case, mutate, over_mutated_seeds, seeds
 from tests.paths import FIXTURES, SAMPLES
 
 SEEDS = seeds()
 
 
-@settings(
-    max_examples=120,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    which=st.integers(0, len(SEEDS) - 1),
-    rng_seed=st.integers(0, 2**32 - 1),
-    count=st.integers(1, 3),
-)
+@over_mutated_seeds(SEEDS, 120, count=(1, 3))
 def test_a_mutated_session_is_read_checked_and_fixed_without_losing_anything(
     which, rng_seed, count
 ):

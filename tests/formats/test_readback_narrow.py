@@ -20,7 +20,7 @@ from repair.formats import anthropic_list, load_bytes
 from repair.formats.roo import adapter as roo
 from repair.readback import read_back
 from repair.workbench import Workbench
-from tests.fuzz_support import mutated_session, seeds
+from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds
 
 NARROWED = ("roo", "anthropic")
 
@@ -90,19 +90,7 @@ def _steps(wb: Workbench, rng: random.Random, n: int) -> list[str]:
 
 
 @pytest.mark.skipif(not SEEDS, reason="no Roo or Anthropic samples")
-@settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    which=st.integers(0, max(len(SEEDS) - 1, 0)),
-    rng_seed=st.integers(0, 2**32 - 1),
-    mutations=st.integers(0, 3),
-    steps=st.integers(1, 6),
-)
+@over_mutated_seeds(SEEDS, 150, mutations=(0, 3), steps=(1, 6))
 def test_the_narrowed_read_back_finds_what_the_whole_one_finds(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)

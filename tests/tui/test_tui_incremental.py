@@ -9,7 +9,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
@@ -19,7 +19,7 @@ from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.workbench import Workbench
 from tests.engine.test_incremental import SEEDS, _entry, _long, _shifting_steps, _steps
-from tests.fuzz_support import mutated_session
+from tests.fuzz_support import mutated_session, over_mutated_seeds
 from tui import lanes
 from tui.lanes import LaneLayout
 from tui.rows import RowTable
@@ -91,19 +91,7 @@ class Follow:
         self.shown = got
 
 
-@settings(
-    max_examples=100,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(
-    which=st.integers(0, len(SEEDS) - 1),
-    rng_seed=st.integers(0, 2**32 - 1),
-    mutations=st.integers(0, 2),
-    steps=st.integers(1, 8),
-)
+@over_mutated_seeds(SEEDS, 100, mutations=(0, 2), steps=(1, 8))
 def test_rows_and_lanes_after_random_steps_are_built_whole(which, rng_seed, mutations, steps):
     seed = SEEDS[which]
     rng = random.Random(rng_seed)
