@@ -16,6 +16,7 @@ part of this.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ..formats.codex import (
@@ -47,13 +48,7 @@ def send(session: Session) -> Request:
         tuple[type, int, int | None], dict[str, Any]
     ] = {}  # one object per message item: its parts render together
     lines, original = state.lines, state.original
-    for pos, m in enumerate(session.messages):
-        if m.malformed is not None:
-            req.dropped[pos] = "Codex skips a line it cannot read"
-            continue
-        if not is_sent(m, RESPONSES) or m.role == "system":
-            continue  # not in the history Codex holds (a system item: not sent either)
-        role = m.role or "user"
+    for pos, m, role in _history(session, req):
         for b in m.blocks:
             ref = b.origin
             if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
@@ -77,6 +72,16 @@ def send(session: Session) -> Request:
     return req
 
 
+def _history(session: Session, req: Request) -> Iterator[tuple[int, Message, str]]:
+    """The messages in the history Codex holds, each with its position and role; a line
+    Codex cannot read is noted in `req` as dropped (a system item is not sent either)."""
+    for pos, m in enumerate(session.messages):
+        if m.malformed is not None:
+            req.dropped[pos] = "Codex skips a line it cannot read"
+        elif is_sent(m, RESPONSES) and m.role != "system":
+            yield pos, m, m.role or "user"
+
+
 # One block as `light` counts it: its type, what decides whether it shares an entry with
 # the content blocks next to it (the message item it is a part of: `_sent`'s key, a new
 # text's own object, None for a whole item), the item type it is sent as where it is a
@@ -95,13 +100,7 @@ def light(session: Session) -> Request:
     outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     lines, original = state.lines, state.original
-    for pos, m in enumerate(session.messages):
-        if m.malformed is not None:
-            req.dropped[pos] = "Codex skips a line it cannot read"
-            continue
-        if not is_sent(m, RESPONSES) or m.role == "system":
-            continue
-        role = m.role or "user"
+    for pos, m, role in _history(session, req):
         for b in m.blocks:
             ref = b.origin
             ikey: Any = None
