@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import SAMPLES
-from tests.tui.tui_helpers import settle, timeline, wait_ready
-from tui.app import HistviewApp
+from tests.tui.tui_helpers import opened, settle, timeline
 
 # literals orjson reads otherwise (1e400 it refuses; the others it changes)
 ODD = ("1.0", "1e400", "12345678901234567890123", "-0.0")
@@ -71,9 +70,7 @@ async def test_an_export_of_a_file_with_odd_literals_writes_each_as_read(odd_cla
     untouched record is in the output or the report as it was read. An undo and a second
     export go on from the file read exactly."""
     path, literals = odd_claude
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         main = app.main
         wb = main.wb
         assert not wb.original.numbers_exact  # read without the number scan
@@ -107,9 +104,7 @@ async def test_the_promise_after_one_fix_reads_the_file_exactly(odd_claude):
     applied again on it (the fix of the new plan with the same code, action and places);
     the export goes on from there."""
     path, literals = odd_claude
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         main = app.main
         first = main.wb
         await pilot.press("r")
@@ -133,9 +128,7 @@ async def test_the_preview_of_a_file_with_odd_literals_reads_it_exactly(odd_clau
     """The repair pane's preview shows the records a fix writes: meeting an odd literal in
     them, the file is read again exactly first and the records shown hold it as read."""
     path, literals = odd_claude
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         main = app.main
         first = main.wb
         await pilot.press("r")
@@ -170,9 +163,7 @@ async def test_a_roo_document_with_odd_literals_is_exported_with_each_as_read(de
             text = text.replace('"input":{', f'"input":{{"i{i}":{lit},', 1)
         parts.append(text)
     demo_copy.write_text("[" + ",".join(parts) + "]")
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         assert not app.main.wb.original.numbers_exact
         await pilot.press("A")
         await settle(pilot)
@@ -187,9 +178,7 @@ async def test_the_raw_view_of_a_file_with_odd_literals_shows_each_as_read(odd_c
     """The raw view shows the records as parsed: opened on a session read without the
     number scan, the file is scanned, and holding an odd literal, read again exactly."""
     path, literals = odd_claude
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         main = app.main
         first = main.wb
         timeline(app).go_to_row(timeline(app).state.table.message_row[2])
@@ -206,9 +195,7 @@ async def test_the_raw_view_of_a_file_with_odd_literals_shows_each_as_read(odd_c
 async def test_the_raw_view_of_a_file_without_odd_literals_keeps_the_first_read(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes((SAMPLES / "claude_code_parallel_interrupted.jsonl").read_bytes())
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         wb = app.main.wb
         await pilot.press("J")
         await settle(pilot)
@@ -219,9 +206,7 @@ async def test_the_file_changed_since_it_was_read_refuses_the_export(odd_claude)
     """The literals can only be read again from the file as it was: changed on disk, the
     export writes nothing and says why."""
     path, _ = odd_claude
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         await pilot.press("A")
         await settle(pilot)
         with open(path, "a") as fh:
@@ -245,9 +230,7 @@ async def test_the_promise_says_why_when_the_file_cannot_be_read_again(odd_claud
     """Changed on disk, the file cannot be read again exactly: the preview's attempt says
     so once, and the promise of every state after says an export would be refused."""
     path, _ = odd_claude
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         main = app.main
         first = main.wb
         with open(path, "a") as fh:
@@ -269,9 +252,7 @@ async def test_a_file_without_odd_literals_is_read_once(tmp_path):
     """The usual file: the export finds every literal exact and writes from the first read."""
     path = tmp_path / "s.jsonl"
     path.write_bytes((SAMPLES / "claude_code_parallel_interrupted.jsonl").read_bytes())
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (120, 40)) as (app, pilot):
         wb = app.main.wb
         await pilot.press("A")
         await settle(pilot)

@@ -7,7 +7,7 @@ import json
 from repair.analysis import analyze
 from repair.formats import load_session
 from tests.paths import DEMO, README
-from tests.tui.tui_helpers import HOSTILE, settle, timeline, wait_ready
+from tests.tui.tui_helpers import HOSTILE, opened, settle, timeline, wait_ready
 from tui.app import AnalysisReady, HistviewApp, SessionLoaded
 from tui.timeline import Timeline
 
@@ -30,9 +30,7 @@ async def test_load_posts_rows_then_analysis(demo_copy):
 
 
 async def test_full_repair_flow_and_export(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         wb = app.main.wb
         errors0 = wb.analysis.counts()["error"]
         # n walks finding rows in order
@@ -94,9 +92,7 @@ async def test_full_repair_flow_and_export(demo_copy):
 
 
 async def test_cycle_and_skip_change_the_plan(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("r")
         fl = app.main.query_one("#fix-list")
         idx = next(i for i, f in enumerate(app.main.fixes) if f.code == "orphan-tool-use")
@@ -127,9 +123,7 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
 async def test_export_asks_before_overwriting(demo_copy):
     out = demo_copy.with_name("demo_session.fixed.json")
     out.write_text("keep me")
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -151,9 +145,7 @@ async def test_export_asks_before_overwriting(demo_copy):
 
 
 async def test_export_over_input_needs_confirmation_and_backup(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -178,9 +170,7 @@ async def test_export_over_input_needs_confirmation_and_backup(demo_copy):
 
 
 async def test_quit_asks_when_changes_are_not_exported(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.press("A", "q")
         await settle(pilot)
         assert type(app.screen).__name__ == "ConfirmScreen"
@@ -193,18 +183,14 @@ async def test_quit_asks_when_changes_are_not_exported(demo_copy):
 
 
 async def test_quit_without_changes_does_not_ask(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
 
 
 async def test_navigation_keys_filter_and_search(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         tl = timeline(app)
         n_rows = len(tl.state.table.rows)
         await pilot.press("G")
@@ -241,9 +227,7 @@ async def test_navigation_keys_filter_and_search(demo_copy):
 
 
 async def test_click_selects_a_row(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.click(Timeline, offset=(20, 5))
         assert timeline(app).current_row_index == 5  # rows: m0, m1, call, m2, result, m3
         assert "messages.3 · assistant" in str(app.main.query_one("#detail").render())
@@ -254,9 +238,7 @@ async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
     and the footer at 80 columns keeps ? and q."""
     from tui.main_screen import MainScreen, palette_bindings
 
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         footer_keys = [k.key for k in app.main.query("FooterKey")]
         assert footer_keys[:2] == ["question_mark", "q"]
         await pilot.press("question_mark")
@@ -279,9 +261,7 @@ async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
 async def test_load_error_is_a_message_not_a_crash(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text('[{"role": "user", "content": "hi"}')
-    app = HistviewApp(str(bad))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(bad, (80, 24)) as (app, pilot):
         assert app.is_running
         text = str(app.main.query_one("#load-error").render())
         assert "Cannot open this session" in text and "broken.json" in text
@@ -293,9 +273,7 @@ async def test_load_error_is_a_message_not_a_crash(tmp_path):
 
 async def test_hostile_text_is_inert(tmp_path):
     """Markup-looking text in a session is shown literally and clicking it does nothing."""
-    app = HistviewApp(str(HOSTILE))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(HOSTILE, (120, 40)) as (app, pilot):
         tl = timeline(app)
         # the row of message 2 shows "[@click=app.quit]Never mind[/]" literally
         row2 = tl.state.table.message_row[2]
@@ -367,9 +345,7 @@ async def test_filter_on_a_clean_session_says_so(tmp_path):
     path.write_text(
         '[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"hello"}]}]'
     )
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (80, 24)) as (app, pilot):
         await pilot.press("f")
         tl = timeline(app)
         assert not tl.findings_only and len(tl.view) == 2
@@ -377,9 +353,7 @@ async def test_filter_on_a_clean_session_says_so(tmp_path):
 
 
 async def test_palette_runs_an_action(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Apply all")
@@ -408,9 +382,7 @@ async def test_an_export_whose_report_cannot_be_written_leaves_nothing_behind(
 
     monkeypatch.setattr(files, "_create_temp", full_disk_for_the_report)
     folder = demo_copy.parent
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -430,9 +402,7 @@ async def test_an_export_whose_report_cannot_be_written_leaves_nothing_behind(
 
 
 async def test_an_export_with_an_empty_report_field_is_refused(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -446,9 +416,7 @@ async def test_an_export_with_an_empty_report_field_is_refused(demo_copy):
 async def test_a_second_export_proposes_a_numbered_report(demo_copy):
     taken = demo_copy.with_name("demo_session.report.json")
     taken.write_text("an earlier report")
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -463,9 +431,7 @@ async def test_a_second_export_proposes_a_numbered_report(demo_copy):
 
 async def test_export_over_a_read_only_input_says_so_and_keeps_the_mode(demo_copy):
     demo_copy.chmod(0o444)
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()

@@ -13,7 +13,7 @@ import pytest
 
 from repair.formats import load_session
 from tests.paths import SAMPLES
-from tests.tui.tui_helpers import settle, timeline, wait_ready, widget_text
+from tests.tui.tui_helpers import opened, settle, timeline, wait_ready, widget_text
 from tui import main_screen
 from tui.app import HistviewApp
 from tui.cli import main
@@ -49,9 +49,7 @@ def _row(app, mi: int, bi: int | None = None) -> int:
 
 
 async def test_first_screen_is_on_the_first_error_and_names_the_problems(roo_copy):
-    app = HistviewApp(str(roo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(roo_copy, (80, 24)) as (app, pilot):
         row = timeline(app).current_row
         assert (row.mi, row.bi) == (7, 0) and row.severity == "error"
         detail = widget_text(app, "#detail")
@@ -63,9 +61,7 @@ async def test_first_screen_is_on_the_first_error_and_names_the_problems(roo_cop
 
 
 async def test_first_screen_goes_to_a_warning_when_there_is_no_error():
-    app = HistviewApp(str(SPLIT))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(SPLIT, (120, 40)) as (app, pilot):
         row = timeline(app).current_row
         assert (row.mi, row.bi, row.severity) == (3, 0, "warning")
         assert "1 result away from its call (run_command)" in widget_text(app, "#summary")
@@ -74,9 +70,7 @@ async def test_first_screen_goes_to_a_warning_when_there_is_no_error():
 async def test_a_clean_session_says_so(tmp_path):
     path = tmp_path / "clean.json"
     path.write_text('[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]')
-    app = HistviewApp(str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(path, (80, 24)) as (app, pilot):
         assert "No problems found: 2 messages" in widget_text(app, "#summary")
         assert timeline(app).current_row_index == 0
 
@@ -99,9 +93,7 @@ async def test_time_column_and_time_travel_marks(size, msg7, travel_result):
 
 
 async def test_a_result_row_shows_its_own_time_where_the_format_has_one():
-    app = HistviewApp(str(CLAUDE))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(CLAUDE, (120, 40)) as (app, pilot):
         s = app.main.session
         lint = next(bi for bi, b in enumerate(s.messages[2].blocks) if "dl7d" in b.tool_id)
         # the lint result's record (line 8) is 7.5 s younger than its message's first record
@@ -110,9 +102,7 @@ async def test_a_result_row_shows_its_own_time_where_the_format_has_one():
 
 
 async def test_travel_lane_stands_out_on_an_error_row_and_every_severity_shows():
-    app = HistviewApp(str(ROO_TT))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(ROO_TT, (120, 40)) as (app, pilot):
         tl = timeline(app)
         r = _row(app, 7, 0)
         assert tl.state.table.rows[r].severity == "error"
@@ -127,9 +117,7 @@ async def test_travel_lane_stands_out_on_an_error_row_and_every_severity_shows()
 
 
 async def test_help_legend_is_what_the_gutter_draws(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         tl = timeline(app)
         legend = tl.legend()
         # every glyph the gutter draws, in every state, is in that state's legend sample
@@ -163,9 +151,7 @@ async def test_help_legend_is_what_the_gutter_draws(demo_copy):
 
 @pytest.mark.parametrize("how", ["ctrl+q", "ctrl+c", "palette"])
 async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.press("A")
         await settle(pilot)
         if how == "palette":
@@ -190,9 +176,7 @@ async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
 async def test_overwrite_confirmation_focuses_cancel(demo_copy):
     out = demo_copy.with_name("demo_session.fixed.json")
     out.write_text("keep me")
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -230,9 +214,7 @@ async def test_search_typed_while_loading_does_not_crash(demo_copy, monkeypatch)
 async def test_search_on_the_cannot_open_screen_does_not_crash(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text('[{"role": "user", "content": "hi"}')
-    app = HistviewApp(str(bad))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(bad, (80, 24)) as (app, pilot):
         await pilot.press("slash", *"abc", "enter", "n", "J", "y", "r", "f")
         await settle(pilot)
         await pilot.pause()
@@ -271,9 +253,7 @@ async def test_export_to_a_copy_warns_when_the_source_changed(demo_copy):
 
 
 async def test_export_to_a_copy_of_an_unchanged_source_does_not_ask(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
@@ -285,9 +265,7 @@ async def test_export_to_a_copy_of_an_unchanged_source_does_not_ask(demo_copy):
 
 
 async def test_reload_reads_the_file_again_and_asks_before_losing_fixes(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         n = len(app.main.session.messages)
         await pilot.press("A", "R")
         await settle(pilot)
@@ -319,9 +297,7 @@ def test_missing_file_is_an_error_line_and_exit_2(capsys, tmp_path):
 
 
 async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("r", "escape")  # open the plan, back on the timeline
         tl = timeline(app)
         for mi, bi, code in [(13, 0, "mismatched-tool-result-id"), (9, 1, "duplicate-tool-result")]:
@@ -334,9 +310,7 @@ async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
 
 
 async def test_after_apply_the_next_fix_in_order_is_selected(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("g", "r")
         order = [(f.code, f.message_index) for f in app.main.fixes if f.actionable]
         assert app.main._selected_fix().code == order[0][0]
@@ -351,9 +325,7 @@ async def test_after_apply_the_next_fix_in_order_is_selected(demo_copy):
 
 
 async def test_fix_lines_that_would_read_the_same_name_their_tool_id():
-    app = HistviewApp(str(ROO_TT))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(ROO_TT, (80, 24)) as (app, pilot):
         await pilot.press("r")
         lines = [str(p) for p in fix_prompts(app.main.fixes)]
         dups = [t for t in lines if "duplicate-tool-result" in t]
@@ -369,9 +341,7 @@ async def test_fix_lines_and_the_summary_keep_their_spaces_on_screen(demo_copy):
     """What the terminal receives has a space between the message number and the action
     (also m10 and the selected line) and ` · ` between the summary's problems (PNGs made
     from the snapshots with a proportional fallback font squeeze them; the cells do not)."""
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.press("r")
         await settle(pilot)
         fl = app.main.query_one("#fix-list")
@@ -407,9 +377,7 @@ def test_the_diff_shows_changed_lines_first():
 
 
 async def test_80x24_header_keeps_counts_and_unexported_and_ids_keep_both_ends(roo_copy):
-    app = HistviewApp(str(roo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(roo_copy, (80, 24)) as (app, pilot):
         line = _line(app, _row(app, 7, 0))
         assert "update_todo_list toolu_01" in line and "AyOHF" in line  # name, then the id
         await pilot.press("r", "a")
@@ -420,9 +388,7 @@ async def test_80x24_header_keeps_counts_and_unexported_and_ids_keep_both_ends(r
 
 
 async def test_d_cycles_the_detail_pane(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
         detail = app.main.query_one("#detail-scroll")
         tl = timeline(app)
         normal = detail.size.width
@@ -442,9 +408,7 @@ async def test_d_cycles_the_detail_pane(demo_copy):
 
 
 async def test_j_k_scroll_the_detail_and_the_help(roo_copy):
-    app = HistviewApp(str(roo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(roo_copy, (80, 24)) as (app, pilot):
         await pilot.press("enter")
         pane = app.main.query_one("#detail-scroll")
         assert app.focused is pane
@@ -472,9 +436,7 @@ async def test_y_copies_the_selected_id(roo_copy):
 
 
 async def test_detail_names_the_other_end(roo_copy):
-    app = HistviewApp(str(roo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(roo_copy, (120, 40)) as (app, pilot):
         assert "call: message 5 block 2, update_todo_list" in widget_text(app, "#detail")
         timeline(app).go_to_row(_row(app, 5, 2))
         await pilot.pause()
@@ -483,18 +445,14 @@ async def test_detail_names_the_other_end(roo_copy):
 
 
 async def test_findings_only_keeps_message_numbers(roo_copy):
-    app = HistviewApp(str(roo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(roo_copy, (120, 40)) as (app, pilot):
         await pilot.press("f")
         line = _line(app, _row(app, 7, 1))
         assert line.startswith("●▲7 ")  # marks, then the message number of the block row
 
 
 async def test_search_counts_highlights_and_steps(roo_copy):
-    app = HistviewApp(str(roo_copy))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_ready(pilot)
+    async with opened(roo_copy, (120, 40)) as (app, pilot):
         await pilot.press("g", "slash", *"new_task", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -517,9 +475,7 @@ async def test_search_counts_highlights_and_steps(roo_copy):
 
 
 async def test_chosen_theme_is_kept_between_runs(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         assert app.theme == "textual-dark"
         app.theme = "textual-light"
         await pilot.pause()
@@ -530,9 +486,7 @@ async def test_chosen_theme_is_kept_between_runs(demo_copy):
 
 
 async def test_light_theme_uses_readable_colours(demo_copy):
-    app = HistviewApp(str(demo_copy))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_ready(pilot)
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
         app.theme = "textual-light"
         await pilot.pause()
         tl = timeline(app)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 from tests.paths import SAMPLES
 
 HOSTILE = SAMPLES / "hostile_markup_escapes.json"
@@ -17,6 +21,18 @@ async def wait_ready(pilot) -> None:
         if main is not None and (main.wb is not None or main.load_error is not None):
             break
     await pilot.pause()
+
+
+@asynccontextmanager
+async def opened(path, size: tuple[int, int], **options: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """The app run headless at `size` on the session `path`, its load and analysis done:
+    `(app, pilot)`."""
+    from tui.app import HistviewApp
+
+    app = HistviewApp(str(path), **options)
+    async with app.run_test(size=size) as pilot:
+        await wait_ready(pilot)
+        yield app, pilot
 
 
 async def settle(pilot) -> None:
