@@ -12,6 +12,7 @@ Objects are treated as immutable: an edit builds new `Message`/`Block` objects (
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -171,6 +172,76 @@ class Message:
     def forget_tool_ids(self) -> None:
         """For a loader that gives a block of this message a tool id once it is built."""
         self._tool_ids = None
+
+    def block_counts(self) -> tuple[int, int]:
+        """How many blocks it holds, and how many of them are tool_result blocks (what a
+        wire that sends each result as an entry of its own counts)."""
+        blocks = self.blocks
+        return len(blocks), sum(1 for b in blocks if b.type == TOOL_RESULT)
+
+
+# A `LazyMessage`'s blocks, origin or src not made yet
+LAZY: Any = object()
+_making = threading.Lock()
+
+
+class LazyMessage(Message):
+    """A message read from a parsed record whose `Block`s are made when first asked for
+    (`blocks`), and with them its `origin` and `src` where the loader left those to come
+    (`LAZY`). The loader sets what a check reads without the blocks: the tool ids and the
+    plain shape (`_tool_ids`, `_plain_shape`); the pairing, a finding, a listing, a writer
+    make the blocks of the messages they read. A subclass says how its blocks and src are
+    made (`_make_blocks`, `_make_src`); its origin, when left to come, is its blocks.
+
+    `dataclasses.replace` (an edit) makes one through `Message.__init__`, which sets the
+    blocks, origin and src through the setters: the copy is made, never lazy."""
+
+    __slots__ = ("_blocks", "_origin", "_src")
+    _blocks: Any
+    _origin: Any
+    _src: Any
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        raise NotImplementedError
+
+    def _make_src(self) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        got: tuple[Block, ...] = self._blocks
+        if got is LAZY:
+            with _making:  # once, whichever thread asks first (a TUI worker, the UI)
+                got = self._blocks
+                if got is LAZY:
+                    got = self._blocks = self._make_blocks()
+        return got
+
+    @blocks.setter
+    def blocks(self, value: tuple[Block, ...]) -> None:
+        self._blocks = value
+
+    @property
+    def origin(self) -> Any:
+        origin = self._origin
+        return self.blocks if origin is LAZY else origin
+
+    @origin.setter
+    def origin(self, value: Any) -> None:
+        self._origin = value
+
+    @property
+    def src(self) -> dict[str, Any] | None:
+        src: dict[str, Any] | None = self._src
+        return self._make_src() if src is LAZY else src
+
+    @src.setter
+    def src(self, value: dict[str, Any] | None) -> None:
+        self._src = value
+
+    def made(self) -> bool:
+        """Whether its blocks were made (a message never asked for is untouched)."""
+        return self._blocks is not LAZY
 
 
 @dataclass(slots=True)

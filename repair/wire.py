@@ -520,7 +520,7 @@ def provider_numbers(messages: list[Message], target: str) -> tuple[list[int | N
             if wire.split is _whole:
                 n += 1
             elif count is not None:
-                n += count(m.role or "user", m.blocks)
+                n += count(m.role or "user", m)
             else:
                 n += len(wire.split(SentMessage(m.role or "user", sent_blocks(m), [])))
         else:
@@ -528,19 +528,20 @@ def provider_numbers(messages: list[Message], target: str) -> tuple[list[int | N
     return out, n
 
 
-def _chat_count(role: str, blocks: tuple[Block, ...]) -> int:
-    """len(_chat_split(...)) of a message as it is, without building its SentBlocks."""
+def _chat_count(role: str, m: Message) -> int:
+    """len(_chat_split(...)) of a message as it is, without building its SentBlocks (nor,
+    where its loader knows them, its blocks: `Message.block_counts`)."""
     if role != "user":
         return 1
-    results = sum(1 for b in blocks if b.type == TOOL_RESULT)
-    return results + 1 if results < len(blocks) or not results else results
+    blocks, results = m.block_counts()
+    return results + 1 if results < blocks or not results else results
 
 
-def _responses_count(role: str, blocks: tuple[Block, ...]) -> int:
+def _responses_count(role: str, m: Message) -> int:
     """len(_responses_split(...)) of a message as it is (no block comes from an item, so
     each run of content blocks is one message item)."""
     n, in_run = 0, False
-    for b in blocks:
+    for b in m.blocks:
         if b.type in _CONTENT:
             n += not in_run
             in_run = True
@@ -552,7 +553,7 @@ def _responses_count(role: str, blocks: tuple[Block, ...]) -> int:
 
 # How many entries a split makes of a message as it is, counted: numbering the whole
 # session is linear and builds nothing.
-_COUNTS: dict[Callable[[SentMessage], list[list[int]]], Callable[[str, tuple[Block, ...]], int]] = {
+_COUNTS: dict[Callable[[SentMessage], list[list[int]]], Callable[[str, Message], int]] = {
     _chat_split: _chat_count,
     _responses_split: _responses_count,
 }

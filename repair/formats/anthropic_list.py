@@ -11,17 +11,18 @@ blocks' data.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import (
+    LAZY,
     TEXT,
     TOOL_RESULT,
     TOOL_USE,
     Block,
+    LazyMessage,
     Message,
     Session,
     ToolIds,
@@ -265,62 +266,22 @@ def message_from_entry(entry: Any, path: str) -> Message:
     return Message(role=entry["role"], blocks=blocks, raw=entry, src={"path": path}, origin=blocks)
 
 
-# `EntryMessage`'s blocks, origin and src not made yet
-_LAZY: Any = object()
-_making = threading.Lock()
-
-
-class EntryMessage(Message):
-    """A well-formed list entry whose content is a list of typed blocks: its `Block`s are
-    made from the entry when first asked for (`blocks`; `origin` is the same tuple, `src`
-    its path). The loader reads what a check needs from the content as it checks it: the
-    tool ids (`tool_ids`) and whether the shape rules need to look (`plain_shape`); the
-    pairing, a finding, a listing, a writer make the blocks of the messages they read.
+class EntryMessage(LazyMessage):
+    """A well-formed list entry whose content is a list of typed blocks (`LazyMessage`):
+    the loader reads what a check needs from the content as it checks it, the tool ids
+    (`tool_ids`) and whether the shape rules need to look (`plain_shape`).
 
     Equal to `message_from_entry` of the same entry once made (tests/formats/
     test_entry_messages.py)."""
 
-    __slots__ = ("_blocks", "_origin", "_src", "_path")
-    _blocks: Any
-    _origin: Any
-    _src: Any
+    __slots__ = ("_path",)
     _path: str
 
-    @property
-    def blocks(self) -> tuple[Block, ...]:
-        got: tuple[Block, ...] = self._blocks
-        if got is _LAZY:
-            with _making:  # once, whichever thread asks first (a TUI worker, the UI)
-                got = self._blocks
-                if got is _LAZY:
-                    got = self._blocks = _blocks_of_list(self.raw["content"], self._path)
-        return got
+    def _make_blocks(self) -> tuple[Block, ...]:
+        return _blocks_of_list(self.raw["content"], self._path)
 
-    @blocks.setter
-    def blocks(self, value: tuple[Block, ...]) -> None:
-        self._blocks = value
-
-    @property
-    def origin(self) -> Any:
-        origin = self._origin
-        return self.blocks if origin is _LAZY else origin
-
-    @origin.setter
-    def origin(self, value: Any) -> None:
-        self._origin = value
-
-    @property
-    def src(self) -> dict[str, Any] | None:
-        src: dict[str, Any] | None = self._src
-        return {"path": self._path} if src is _LAZY else src
-
-    @src.setter
-    def src(self, value: dict[str, Any] | None) -> None:
-        self._src = value
-
-    def made(self) -> bool:
-        """Whether its blocks were made (a message never asked for is untouched)."""
-        return self._blocks is not _LAZY
+    def _make_src(self) -> dict[str, Any] | None:
+        return {"path": self._path}
 
 
 def _entry_message(role: str, entry: Any, path: str, facts: tuple[ToolIds, bool]) -> Message:
@@ -330,13 +291,13 @@ def _entry_message(role: str, entry: Any, path: str, facts: tuple[ToolIds, bool]
     Every field of `Message` is set (tests/formats/test_entry_messages.py)."""
     m = _new(EntryMessage)
     m.role = role
-    m._blocks = _LAZY
+    m._blocks = LAZY
     m.raw = entry
     m.meta = {}
     m.hidden = False
     m.malformed = None
-    m._src = _LAZY
-    m._origin = _LAZY
+    m._src = LAZY
+    m._origin = LAZY
     m.uid = new_uid()
     m._tool_ids, m._plain_shape = facts
     m._path = path

@@ -17,11 +17,23 @@ they were, and the document keeps its JSON style (JSONL: untouched lines keep th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ..model import (
+    LAZY,
+    TEXT,
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    LazyMessage,
+    Message,
+    Session,
+    ToolIds,
+    new_uid,
+    text_is_blank,
+)
 from .base import (
     Adapter,
     Export,
@@ -79,7 +91,7 @@ class Conversation:
     lineno: int | None  # JSONL line of the record
     items: str = field(init=False)  # base + "/": a block's `at` in a JSON document
     loaded: list[Message] = field(default_factory=list)
-    blocks_of: dict[int, tuple[Block, ...]] = field(default_factory=dict)  # msg index -> blocks
+    message_at: dict[int, Message] = field(default_factory=dict)  # entry index -> its message
 
     def __post_init__(self) -> None:
         self.items = f"{self.base}/"
@@ -269,38 +281,178 @@ class OpenAIChatAdapter(Adapter):
 # -------------------------------------------------------------------- loading
 
 
+class ChatMessage(LazyMessage):
+    """An entry read the usual way, or a run of usual tool messages (`_end`: the entry
+    after it), whose blocks are made when first asked for (`LazyMessage`): the loader
+    reads its tool ids, plain shape and block counts from the entries. Equal to what
+    `_load_entry` makes of the same entries once made (tests/formats/test_chat_lazy.py)."""
+
+    __slots__ = ("_conv", "_i", "_end", "_counts")
+    _conv: Conversation
+    _i: int
+    _end: int | None
+    _counts: tuple[int, int]
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        conv, i, end = self._conv, self._i, self._end
+        entries = conv.entries
+        if end is None:
+            made = _load_entry(conv, i, entries[i], self._origin)
+            assert isinstance(made, Message)
+            return made.blocks
+        return tuple(_run_block(conv, j, entries[j]) for j in range(i, end))
+
+    def _make_src(self) -> dict[str, Any] | None:
+        return _src(self._conv, self._i)
+
+    def block_counts(self) -> tuple[int, int]:
+        return Message.block_counts(self) if self.made() else self._counts
+
+    def entries(self) -> list[Any]:
+        """The entries it was read from, as they are written while it is untouched."""
+        entries = self._conv.entries
+        return [entries[self._i]] if self._end is None else entries[self._i : self._end]
+
+
+def _chat_message(
+    conv: Conversation,
+    role: str,
+    i: int,
+    end: int | None,
+    raw: Any,
+    origin: Any,
+    facts: tuple[ToolIds, bool],
+    counts: tuple[int, int],
+) -> ChatMessage:
+    """`ChatMessage` with every field of `Message` set in place (as `_entry_message` in
+    anthropic_list.py, for the same reason: `__init__` through the setters is slower)."""
+    m = _new(ChatMessage)
+    m.role = role
+    m._blocks = LAZY
+    m.raw = raw
+    m.meta = {}
+    m.hidden = role in HIDDEN_ROLES
+    m.malformed = None
+    m._src = LAZY
+    m._origin = origin
+    m.uid = new_uid()
+    m._tool_ids, m._plain_shape = facts
+    m._conv, m._i, m._end, m._counts = conv, i, end, counts
+    return m
+
+
+_new = object.__new__
+_NO_IDS: ToolIds = ((), ())
+
+
+def _usual_text(role: Any, entry: dict[str, Any]) -> tuple[int, bool] | None:
+    """For an entry `_load_entry` reads without a question, how many blocks it makes and
+    whether they are plain (`Message.plain_shape`), its tool ids aside: a user, system or
+    developer message whose content is a string or null, or an assistant's whose calls
+    all have an id (None: another entry, read the long way)."""
+    content = entry.get("content")
+    if content is not None and type(content) is not str:
+        return None
+    if role == "assistant":
+        if "function_call" in entry:
+            return None
+        if content is None or (not content and "tool_calls" in entry):
+            return 0, True
+        return 1, not text_is_blank(content)
+    if role == "user" or (type(role) is str and role in HIDDEN_ROLES):
+        if content is None:
+            return 0, True
+        return 1, not text_is_blank(content)
+    return None
+
+
+def _call_ids(calls: Any) -> tuple[str, ...] | None:
+    """The ids of an assistant's `tool_calls` when each is an object with a string id."""
+    if calls is None:
+        return ()
+    if type(calls) is not list:
+        return None
+    ids = []
+    for call in calls:
+        if type(call) is not dict:
+            return None
+        cid = call.get("id")
+        if type(cid) is not str:
+            return None
+        ids.append(cid)
+    return tuple(ids)
+
+
 def _load_conversation(conv: Conversation) -> list[Message]:
+    """The messages of a conversation: the usual entries and runs of tool messages as
+    `ChatMessage`s (blocks made when read), anything else the long way (`_load_entry`),
+    which says what is wrong."""
     out: list[Message] = []
+    append = out.append
     entries = conv.entries
-    run: list[Block] = []  # the blocks of a run of tool messages, from entry `start` on
-    start = -1
+    message_at = conv.message_at
+    start = -1  # the first entry of the run of tool messages read (-1: none)
+    run_ids: list[str] = []
+    usual = True  # each tool message of the run the usual one (no legacy function message)
 
     def close_run(end: int) -> None:
-        out.append(
-            Message(
-                role="user",
-                blocks=tuple(run),
-                raw=entries[start:end],
-                src=_src(conv, start),
-                origin=ToolRun(tuple(range(start, end))),
-            )
-        )
-        run.clear()
+        nonlocal start, usual
+        origin = ToolRun(tuple(range(start, end)))
+        raw = entries[start:end]
+        if usual:
+            n = end - start
+            facts = ((), tuple(run_ids)), True
+            append(_chat_message(conv, "user", start, end, raw, origin, facts, (n, n)))
+        else:
+            blocks = tuple(_run_block(conv, j, entries[j]) for j in range(start, end))
+            append(Message("user", blocks, raw, src=_src(conv, start), origin=origin))
+        run_ids.clear()
+        start, usual = -1, True
 
     for i, entry in enumerate(entries):
+        if type(entry) is dict:
+            role = entry.get("role")
+            if role == "tool":
+                cid = entry.get("tool_call_id")
+                if isinstance(cid, str):
+                    if start < 0:
+                        start = i
+                    run_ids.append(cid)
+                    continue
+            else:
+                shape = _usual_text(role, entry)
+                ids = _call_ids(entry.get("tool_calls")) if role == "assistant" else ()
+                if shape is not None and ids is not None:
+                    if start >= 0:
+                        close_run(i)
+                    n, plain = shape
+                    n += len(ids)
+                    facts = (ids, ()), n > 0 and plain
+                    # (`_usual_text` read a role that is a string)
+                    m = _chat_message(conv, cast(str, role), i, None, entry, At(i), facts, (n, 0))
+                    message_at[i] = m
+                    append(m)
+                    continue
         built = _load_entry(conv, i, entry)
-        if isinstance(built, Block):  # a tool (or legacy function) message
-            if not run:
+        if isinstance(built, Block):  # a legacy function message in the run
+            if start < 0:
                 start = i
-            run.append(built)
+            usual = False
             continue
-        if run:
+        if start >= 0:
             close_run(i)
-        conv.blocks_of[i] = built.blocks
-        out.append(built)
-    if run:
+        message_at[i] = built
+        append(built)
+    if start >= 0:
         close_run(len(entries))
     return out
+
+
+def _run_block(conv: Conversation, i: int, entry: Any) -> Block:
+    """The block of a tool (or legacy function) message of a run."""
+    made = _load_entry(conv, i, entry)
+    assert isinstance(made, Block)
+    return made
 
 
 def _src(conv: Conversation, i: int, tail: str = "") -> dict[str, Any]:
@@ -332,7 +484,7 @@ def _malformed(conv: Conversation, i: int, entry: Any, reason: str, role: Any = 
     )
 
 
-def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
+def _load_entry(conv: Conversation, i: int, entry: Any, here: At | None = None) -> Message | Block:
     if (
         type(entry) is dict
         and entry.get("role") == "tool"
@@ -369,7 +521,8 @@ def _load_entry(conv: Conversation, i: int, entry: Any) -> Message | Block:
         )
     if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
         return malformed(f"unknown role {shown(role)}")
-    here = At(i)  # the origin of the message and of its blocks
+    if here is None:
+        here = At(i)  # the origin of the message and of its blocks
     blocks = _content_blocks(
         conv, i, here, content, skip_empty=role == "assistant" and "tool_calls" in entry
     )
@@ -456,6 +609,9 @@ def _write_conversation(
 ) -> list[Any]:
     out: list[Any] = []
     for m in messages:
+        if type(m) is ChatMessage and not m.made():
+            out.extend(m.entries())  # untouched: its blocks were never asked for
+            continue
         if isinstance(m.origin, BadLine):
             continue  # written in its place by the JSONL writer
         if m.malformed is not None or m.hidden:
@@ -470,7 +626,7 @@ def _write_conversation(
 def _assistant(m: Message, conv: Conversation) -> Any:
     i = m.origin.msg if isinstance(m.origin, At) else None
     entry = conv.entries[i] if i is not None else {"role": "assistant", "content": None}
-    loaded = conv.blocks_of.get(i, ()) if i is not None else ()
+    loaded = _loaded_blocks(conv, i)
     if len(m.blocks) == len(loaded) and all(a is b for a, b in zip(m.blocks, loaded, strict=True)):
         return entry
     calls = []
@@ -493,6 +649,12 @@ def _assistant(m: Message, conv: Conversation) -> Any:
     else:
         new.pop("tool_calls", None)
     return new
+
+
+def _loaded_blocks(conv: Conversation, i: int | None) -> tuple[Block, ...]:
+    """The blocks entry i was read as (none for an entry of a run of tool messages)."""
+    loaded = conv.message_at.get(i) if i is not None else None
+    return loaded.blocks if loaded is not None else ()
 
 
 def _call(b: Block, conv: Conversation) -> Any:
@@ -519,7 +681,7 @@ def _user(m: Message, conv: Conversation, out: list[Any], dropped: list[dict[str
             rest.append(b)
     i = m.origin.msg if isinstance(m.origin, At) else None
     if i is not None:
-        loaded = [b for b in conv.blocks_of.get(i, ())]
+        loaded = _loaded_blocks(conv, i)
         if not rest and not loaded and len(m.blocks) > len(rest):
             where = {"line": conv.lineno} if conv.lineno is not None else {}
             path = f"{conv.base}/{i}"
