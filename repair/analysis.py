@@ -86,13 +86,13 @@ def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     # pairing shows a fault such a client may repair, and a wrong guess collects again.
     request = None
     if client is not None and (not client.only_repairs or _may_repair(p, msgs)):
-        request = _sending(client, session)
+        request = _sending(client, session, whole)
     numbers, sent = _numbers(msgs, target, request)
     out = _collect(p, msgs, target, numbers, request)
     if client is not None and client.only_repairs:
         repairs = any(codes.get(f.code).repair_by_client(target) for f in out.findings)
         if repairs != (request is not None):
-            request = _sending(client, session) if repairs else None
+            request = _sending(client, session, whole) if repairs else None
             numbers, sent = _numbers(msgs, target, request)
             out = _collect(p, msgs, target, numbers, request)
     records = add_record_findings(session, out)
@@ -101,10 +101,12 @@ def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     return Analysis(findings, p, target, numbers, sent, request, records)
 
 
-def _sending(client: clients.Client, session: Session) -> wire.Request:
+def _sending(client: clients.Client, session: Session, whole: bool) -> wire.Request:
     """What the analysis reads of the client's request: counted by its light twin where
-    there is one (`Client.light`), else built."""
-    return (client.light or client.send)(session)
+    there is one (`Client.light`), else built; built for a whole analysis of a client whose
+    request the next step's increment re-sends in part (`Client.send_part`)."""
+    light = None if whole and client.send_part is not None else client.light
+    return (light or client.send)(session)
 
 
 def add_record_findings(session: Session, out: _Collector) -> tuple[Finding, ...]:

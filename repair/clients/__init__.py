@@ -33,7 +33,9 @@ class Client:
     send_part: Callable[[list[Message], int, int], Request] | None = None
     # what the analysis reads of `send`'s request (its numbering and repairs), counted
     # without building it (`Request.counted`); held to `send` by
-    # tests/engine/test_light_sending.py. None: the analysis builds the request
+    # tests/engine/test_light_sending.py. None: the analysis builds the request (as a whole
+    # analysis does for a client with `send_part`: the next step's increment re-sends a
+    # part of the request it holds)
     light: Callable[[Session], Request] | None = None
 
 
@@ -43,7 +45,12 @@ def _load() -> dict[str, Client]:
     return {
         c.target: c
         for c in (
-            Client("claude-code", claude_code.send, send_part=claude_code.send_part),
+            Client(
+                "claude-code",
+                claude_code.send,
+                send_part=claude_code.send_part,
+                light=claude_code.light,
+            ),
             Client("codex", codex.send, light=codex.light),
             Client("opencode", opencode.send, light=opencode.light),
             Client("gemini-cli", gemini_cli.send, only_repairs=False, light=gemini_cli.light),

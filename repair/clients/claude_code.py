@@ -25,9 +25,11 @@ What Claude Code adds itself at the end (the "Continue from where you left off."
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..gcpause import gc_paused
-from ..model import TOOL_RESULT, TOOL_USE, Message, Session
-from ..wire import Request, SentBlock, SentMessage
+from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ..wire import WIRES, Counted, Request, SentBlock, SentMessage
 
 CLIENT = "Claude Code 2.1.197"
 MISSING = "[Tool result missing due to internal error]"
@@ -293,3 +295,218 @@ def _user_wire(m: SentMessage, req: Request) -> SentMessage:
     if len(kept) == len(m.blocks):
         return m
     return SentMessage("user", kept or [_added(NO_CONTENT)], m.positions)
+
+
+# ---------------------------------------------------------------- counted, not built
+
+
+class _Added:
+    """A block Claude Code adds itself, as `light` counts it: a text of its own or a
+    placeholder result (never blank, never reported as left out)."""
+
+    __slots__ = ("type", "tool_id")
+
+    def __init__(self, btype: str, tool_id: str | None = None) -> None:
+        self.type, self.tool_id = btype, tool_id
+
+
+# A message as `light` follows it: [role, blocks (the session's, or `_Added`), positions]
+_Light = list[Any]
+
+
+def light(session: Session) -> Request:
+    """`send`'s request counted, not built (`Request.counted`): the same three steps over
+    the session's own blocks, without a `SentBlock` or `SentMessage` each: what the
+    analysis reads (each message's number, the entries in all, what Claude Code leaves out
+    and the calls it answers) is the same (tests/engine/test_light_sending.py)."""
+    with gc_paused():
+        return _light(session.messages)
+
+
+def _light(messages: list[Message]) -> Request:
+    req = Request(CLIENT, [], client=True)
+    # blocks of string content a merge made a text block of (`_merged_users`): a message
+    # of one such block is no longer sent as a string
+    made_text: set[int] = set()
+    msgs: list[_Light] = []
+    for pos, m in enumerate(messages):
+        if not m.live:
+            continue
+        blocks = m.blocks
+        if m.role == "user" and not _nothing_to_join(m) and _of_records(blocks):
+            made_text.update(id(b) for b in blocks if isinstance(b.data, str))  # `_user_joined`
+        msgs.append([m.role or "user", blocks, [pos]])
+    msgs = _light_drop_unresolved(msgs, req, made_text)
+    msgs = _light_pair_results(msgs, req, made_text)
+    for role, blocks, positions in msgs:
+        if role == "user" and not _light_string(blocks, made_text):
+            _light_user_wire(blocks, positions, req)
+    numbers: list[int | None] = [None] * len(messages)
+    for n, (_, _, positions) in enumerate(msgs):
+        for p in positions:
+            if numbers[p] is None:
+                numbers[p] = n
+    req.counted = Counted(WIRES["anthropic"].split, numbers, len(msgs))
+    return req
+
+
+def _of_records(blocks: tuple[Block, ...]) -> bool:
+    """Its blocks come from more than one record (`_user_joined`'s `recs`)."""
+    first = blocks[0].origin if blocks else None
+    return any(b.origin is not first and b.origin != first for b in blocks)
+
+
+def _light_string(blocks: list[Any], made_text: set[int]) -> bool:
+    """`SentMessage.string_content`."""
+    if len(blocks) != 1:
+        return False
+    b = blocks[0]
+    return type(b) is not _Added and isinstance(b.data, str) and id(b) not in made_text
+
+
+def _light_merged(first: list[Any], then: list[Any], made_text: set[int]) -> list[Any]:
+    """`_merged_users`, counted: string content made text, tool_results first (the
+    newline it adds to a text never makes a blank text sendable, nor the reverse)."""
+    both = [*first, *then]
+    made_text.update(id(b) for b in both if type(b) is not _Added and isinstance(b.data, str))
+    return [b for b in both if b.type == TOOL_RESULT] + [b for b in both if b.type != TOOL_RESULT]
+
+
+def _light_drop_unresolved(msgs: list[_Light], req: Request, made_text: set[int]) -> list[_Light]:
+    """`_drop_unresolved_calls`, counted."""
+    resolved = {b.tool_id for m in msgs for b in m[1] if b.type == TOOL_RESULT}
+    out: list[_Light] = []
+    for m in msgs:
+        role, blocks, positions = m
+        if role == "assistant" and not all(
+            b.tool_id in resolved for b in blocks if b.type == TOOL_USE
+        ):
+            by_record: dict[object, list[Block]] = {}
+            for b in blocks:
+                by_record.setdefault(b.origin, []).append(b)
+            gone: set[int] = set()
+            for group in by_record.values():
+                uses = [b.tool_id for b in group if b.type == TOOL_USE]
+                if uses and all(u not in resolved for u in uses):
+                    for b in group:
+                        gone.add(id(b))
+                        req.left_out.append(
+                            (positions[0], b, "dropped on resume: a call with no result anywhere")
+                        )
+            if gone:
+                blocks = [b for b in blocks if id(b) not in gone]
+                m = [role, blocks, positions]
+                if not blocks:
+                    continue
+        if out and role == "user" and out[-1][0] == "user":
+            prev = out[-1]
+            out[-1] = ["user", _light_merged(prev[1], blocks, made_text), prev[2] + positions]
+            continue
+        out.append(m)
+    return out
+
+
+def _light_pair_results(msgs: list[_Light], req: Request, made_text: set[int]) -> list[_Light]:
+    """`_pair_results`, counted."""
+    out: list[_Light] = []
+    seen_uses: set[str | None] = set()
+    i, n = 0, len(msgs)
+    while i < n:
+        m = msgs[i]
+        role, blocks, positions = m
+        if role != "assistant":
+            array = not _light_string(blocks, made_text)
+            if role == "user" and array and (not out or out[-1][0] != "assistant"):
+                kept = [b for b in blocks if b.type != TOOL_RESULT]
+                if len(kept) != len(blocks):
+                    for b in blocks:
+                        if b.type == TOOL_RESULT and type(b) is not _Added:
+                            req.left_out.append(
+                                (positions[0], b, "a result not right after a call")
+                            )
+                    if kept:
+                        out.append(["user", kept, positions])
+                    elif not out:
+                        out.append(["user", [_Added("text")], positions])
+                    i += 1
+                    continue
+            out.append(m)
+            i += 1
+            continue
+        calls = [b.tool_id for b in blocks if b.type == TOOL_USE]
+        if not blocks or not seen_uses.isdisjoint(calls) or len(set(calls)) < len(calls):
+            calls = []
+            sent: list[Any] = []
+            for k, b in enumerate(blocks):
+                if b.type == TOOL_USE:
+                    tid = b.tool_id
+                    if tid in seen_uses:
+                        if type(b) is not _Added:
+                            req.left_out.append(
+                                (positions[0], b, "a tool_use id already used earlier")
+                            )
+                        if _between_thinking(blocks, k):
+                            sent.append(_Added("text"))
+                        continue
+                    seen_uses.add(tid)
+                    calls.append(tid)
+                sent.append(b)
+            m = ["assistant", sent or [_Added("text")], positions]
+        else:  # the usual message: every block sent as it is
+            seen_uses.update(calls)
+        out.append(m)
+        nxt = msgs[i + 1] if i + 1 < n else None
+        found: list[str | None] = []
+        dup = False
+        if nxt is not None and nxt[0] == "user" and not _light_string(nxt[1], made_text):
+            found = [b.tool_id for b in nxt[1] if b.type == TOOL_RESULT]
+            if len(set(found)) < len(found):
+                dup = True
+                found = list(dict.fromkeys(found))
+        missing = [c for c in calls if c not in found]
+        stray = {r for r in found if r not in calls}
+        if not missing and not stray and not dup:
+            i += 1
+            continue
+        placeholders: list[Any] = [_Added(TOOL_RESULT, c) for c in missing]
+        req.answered.update(c for c in missing if c is not None)
+        if nxt is not None and nxt[0] == "user":
+            content = list(nxt[1])
+            if stray or dup:
+                kept = []
+                taken: set[str | None] = set()
+                for b in content:
+                    if b.type == TOOL_RESULT:
+                        tid = b.tool_id
+                        if tid in stray or tid in taken:
+                            if type(b) is not _Added:
+                                why = (
+                                    "a second result for one call"
+                                    if tid in taken
+                                    else "a result for no call of the message before"
+                                )
+                                req.left_out.append((nxt[2][0], b, why))
+                            continue
+                        taken.add(tid)
+                    kept.append(b)
+                content = kept
+            content = placeholders + content
+            out.append(["user", content or [_Added("text")], nxt[2]])
+            i += 2
+            continue
+        if placeholders:
+            out.append(["user", placeholders, []])
+        i += 1
+    return out
+
+
+def _light_user_wire(blocks: list[Any], positions: list[int], req: Request) -> None:
+    """`_user_wire`, counted: its empty text blocks left out (the message is sent all the
+    same, "(no content)" when nothing is left)."""
+    for b in blocks:
+        if b.type != "text" or type(b) is _Added:
+            continue
+        d = b.data
+        text = d if isinstance(d, str) else d.get("text") if isinstance(d, dict) else None
+        if not (isinstance(text, str) and text.strip()):
+            req.left_out.append((positions[0], b, "an empty text block"))

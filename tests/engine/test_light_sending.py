@@ -68,7 +68,7 @@ def _findings(session: Session, light: bool, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_the_clients_with_a_twin():
-    assert TWINNED == ["codex", "gemini-cli", "opencode"]
+    assert TWINNED == ["claude-code", "codex", "gemini-cli", "opencode"]
 
 
 # ---------------------------------------------------------------- random messages (Gemini CLI)
@@ -104,6 +104,47 @@ def test_gemini_cli_counted_is_gemini_cli_sent(msgs):
     between them, a role missing, a last message of responses (closed by a model turn) or
     not, thoughts only."""
     _same(S(*msgs, target="gemini-cli"))
+
+
+_CC_ITEM = st.one_of(
+    st.builds(T, st.sampled_from(["", " \n", "ok"])),
+    st.builds(U, st.sampled_from(_IDS)),
+    st.builds(R, st.sampled_from(_IDS)),
+    st.just({"type": "thinking", "thinking": "hm", "signature": "s"}),
+    st.sampled_from(["", "  ", "a prompt"]),  # string content
+)
+
+
+@st.composite
+def _cc_message(draw, records: list[int]) -> Message:
+    """A message of one to three records (Claude Code merges records into a message: a
+    record's blocks share its origin), each of a string or a block or two."""
+    blocks = []
+    for _ in range(draw(st.integers(1, 3))):
+        records[0] += 1
+        items = draw(st.lists(_CC_ITEM, min_size=1, max_size=2))
+        items = (
+            items[:1] if isinstance(items[0], str) else [i for i in items if isinstance(i, dict)]
+        )
+        blocks += [block_from_anthropic(i, origin=records[0]) for i in items]
+    how = draw(st.sampled_from(["live"] * 6 + ["hidden", "malformed"]))
+    return Message(
+        role=draw(st.sampled_from(["user", "assistant", "user", "assistant", None])),
+        blocks=tuple(blocks),
+        hidden=how == "hidden",
+        malformed="unreadable" if how == "malformed" else None,
+    )
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(data=st.data(), n=st.integers(0, 9))
+def test_claude_code_counted_is_claude_code_sent(data, n):
+    """Messages merged from several records (string content and blocks, results first),
+    calls without a result anywhere, results after no call, reused ids, a second result,
+    blank and empty texts, thinking around a dropped call, hidden and unreadable ones."""
+    records = [0]
+    msgs = [data.draw(_cc_message(records)) for _ in range(n)]
+    _same(S(*msgs, target="claude-code"))
 
 
 # ---------------------------------------------------------------- files of the formats
