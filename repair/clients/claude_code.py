@@ -25,6 +25,7 @@ What Claude Code adds itself at the end (the "Continue from where you left off."
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..gcpause import gc_paused
@@ -127,23 +128,7 @@ def _drop_unresolved_calls(msgs: list[SentMessage], req: Request) -> list[SentMe
     out: list[SentMessage] = []
     for m in msgs:
         if m.role == "assistant" and not _all_resolved(m, resolved):
-            by_record: dict[object, list[SentBlock]] = {}
-            for b in m.blocks:
-                by_record.setdefault(b.block.origin if b.block else None, []).append(b)
-            gone: set[int] = set()
-            for group in by_record.values():
-                uses = [b.tool_id for b in group if b.type == TOOL_USE]
-                if uses and all(u not in resolved for u in uses):
-                    for b in group:
-                        gone.add(id(b))
-                        if b.block is not None:
-                            req.left_out.append(
-                                (
-                                    m.positions[0],
-                                    b.block,
-                                    "dropped on resume: a call with no result anywhere",
-                                )
-                            )
+            gone = _dropped_on_resume(m.blocks, resolved, m.positions[0], req, _own_sent)
             if gone:
                 m = SentMessage(m.role, [b for b in m.blocks if id(b) not in gone], m.positions)
                 if not m.blocks:
@@ -155,6 +140,34 @@ def _drop_unresolved_calls(msgs: list[SentMessage], req: Request) -> list[SentMe
             continue
         out.append(m)
     return out
+
+
+def _dropped_on_resume(
+    blocks: Sequence[Any],
+    resolved: set[str | None],
+    position: int,
+    req: Request,
+    own: Callable[[Any], Block | None],
+) -> set[int]:
+    """The blocks (their ids) of the records of an assistant message whose calls all have
+    no result anywhere: Claude Code drops those records on resume; each noted as left out
+    (`own`: the session's block a sent block is, None for one the client added)."""
+    by_record: dict[object, list[Any]] = {}
+    for b in blocks:
+        block = own(b)
+        by_record.setdefault(block.origin if block is not None else None, []).append(b)
+    gone: set[int] = set()
+    for group in by_record.values():
+        uses = [b.tool_id for b in group if b.type == TOOL_USE]
+        if uses and all(u not in resolved for u in uses):
+            for b in group:
+                gone.add(id(b))
+                block = own(b)
+                if block is not None:
+                    req.left_out.append(
+                        (position, block, "dropped on resume: a call with no result anywhere")
+                    )
+    return gone
 
 
 def _all_resolved(m: SentMessage, resolved: set[str | None]) -> bool:
@@ -247,23 +260,7 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
         if nxt is not None and nxt.role == "user":
             content = list(nxt.blocks)
             if stray or dup:
-                kept = []
-                taken: set[str | None] = set()
-                for b in content:
-                    if b.type == TOOL_RESULT:
-                        tid = b.tool_id
-                        if tid in stray or tid in taken:
-                            if b.block is not None:
-                                why = (
-                                    "a second result for one call"
-                                    if tid in taken
-                                    else "a result for no call of the message before"
-                                )
-                                req.left_out.append((nxt.positions[0], b.block, why))
-                            continue
-                        taken.add(tid)
-                    kept.append(b)
-                content = kept
+                content = _answers_kept(content, stray, nxt.positions[0], req, _own_sent)
             content = placeholders + content
             if content:
                 out.append(SentMessage("user", content, nxt.positions))
@@ -275,6 +272,44 @@ def _pair_results(msgs: list[SentMessage], req: Request) -> list[SentMessage]:
             out.append(SentMessage("user", placeholders, []))
         i += 1
     return out
+
+
+def _answers_kept(
+    content: list[Any],
+    stray: set[str | None],
+    position: int,
+    req: Request,
+    own: Callable[[Any], Block | None],
+) -> list[Any]:
+    """The user message's blocks without the results for no call of the message before
+    (`stray`) and the second result for one call, each noted as left out (`own`: the
+    session's block a sent block is, None for one the client added)."""
+    kept = []
+    taken: set[str | None] = set()
+    for b in content:
+        if b.type == TOOL_RESULT:
+            tid = b.tool_id
+            if tid in stray or tid in taken:
+                block = own(b)
+                if block is not None:
+                    why = (
+                        "a second result for one call"
+                        if tid in taken
+                        else "a result for no call of the message before"
+                    )
+                    req.left_out.append((position, block, why))
+                continue
+            taken.add(tid)
+        kept.append(b)
+    return kept
+
+
+def _own_sent(b: SentBlock) -> Block | None:
+    return b.block
+
+
+def _own_light(b: Any) -> Block | None:
+    return None if type(b) is _Added else b
 
 
 def _user_wire(m: SentMessage, req: Request) -> SentMessage:
@@ -381,18 +416,7 @@ def _light_drop_unresolved(msgs: list[_Light], req: Request, made_text: set[int]
         if role == "assistant" and not all(
             b.tool_id in resolved for b in blocks if b.type == TOOL_USE
         ):
-            by_record: dict[object, list[Block]] = {}
-            for b in blocks:
-                by_record.setdefault(b.origin, []).append(b)
-            gone: set[int] = set()
-            for group in by_record.values():
-                uses = [b.tool_id for b in group if b.type == TOOL_USE]
-                if uses and all(u not in resolved for u in uses):
-                    for b in group:
-                        gone.add(id(b))
-                        req.left_out.append(
-                            (positions[0], b, "dropped on resume: a call with no result anywhere")
-                        )
+            gone = _dropped_on_resume(blocks, resolved, positions[0], req, _own_light)
             if gone:
                 blocks = [b for b in blocks if id(b) not in gone]
                 m = [role, blocks, positions]
@@ -473,23 +497,7 @@ def _light_pair_results(msgs: list[_Light], req: Request, made_text: set[int]) -
         if nxt is not None and nxt[0] == "user":
             content = list(nxt[1])
             if stray or dup:
-                kept = []
-                taken: set[str | None] = set()
-                for b in content:
-                    if b.type == TOOL_RESULT:
-                        tid = b.tool_id
-                        if tid in stray or tid in taken:
-                            if type(b) is not _Added:
-                                why = (
-                                    "a second result for one call"
-                                    if tid in taken
-                                    else "a result for no call of the message before"
-                                )
-                                req.left_out.append((nxt[2][0], b, why))
-                            continue
-                        taken.add(tid)
-                    kept.append(b)
-                content = kept
+                content = _answers_kept(content, stray, nxt[2][0], req, _own_light)
             content = placeholders + content
             out.append(["user", content or [_Added("text")], nxt[2]])
             i += 2
