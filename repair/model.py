@@ -243,6 +243,30 @@ class LazyMessage(Message):
         """Whether its blocks were made (a message never asked for is untouched)."""
         return self._blocks is not LAZY
 
+    @classmethod
+    def unmade(
+        cls, role: str, raw: Any, facts: tuple[ToolIds, bool], hidden: bool, origin: Any = LAZY
+    ) -> Any:
+        """One with its blocks and src to come, every field of `Message` set in place (the
+        dataclass's `__init__` through the properties' setters took twice as long;
+        `dataclasses.replace` still makes one through it). The caller sets the slots of
+        its subclass (tests/formats/test_entry_messages.py, test_chat_lazy.py)."""
+        m = _new(cls)
+        m.role = role
+        m._blocks = LAZY
+        m.raw = raw
+        m.meta = {}
+        m.hidden = hidden
+        m.malformed = None
+        m._src = LAZY
+        m._origin = origin
+        m.uid = new_uid()
+        m._tool_ids, m._plain_shape = facts
+        return m
+
+
+_new = object.__new__
+
 
 @dataclass(slots=True)
 class Finding:

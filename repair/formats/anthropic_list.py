@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import (
-    LAZY,
     TEXT,
     TOOL_RESULT,
     TOOL_USE,
@@ -27,7 +26,6 @@ from ..model import (
     Session,
     ToolIds,
     block_from_anthropic,
-    new_uid,
 )
 from ..place import Place
 from .base import Edited, Probe, detect_sample, shown, type_name
@@ -285,26 +283,9 @@ class EntryMessage(LazyMessage):
 
 
 def _entry_message(role: str, entry: Any, path: str, facts: tuple[ToolIds, bool]) -> Message:
-    """`EntryMessage(role, blocks, entry, src=..., origin=...)` with its blocks, origin and
-    src to come, its slots set in place (the dataclass's `__init__` through the properties'
-    setters took twice as long; `dataclasses.replace` still makes one through it).
-    Every field of `Message` is set (tests/formats/test_entry_messages.py)."""
-    m = _new(EntryMessage)
-    m.role = role
-    m._blocks = LAZY
-    m.raw = entry
-    m.meta = {}
-    m.hidden = False
-    m.malformed = None
-    m._src = LAZY
-    m._origin = LAZY
-    m.uid = new_uid()
-    m._tool_ids, m._plain_shape = facts
+    m: EntryMessage = EntryMessage.unmade(role, entry, facts, False)
     m._path = path
     return m
-
-
-_new = object.__new__
 
 
 def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:

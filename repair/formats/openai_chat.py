@@ -22,7 +22,6 @@ from typing import Any, cast
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import (
-    LAZY,
     TEXT,
     TOOL_RESULT,
     TOOL_USE,
@@ -31,7 +30,6 @@ from ..model import (
     Message,
     Session,
     ToolIds,
-    new_uid,
     text_is_blank,
 )
 from .base import (
@@ -310,8 +308,8 @@ class ChatMessage(LazyMessage):
 
     def entries(self) -> list[Any]:
         """The entries it was read from, as they are written while it is untouched."""
-        entries = self._conv.entries
-        return [entries[self._i]] if self._end is None else entries[self._i : self._end]
+        raw = self.raw
+        return [raw] if self._end is None else list(raw)
 
 
 def _chat_message(
@@ -324,25 +322,9 @@ def _chat_message(
     facts: tuple[ToolIds, bool],
     counts: tuple[int, int],
 ) -> ChatMessage:
-    """`ChatMessage` with every field of `Message` set in place (as `_entry_message` in
-    anthropic_list.py, for the same reason: `__init__` through the setters is slower)."""
-    m = _new(ChatMessage)
-    m.role = role
-    m._blocks = LAZY
-    m.raw = raw
-    m.meta = {}
-    m.hidden = role in HIDDEN_ROLES
-    m.malformed = None
-    m._src = LAZY
-    m._origin = origin
-    m.uid = new_uid()
-    m._tool_ids, m._plain_shape = facts
+    m: ChatMessage = ChatMessage.unmade(role, raw, facts, role in HIDDEN_ROLES, origin)
     m._conv, m._i, m._end, m._counts = conv, i, end, counts
     return m
-
-
-_new = object.__new__
-_NO_IDS: ToolIds = ((), ())
 
 
 def _usual_text(role: Any, entry: dict[str, Any]) -> tuple[int, bool] | None:
