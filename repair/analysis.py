@@ -177,7 +177,6 @@ class _Collector:
         self.numbers = numbers  # position in msgs -> the provider's messages.N (None: not sent)
         self.client = client  # what the client target sends, where it is emulated
         self.wire = wire.wire_for(target)
-        self._block_numbers: dict[int, int] | None = None
 
     def number_of(self, mi: int, block: Block | None) -> int | None:
         """A finding's messages.N: its message's, or (where the wire splits a message into
@@ -187,9 +186,8 @@ class _Collector:
             return k
         if self.client is None:
             return wire.entry_of(self.msgs[mi], k, block, self.wire)
-        if self._block_numbers is None:
-            self._block_numbers = self.client.block_numbers(self.wire)
-        return self._block_numbers.get(id(block), k)
+        got = self.client.block_entry(self.wire, mi, block)
+        return k if got is None else got
 
     def nb(self, mi: int, block: Block) -> int | str:
         """How a detail names the message holding `block`: the entry that carries it."""

@@ -88,6 +88,9 @@ class Counted:
     numbers: list[int | None]
     total: int
     blocks: dict[int, int] | None = None  # id(block) -> its entry
+    # or, where the session's blocks are made when read (a message never read has none to
+    # key by): the entry of a block, from its message's position (`Request.block_entry`)
+    entry_of: Callable[[int, Block], int | None] | None = None
 
 
 @dataclass
@@ -114,6 +117,10 @@ class Request:
     # what the analysis reads of them
     counted: Counted | None = None
     _touched: set[int] | None = None
+    # `block_entry`'s map, for the wire it was made on
+    _entries: tuple[Callable[[SentMessage], list[list[int]]], dict[int, int]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def repairs(self, block: Block | None, position: int | None = None) -> bool:
         """The client does not send this block (or message) as it is: it leaves it out,
@@ -166,6 +173,19 @@ class Request:
                         out.setdefault(id(b), n)
                 n += 1
         return out
+
+    def block_entry(self, wire: Wire, position: int, block: Block) -> int | None:
+        """The wire entry that carries `block` of the session message at `position` (None:
+        it is not sent), where a message splits into several (`block_numbers`, made once)."""
+        c = self.counted
+        if c is not None and c.entry_of is not None:
+            if wire.split is not c.split:
+                raise ValueError("a counted request numbers its blocks on its own split wire")
+            return c.entry_of(position, block)
+        got = self._entries
+        if got is None or got[0] is not wire.split:
+            got = self._entries = (wire.split, self.block_numbers(wire))
+        return got[1].get(id(block))
 
     def places(self, wire: Wire) -> list[tuple[int | None, Block | None]]:
         """For each wire entry (messages.N): the session message it comes from (its

@@ -33,7 +33,13 @@ def _facts(req: wire.Request, session: Session) -> dict:
     return {
         "numbering": req.numbering(len(session.messages), shape),
         # where the wire splits a message into entries: the entry of each block
-        "block_numbers": req.block_numbers(shape) if split else None,
+        "block_numbers": [
+            req.block_entry(shape, pos, b)
+            for pos, m in enumerate(session.messages)
+            for b in m.blocks
+        ]
+        if split
+        else None,
         "left_out": [(pos, id(b), why) for pos, b, why in req.left_out],
         "changed": [(pos, id(b), how) for pos, b, how in req.changed],
         "dropped": req.dropped,
