@@ -9,7 +9,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from . import clients, codes, targets, wire
 from .codes import Severity
@@ -77,6 +77,7 @@ def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
         msgs,
         remap=not getattr(session.adapter, "unique_call_ids", False),
         usual_id=None if whole else _IdRules.of(target).fine,
+        all_usual=_IdRules.of(target).all_fine,
     )
     client = clients.get(target)
     # A client that only repairs (`only_repairs`) sends the messages as they are unless a
@@ -367,6 +368,10 @@ def id_problem(block: Block, target: str) -> str | None:
     return _IdRules.of(target).problem(block)
 
 
+# an id pattern that is one character class repeated (`[a-zA-Z0-9_-]+`)
+_ONE_CLASS = re.compile(r"\[[^\]]*\]\+")
+
+
 @dataclass(frozen=True)
 class _IdRules:
     name: str
@@ -385,6 +390,21 @@ class _IdRules:
         if not value or (self.max_length is not None and len(value) > self.max_length):
             return False
         return self.pattern is None or self.pattern.fullmatch(value) is not None
+
+    def all_fine(self, ids: list[str | None]) -> bool:
+        """`fine` of each id, in one pass over them all: a pattern that is one character
+        class repeated matches each of several strings when it matches them joined."""
+        if not all(ids):  # (None or "")
+            return False
+        got = cast(list[str], ids)
+        if self.max_length is not None and max(map(len, got), default=0) > self.max_length:
+            return False
+        pattern = self.pattern
+        if pattern is None or not got:
+            return True
+        if not _ONE_CLASS.fullmatch(pattern.pattern):
+            return all(map(self.fine, got))
+        return pattern.fullmatch("".join(got)) is not None
 
     def problem(self, block: Block) -> str | None:
         if self.fine(block.tool_id):

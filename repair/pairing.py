@@ -162,6 +162,7 @@ def pair(
     *,
     remap: bool = True,
     usual_id: Callable[[str | None], bool] | None = None,
+    all_usual: Callable[[list[str | None]], bool] | None = None,
 ) -> Pairing:
     """Pair results with uses. `remap=False` never pairs an unknown id with an unanswered
     call (formats whose call ids are unique per call, such as Codex rollouts).
@@ -172,12 +173,13 @@ def pair(
     not stamped before it. No rule says anything about such a pair; every other call and
     result is built and paired as the whole pairing pairs it (the ids of the usual pairs
     are their own, so nothing else reaches them). A block in the wrong role's message makes
-    the whole pairing."""
+    the whole pairing. `all_usual`: whether `usual_id` holds for each of a list of ids, in
+    one go (a session's calls are read at once, not turn by turn)."""
     live = [i for i, m in enumerate(messages) if not m.hidden and m.malformed is None]
     next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
     prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
     if usual_id is not None:
-        got = _usual_ids(messages, live, usual_id)
+        got = _usual_ids(messages, live, usual_id, all_usual)
         if got is not None:
             usual, others = got
             odd = _pair(messages, others, next_live, prev_live, remap, usual)
@@ -186,7 +188,10 @@ def pair(
 
 
 def _usual_ids(
-    messages: list[Message], live: list[int], usual_id: Callable[[str | None], bool]
+    messages: list[Message],
+    live: list[int],
+    usual_id: Callable[[str | None], bool],
+    all_usual: Callable[[list[str | None]], bool] | None = None,
 ) -> tuple[set[str], list[int]] | None:
     """The ids of the usual pairs (see `pair`), from each message's `tool_ids`, and the live
     messages holding any other call or result (in order); None when a tool block sits in
@@ -232,9 +237,10 @@ def _usual_ids(
     if waiting:
         others.append(asked)
     repeated = _repeated(calls_seen) | _repeated(answers_seen)
+    every = all_usual is not None and all_usual(calls_seen)  # every call's id usual
     usual: set[str] = set()
     for asked, home, calls, answers in turns:
-        if answers == calls and repeated.isdisjoint(calls) and all(map(usual_id, calls)):
+        if answers == calls and repeated.isdisjoint(calls) and (every or all(map(usual_id, calls))):
             usual.update(calls)  # type: ignore[arg-type]  # (usual_id refuses None and "")
             continue  # the usual turn: every call answered, in order
         answered = set(answers)

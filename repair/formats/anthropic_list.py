@@ -282,18 +282,13 @@ class EntryMessage(LazyMessage):
         return {"path": self._path}
 
 
-def _entry_message(role: str, entry: Any, path: str, facts: tuple[ToolIds, bool]) -> Message:
-    m: EntryMessage = EntryMessage.unmade(role, entry, facts, False)
-    m._path = path
-    return m
-
-
 def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
     """`message_from_entry` for each entry, in one pass over a well-formed entry and its
     content (the checks folded into reading its tool ids and shape: `EntryMessage`);
     anything unusual goes the long way, which says what is wrong."""
     out: list[Message] = []
     append = out.append
+    unmade = EntryMessage.unmade
     for n, entry in enumerate(entries):
         path = f"{prefix}/{n}"
         if type(entry) is dict:
@@ -303,7 +298,9 @@ def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
                 if isinstance(content, list):
                     facts = _facts_of_list(content)
                     if facts is not None:
-                        append(_entry_message(role, entry, path, facts))
+                        m: EntryMessage = unmade(role, entry, facts, False)
+                        m._path = path
+                        append(m)
                         continue
                 elif isinstance(content, str):
                     blocks = (Block(TEXT, content, src={"path": f"{path}/content"}),)

@@ -93,8 +93,8 @@ def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, target, rem
     msgs = [m for part in parts for m in part] + _usual_turns(usual)
     session = S(*msgs, target=target)
     assert _findings(session, target, lean=True) == _findings(session, target, lean=False)
-    fine = analysis._IdRules.of(target).fine
-    p = pair(msgs, remap=remap, usual_id=fine)
+    rules = analysis._IdRules.of(target)
+    p = pair(msgs, remap=remap, usual_id=rules.fine, all_usual=rules.all_fine)
     assert pairing_facts(p) == pairing_facts(pair(msgs, remap=remap))
     if isinstance(p, LeanPairing):
         # what it left out are usual pairs: each call answered once, in the message after it
@@ -102,6 +102,26 @@ def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, target, rem
         for u in p.uses:
             if u.block.bid in left:
                 assert u.dup_of is None and len(u.results) == 1 and u.results[0].mi == u.home
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ids=st.lists(
+        st.one_of(
+            st.none(),
+            st.text(alphabet="ab_-.:9 \n\u00e9\u0661]", max_size=3),
+            st.text(alphabet="ab", min_size=60, max_size=70),
+        ),
+        max_size=6,
+    ),
+    target=st.sampled_from(["anthropic", "bedrock", "openai-chat", "gemini", "claude-code"]),
+)
+def test_ids_read_at_once_are_fine_exactly_when_each_is(ids, target):
+    """`all_usual` (a session's call ids in one go) agrees with `usual_id` of each: ids
+    the target refuses (spaces, dots for Anthropic, a newline, non-ASCII, too long for
+    Bedrock), empty and missing ones among usual ones."""
+    rules = analysis._IdRules.of(target)
+    assert rules.all_fine(ids) == all(map(rules.fine, ids))
 
 
 def test_a_session_of_usual_turns_builds_no_call_or_result():

@@ -18,7 +18,7 @@ from repair.formats.anthropic_list import (
     messages_from_entries,
     untouched,
 )
-from repair.formats.roo.meta import apply_roo_meta, pair_text_results
+from repair.formats.roo.meta import apply_roo_meta
 from repair.model import Message, Session
 
 _IDS = st.sampled_from(["t1", "t2", "t3", "", None, 7, "bad id"])
@@ -91,7 +91,6 @@ def _load(entries: list[Any], roo: bool, lazy: bool) -> list[Message]:
         msgs = [message_from_entry(e, f"/messages/{n}") for n, e in enumerate(entries)]
     if roo:
         apply_roo_meta(msgs)
-        pair_text_results(msgs)
     return msgs
 
 
@@ -139,7 +138,7 @@ def test_blocks_are_made_once_and_only_when_asked():
 
 
 def test_an_entry_message_has_every_field_of_a_message():
-    """The loader sets an entry message's slots itself (`_entry_message`): a field added to
+    """The loader sets an entry message's slots itself (`LazyMessage.unmade`): a field added to
     `Message` must be set there too."""
     (m,) = messages_from_entries([{"role": "user", "content": [{"type": "text", "text": "a"}]}], "")
     assert type(m) is EntryMessage

@@ -30,7 +30,7 @@ from ..anthropic_list import (
 )
 from ..base import Adapter, Edited, Export, Probe
 from ..registry import register
-from .meta import apply_roo_meta, pair_text_results, roo_tags
+from .meta import apply_roo_meta, roo_tags
 from .v2 import dump_records, first_record, load_v2
 
 if TYPE_CHECKING:
@@ -77,7 +77,6 @@ class RooAdapter(Adapter):
             prefix = "" if shape.container == "list" else "/messages"
             messages = messages_from_entries(shape.entries, prefix)
             tags = apply_roo_meta(messages)  # one message per entry: the document's tags
-        pair_text_results(messages)
         state = make_state(probe, shape.container, messages)
         if shape.container != "v2":
             state.tags = tags
@@ -112,7 +111,6 @@ class RooAdapter(Adapter):
 
         def reload(part: list[Message], entries: list[Any]) -> None:
             apply_roo_meta(part, tags=tags)
-            pair_text_results(part)
 
         return read_back_entries(session, to_read_again(session, list(fresh)), entry_at, reload)
 

@@ -49,15 +49,39 @@ def apply_roo_meta(
     tags: tuple[set[str], set[str]] | None = None,
 ) -> tuple[set[str], set[str]]:
     """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
-    message's record (`record_of`; None: its `raw`). Runs once at load, on freshly built
-    messages; `tags`: those of the whole document (`roo_tags`) when `messages` are only some
-    of its messages. One pass over the records, then the tags (a tag takes effect only when
-    its summary or marker exists). Returns the tags it applied (without `tags`: `roo_tags`
-    of the messages' records)."""
+    message's record (`record_of`; None: its `raw`), and pair Cline's text results
+    (`_pair`). Runs once at load, on freshly built messages; `tags`: those of the
+    whole document (`roo_tags`) when `messages` are only some of its messages. One pass
+    over the records, then the tags (a tag takes effect only when its summary or marker
+    exists). Returns the tags it applied (without `tags`: `roo_tags` of the messages'
+    records)."""
     summaries: set[str] = set()
     markers: set[str] = set()
     tagged: list[tuple[Message, dict[str, Any]]] = []
+    asking: Message | None = None  # the assistant message a user message would answer
     for m in messages:
+        # Cline's text results (in this pass: its loop is the one that reads every message)
+        if m.malformed is None:
+            role = m.role
+            if role == "assistant":
+                asking = m
+            elif role == "user":
+                if asking is not None:
+                    # (the usual case first: no call, or every call
+                    # answered by a tool_result block, often in the order of the calls)
+                    got = asking._tool_ids
+                    calls = (asking.tool_ids() if got is None else got)[0]
+                    if calls:
+                        got = m._tool_ids
+                        answers = (m.tool_ids() if got is None else got)[1]
+                        if calls != answers and not set(calls).issubset(answers):
+                            _pair(asking, m)
+                asking = None
+            elif role is not None:
+                asking = None
+            # (a role-less reasoning item sits between turns: the turn goes on)
+        else:
+            asking = None
         rec = m.raw if record_of is None else record_of(m)
         if not isinstance(rec, dict):
             continue
@@ -107,26 +131,11 @@ def result_text_tool(text: Any) -> str | None:
     return head.group(1)
 
 
-def pair_text_results(messages: Sequence[Message]) -> None:
-    """Cline's native tool_use answered by text: the n-th unanswered tool_use of an
-    assistant message is answered by the n-th `[name ...] Result:` text block of the next
-    user message when the names match; that text Block gets the tool_use's id."""
-    following: Message | None = None
-    for m in reversed(messages):
-        if m.role is None and m.malformed is None:
-            continue  # role-less reasoning items sit between turns
-        if m.role == "assistant" and m.malformed is None and following is not None:
-            calls = m.tool_ids()[0]
-            # the usual case: no call, or every call answered by a tool_result block (most
-            # often in the order of the calls)
-            if calls:
-                answers = following.tool_ids()[1]
-                if calls != answers and not set(calls).issubset(answers):
-                    _pair(m, following)
-        following = m if (m.role == "user" and m.malformed is None) else None
-
-
 def _pair(assistant: Message, user: Message) -> None:
+    """Cline's native tool_use answered by text: the n-th unanswered tool_use of an
+    assistant message is answered by the n-th `[name ...] Result:` text block of the user
+    message right after it (role-less reasoning items aside) when the names match; that
+    text Block gets the tool_use's id."""
     texts = []
     for b in user.blocks:
         if b.type == "text":
