@@ -345,7 +345,9 @@ class _Added:
         self.type, self.tool_id = btype, tool_id
 
 
-# A message as `light` follows it: [role, blocks (the session's, or `_Added`), positions]
+# A message as `light` follows it: [role, its blocks (the session's, or `_Added`; a session
+# message sent as it is: the message, whose blocks are read only where a step needs them),
+# positions, its calls' ids, its results' ids, how many blocks]
 _Light = list[Any]
 
 
@@ -353,9 +355,26 @@ def light(session: Session) -> Request:
     """`send`'s request counted, not built (`Request.counted`): the same three steps over
     the session's own blocks, without a `SentBlock` or `SentMessage` each: what the
     analysis reads (each message's number, the entries in all, what Claude Code leaves out
-    and the calls it answers) is the same (tests/engine/test_light_sending.py)."""
+    and the calls it answers) is the same (tests/engine/test_light_sending.py). A message
+    is read by its tool ids, shape and block counts (`Message.tool_ids`, `plain_shape`,
+    `block_counts`) where no step changes it, so blocks a loader makes when read are made
+    only where one does."""
     with gc_paused():
         return _light(session.messages)
+
+
+def _blocks(x: Any) -> Any:
+    return x.blocks if isinstance(x, Message) else x
+
+
+def _entry(role: str, blocks: list[Any], positions: list[int]) -> _Light:
+    """A message `light` follows, of these blocks."""
+    calls = [b.tool_id for b in blocks if b.type == TOOL_USE]
+    return [role, blocks, positions, calls, _result_ids(blocks), len(blocks)]
+
+
+def _result_ids(blocks: Sequence[Any]) -> list[str | None]:
+    return [b.tool_id for b in blocks if b.type == TOOL_RESULT]
 
 
 def _light(messages: list[Message]) -> Request:
@@ -364,21 +383,36 @@ def _light(messages: list[Message]) -> Request:
     # of one such block is no longer sent as a string
     made_text: set[int] = set()
     msgs: list[_Light] = []
+    resolved: set[str | None] = set()  # (`_drop_unresolved_calls`)
     for pos, m in enumerate(messages):
         if not m.live:
             continue
-        blocks = m.blocks
-        if m.role == "user" and not _nothing_to_join(m) and _of_records(blocks):
-            made_text.update(id(b) for b in blocks if isinstance(b.data, str))  # `_user_joined`
-        msgs.append([m.role or "user", blocks, [pos]])
-    msgs = _light_drop_unresolved(msgs, req, made_text)
+        got = m._tool_ids  # (`Message.tool_ids`: made once)
+        calls, answers = m.tool_ids() if got is None else got
+        count, n_results = m.block_counts()
+        # its results' ids: its answers, unless a block of another type answers a call
+        results = answers if len(answers) == n_results else _result_ids(m.blocks)
+        resolved.update(results)
+        if (
+            m.role == "user"
+            and len(results) != count  # (results alone: nothing to join)
+            and not _nothing_to_join(m)
+            and _of_records(m.blocks)
+        ):
+            made_text.update(id(b) for b in m.blocks if isinstance(b.data, str))  # `_user_joined`
+        msgs.append([m.role or "user", m, [pos], calls, results, count])
+    msgs = _light_drop_unresolved(msgs, req, made_text, resolved)
     msgs = _light_pair_results(msgs, req, made_text)
-    for role, blocks, positions in msgs:
-        if role == "user" and not _light_string(blocks, made_text):
-            _light_user_wire(blocks, positions, req)
+    for e in msgs:
+        x = e[1]
+        if e[0] != "user" or (isinstance(x, Message) and x.plain_shape()):
+            continue  # (a plain message holds no blank text)
+        blocks = _blocks(x)
+        if not _light_string(blocks, made_text):
+            _light_user_wire(blocks, e[2], req)
     numbers: list[int | None] = [None] * len(messages)
-    for n, (_, _, positions) in enumerate(msgs):
-        for p in positions:
+    for n, e in enumerate(msgs):
+        for p in e[2]:
             if numbers[p] is None:
                 numbers[p] = n
     req.counted = Counted(WIRES["anthropic"].split, numbers, len(msgs))
@@ -407,58 +441,62 @@ def _light_merged(first: list[Any], then: list[Any], made_text: set[int]) -> lis
     return [b for b in both if b.type == TOOL_RESULT] + [b for b in both if b.type != TOOL_RESULT]
 
 
-def _light_drop_unresolved(msgs: list[_Light], req: Request, made_text: set[int]) -> list[_Light]:
-    """`_drop_unresolved_calls`, counted."""
-    resolved = {b.tool_id for m in msgs for b in m[1] if b.type == TOOL_RESULT}
+def _light_drop_unresolved(
+    msgs: list[_Light], req: Request, made_text: set[int], resolved: set[str | None]
+) -> list[_Light]:
+    """`_drop_unresolved_calls`, counted (`resolved`: the ids of every result)."""
     out: list[_Light] = []
     for m in msgs:
-        role, blocks, positions = m
-        if role == "assistant" and not all(
-            b.tool_id in resolved for b in blocks if b.type == TOOL_USE
-        ):
+        role, positions, calls = m[0], m[2], m[3]
+        if calls and role == "assistant" and not resolved.issuperset(calls):
+            blocks = _blocks(m[1])
             gone = _dropped_on_resume(blocks, resolved, positions[0], req, _own_light)
             if gone:
                 blocks = [b for b in blocks if id(b) not in gone]
-                m = [role, blocks, positions]
                 if not blocks:
                     continue
+                m = _entry(role, blocks, positions)
         if out and role == "user" and out[-1][0] == "user":
             prev = out[-1]
-            out[-1] = ["user", _light_merged(prev[1], blocks, made_text), prev[2] + positions]
+            merged = _light_merged(_blocks(prev[1]), _blocks(m[1]), made_text)
+            out[-1] = _entry("user", merged, prev[2] + positions)
             continue
         out.append(m)
     return out
 
 
 def _light_pair_results(msgs: list[_Light], req: Request, made_text: set[int]) -> list[_Light]:
-    """`_pair_results`, counted."""
+    """`_pair_results`, counted. (A string content is no tool_result: a user message's
+    results are read without asking whether it is sent as a string.)"""
     out: list[_Light] = []
     seen_uses: set[str | None] = set()
     i, n = 0, len(msgs)
     while i < n:
         m = msgs[i]
-        role, blocks, positions = m
+        role, positions = m[0], m[2]
         if role != "assistant":
-            array = not _light_string(blocks, made_text)
-            if role == "user" and array and (not out or out[-1][0] != "assistant"):
+            if role == "user" and m[4] and (not out or out[-1][0] != "assistant"):
+                blocks = _blocks(m[1])
                 kept = [b for b in blocks if b.type != TOOL_RESULT]
-                if len(kept) != len(blocks):
-                    for b in blocks:
-                        if b.type == TOOL_RESULT and type(b) is not _Added:
-                            req.left_out.append(
-                                (positions[0], b, "a result not right after a call")
-                            )
-                    if kept:
-                        out.append(["user", kept, positions])
-                    elif not out:
-                        out.append(["user", [_Added("text")], positions])
-                    i += 1
-                    continue
+                for b in blocks:
+                    if b.type == TOOL_RESULT and type(b) is not _Added:
+                        req.left_out.append((positions[0], b, "a result not right after a call"))
+                if kept:
+                    out.append(_entry("user", kept, positions))
+                elif not out:
+                    out.append(_entry("user", [_Added("text")], positions))
+                i += 1
+                continue
             out.append(m)
             i += 1
             continue
-        calls = [b.tool_id for b in blocks if b.type == TOOL_USE]
-        if not blocks or not seen_uses.isdisjoint(calls) or len(set(calls)) < len(calls):
+        calls = m[3]
+        if (
+            not m[5]
+            or not seen_uses.isdisjoint(calls)
+            or (len(calls) > 1 and len(set(calls)) < len(calls))
+        ):
+            blocks = _blocks(m[1])
             calls = []
             sent: list[Any] = []
             for k, b in enumerate(blocks):
@@ -475,18 +513,19 @@ def _light_pair_results(msgs: list[_Light], req: Request, made_text: set[int]) -
                     seen_uses.add(tid)
                     calls.append(tid)
                 sent.append(b)
-            m = ["assistant", sent or [_Added("text")], positions]
+            m = _entry("assistant", sent or [_Added("text")], positions)
         else:  # the usual message: every block sent as it is
             seen_uses.update(calls)
         out.append(m)
         nxt = msgs[i + 1] if i + 1 < n else None
-        found: list[str | None] = []
+        found = nxt[4] if nxt is not None and nxt[0] == "user" else ()
+        if found == calls:  # (the usual turn: each call answered once, in order)
+            i += 1
+            continue
         dup = False
-        if nxt is not None and nxt[0] == "user" and not _light_string(nxt[1], made_text):
-            found = [b.tool_id for b in nxt[1] if b.type == TOOL_RESULT]
-            if len(set(found)) < len(found):
-                dup = True
-                found = list(dict.fromkeys(found))
+        if len(set(found)) < len(found):
+            dup = True
+            found = list(dict.fromkeys(found))
         missing = [c for c in calls if c not in found]
         stray = {r for r in found if r not in calls}
         if not missing and not stray and not dup:
@@ -495,15 +534,15 @@ def _light_pair_results(msgs: list[_Light], req: Request, made_text: set[int]) -
         placeholders: list[Any] = [_Added(TOOL_RESULT, c) for c in missing]
         req.answered.update(c for c in missing if c is not None)
         if nxt is not None and nxt[0] == "user":
-            content = list(nxt[1])
+            content = list(_blocks(nxt[1]))
             if stray or dup:
                 content = _answers_kept(content, stray, nxt[2][0], req, _own_light)
             content = placeholders + content
-            out.append(["user", content or [_Added("text")], nxt[2]])
+            out.append(_entry("user", content or [_Added("text")], nxt[2]))
             i += 2
             continue
         if placeholders:
-            out.append(["user", placeholders, []])
+            out.append(_entry("user", placeholders, []))
         i += 1
     return out
 

@@ -14,13 +14,24 @@ lines that cannot be read become malformed messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ...files import FileText
-from ...model import THINKING_TYPES, TOOL_RESULT, TOOL_USE, Block, Message
+from ...model import (
+    LAZY,
+    THINKING_TYPES,
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    LazyMessage,
+    Message,
+    ToolIds,
+    text_is_blank,
+)
+from ..anthropic_list import _facts_of_list
 from ..base import IndexedLine, JsonlLine, type_name
 from .chain import MESSAGE_TYPES, Graph, Walk, build_graph
 
@@ -51,7 +62,10 @@ class CCFile:
 
 @dataclass(slots=True)
 class Rec:
-    """A user/assistant record as the messages need it."""
+    """A user/assistant record as the messages need it: its content items (`items`: the
+    record's list of content blocks as parsed, or its string content as the one item), or
+    the blocks it was given (the read-back's, `items` None): the `Block`s of a message are
+    made when something reads them (`RecordMessage`)."""
 
     role: str
     blocks: tuple[Block, ...]
@@ -60,10 +74,16 @@ class Rec:
     api_error: bool  # isApiErrorMessage (an assistant record: or the <synthetic> model)
     ts: Any  # timestamp as written
     uuid: Any
+    items: Any = None
+
+    def content(self) -> Sequence[Any]:
+        """Its content items (each a block's data: a dict, or a string content)."""
+        items = self.items
+        return items if items is not None else [b.data for b in self.blocks]
 
 
 def read_record(obj: dict[str, Any], idx: int, lineno: int, role: str) -> Rec:
-    blocks, bad = record_blocks(obj, idx, lineno)
+    items, bad = record_items(obj)
     mid = None
     api_error = obj.get("isApiErrorMessage") is True
     if role == "assistant" and bad is None:
@@ -72,7 +92,7 @@ def read_record(obj: dict[str, Any], idx: int, lineno: int, role: str) -> Rec:
         if type(mid) is not str:
             mid = None
         api_error = api_error or msg.get("model") == "<synthetic>"
-    return Rec(role, blocks, bad, mid, api_error, obj.get("timestamp"), obj.get("uuid"))
+    return Rec(role, (), bad, mid, api_error, obj.get("timestamp"), obj.get("uuid"), items)
 
 
 def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, dict[int, Rec]]:
@@ -120,21 +140,44 @@ class RecordBlock(Block):
         self._src = value
 
 
-class RecordMessage(Message):
-    """A message built from records: `raw` (its record, or its records in a list) is read from
-    the file's lines when asked for, so the messages do not hold the records' envelopes (on
-    a file whose lines were released, each ask parses them again); `src` is derived from its
-    first record as a RecordBlock's is, and `meta` is made from the timestamp, uuid and
-    hidden reason it keeps when asked for (not a dict per message of a 1 GB file)."""
+class RecordMessage(LazyMessage):
+    """A message built from records (`origin`: their line indexes), whose `Block`s are made
+    from the records' content items when first asked for (`LazyMessage`: the builder sets
+    the tool ids and plain shape a check reads, from the items); `raw` (its record, or its
+    records in a list) is read from the file's lines when asked for, so the messages do not
+    hold the records' envelopes (on a file whose lines were released, each ask parses them
+    again); `src` is derived from its first record as a RecordBlock's is, and `meta` is made
+    from the timestamp, uuid and hidden reason it keeps when asked for (not a dict per
+    message of a 1 GB file)."""
 
-    __slots__ = ("_held", "_lines", "_src", "_meta", "_ts", "_uuid", "_why")
+    __slots__ = ("_held", "_lines", "_meta", "_ts", "_uuid", "_why", "_parts", "_order", "_n")
     _held: Any
-    _lines: list[JsonlLine]
-    _src: Any
+    _lines: Any
     _meta: Any
     _ts: float | None
     _uuid: str | None
     _why: str | None
+    _parts: list[Sequence[Any]]  # each record's content items, in `origin`'s order
+    _order: int  # how its blocks are sent (`_sent_order`)
+    _n: int  # how many blocks it holds
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        lines, origin = self._lines, self._origin
+        if len(origin) == 1:
+            return _blocks_of(self._parts[0], origin[0], lines[origin[0]].lineno)
+        blocks: list[Block] = []
+        for idx, items in zip(origin, self._parts, strict=True):
+            blocks += _blocks_of(items, idx, lines[idx].lineno)
+        return _in_order(blocks, self._order, _block_type)
+
+    def _make_src(self) -> dict[str, Any] | None:
+        return {"line": self._origin[0] + 1}
+
+    def block_counts(self) -> tuple[int, int]:
+        ids = self._tool_ids
+        if ids is None or self._blocks is not LAZY:
+            return Message.block_counts(self)
+        return self._n, len(ids[1])  # (each tool_result is one answer, and only they are)
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -160,20 +203,11 @@ class RecordMessage(Message):
         return self._ts if meta is _DERIVED else meta.get("timestamp")
 
     @property
-    def src(self) -> dict[str, Any] | None:
-        src = self._src
-        return {"line": self.origin[0] + 1} if src is _DERIVED else src
-
-    @src.setter
-    def src(self, value: dict[str, Any] | None) -> None:
-        self._src = value
-
-    @property
     def raw(self) -> Any:
         held = self._held
         if held is not _LAZY:
             return held
-        lines, recs = self._lines, self.origin
+        lines, recs = self._lines, self._origin
         return lines[recs[0]].obj if len(recs) == 1 else [lines[i].obj for i in recs]
 
     @raw.setter
@@ -222,25 +256,35 @@ class CCState:
     walk: Walk | None = None  # the parentUuid walk the chain came from (its gaps)
 
 
-def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], str | None]:
-    """The blocks of a user/assistant record, or the reason it is not a readable message.
-    (Blocks are made here rather than with `block_from_anthropic`, same fields: this runs once
-    per record of files with 100k records.)"""
+def record_items(obj: Any) -> tuple[Sequence[Any], str | None]:
+    """The content items of a user/assistant record (its list of blocks, or its string
+    content as the one item), or the reason it is not a readable message."""
     msg = obj.get("message")
     if type(msg) is not dict:
         return (), "the record has no `message` object"
     content = msg.get("content")
-    src = _DERIVED if lineno == idx + 1 else {"line": lineno}
     if type(content) is str:
-        return (RecordBlock("text", content, None, None, False, src, idx),), None
+        return (content,), None
     if type(content) is not list:
         kind = "missing" if content is None else type_name(content)
         return (), f"message.content is {kind}, not a string or a list of blocks"
-    blocks = []
     for k, item in enumerate(content):
         t = item.get("type") if type(item) is dict else None
         if type(t) is not str:
             return (), f"message.content[{k}] is not a content block (no `type`)"
+    return content, None
+
+
+def _blocks_of(items: Sequence[Any], idx: int, lineno: int) -> tuple[Block, ...]:
+    """The blocks of a record's content items (`record_items`). (Made here rather than with
+    `block_from_anthropic`, same fields: this runs for every block a writer reads.)"""
+    src = _DERIVED if lineno == idx + 1 else {"line": lineno}
+    blocks = []
+    for item in items:
+        if type(item) is str:
+            blocks.append(RecordBlock("text", item, None, None, False, src, idx))
+            continue
+        t = item["type"]
         if t == TOOL_USE:
             tid, name = item.get("id"), item.get("name")
             blocks.append(
@@ -269,76 +313,113 @@ def record_blocks(obj: Any, idx: int, lineno: int) -> tuple[tuple[Block, ...], s
             )
         else:
             blocks.append(RecordBlock(t, item, None, None, False, src, idx))
-    return tuple(blocks), None
+    return tuple(blocks)
 
 
-def _blank_text(b: Block) -> bool:
-    d = b.data
-    txt = d.get("text") if type(d) is dict else None
-    return b.type == "text" and type(txt) is str and not txt.strip()
+def _item_type(item: Any) -> str:
+    """A content item's block type (a string content is a text block)."""
+    t: str = "text" if type(item) is str else item["type"]
+    return t
 
 
-def _resume_drop(blocks: tuple[Block, ...]) -> str | None:
+def _block_type(b: Block) -> str:
+    return b.type
+
+
+def _blank_text(item: Any) -> bool:
+    """A text block whose text is whitespace only (not a string content)."""
+    if type(item) is not dict or item["type"] != "text":
+        return False
+    txt = item.get("text")
+    return type(txt) is str and not txt.strip()
+
+
+def _resume_drop(items: Sequence[Any]) -> str | None:
     """Claude Code drops these assistant records when it resumes (docs/formats.md, Claude
     Code: what Claude Code leaves out when it resumes):
     whitespace-only text (the `"\\n\\n"` opening thinking turns) -> "blank"; thinking-only
     records -> "thinking" and empty-text records -> "empty" are dropped when their
     message.id has no other content. (2.1.197 keeps an empty text block when it merges the
     record into a message with content, and sends it: the API refuses it.)"""
-    if len(blocks) == 1:  # the usual shape: one block per record
-        b = blocks[0]
-        if b.type == "text":
-            return ("blank" if b.data["text"] else "empty") if _blank_text(b) else None
-        return "thinking" if b.type in THINKING_TYPES else None
-    if not blocks:
+    if len(items) == 1:  # the usual shape: one block per record
+        item = items[0]
+        if _blank_text(item):
+            return "blank" if item["text"] else "empty"
+        return "thinking" if type(item) is dict and item["type"] in THINKING_TYPES else None
+    if not items:
         return None
-    if all(_blank_text(b) for b in blocks):
-        return "blank" if all(b.data["text"] for b in blocks) else "empty"
-    if all(b.type in THINKING_TYPES for b in blocks):
+    if all(_blank_text(i) for i in items):
+        return "blank" if all(i["text"] for i in items) else "empty"
+    if all(type(i) is dict and i["type"] in THINKING_TYPES for i in items):
         return "thinking"
     return None
 
 
 @dataclass(eq=False)
 class _Acc:
-    """A message being built from records (line indexes `recs`, in chain order)."""
+    """A message being built from records (line indexes `recs`, in chain order; `parts`:
+    each record's content items)."""
 
     role: str
     mid: str | None  # message.id of an assistant message
     recs: list[int]
-    blocks: list[Block]
+    parts: list[Sequence[Any]]
     results: bool = False  # holds a tool_result block: an assistant merge walks past it
 
-    def sent_blocks(self) -> tuple[Block, ...]:
-        """The blocks as Claude Code sends them: a user message merged from several records
-        puts its tool_results first; an assistant message without thinking puts its tool_use
-        blocks after the others (measured: [text, use, result] is sent [text, result, use])."""
-        blocks = self.blocks
-        if self.role == "user" and len(self.recs) > 1 and self.results:
-            return tuple(
-                [b for b in blocks if b.type == TOOL_RESULT]
-                + [b for b in blocks if b.type != TOOL_RESULT]
-            )
-        if self.role == "assistant" and len(self.recs) > 1 and _use_before_other(blocks):
-            return tuple(
-                [b for b in blocks if b.type != TOOL_USE]
-                + [b for b in blocks if b.type == TOOL_USE]
-            )
-        return tuple(blocks)
+
+# How a message's blocks are sent (`_sent_order`): as read, tool_results first, tool_uses last
+_AS_READ, _RESULTS_FIRST, _USES_LAST = 0, 1, 2
 
 
-def _use_before_other(blocks: list[Block]) -> bool:
+def _sent_order(acc: _Acc, items: Sequence[Any]) -> int:
+    """How Claude Code sends the blocks of a message merged from several records: a user
+    message puts its tool_results first; an assistant message without thinking puts its
+    tool_use blocks after the others (measured: [text, use, result] is sent [text, result,
+    use])."""
+    if len(acc.recs) < 2:
+        return _AS_READ
+    if acc.role == "user":
+        return _RESULTS_FIRST if acc.results else _AS_READ
+    if acc.role == "assistant" and _use_before_other(map(_item_type, items)):
+        return _USES_LAST
+    return _AS_READ
+
+
+def _in_order(seq: Sequence[Any], order: int, type_of: Callable[[Any], str]) -> tuple[Any, ...]:
+    """Blocks (or their items, `type_of` reading their type) in the order they are sent."""
+    if order == _RESULTS_FIRST:
+        return tuple(
+            [x for x in seq if type_of(x) == TOOL_RESULT]
+            + [x for x in seq if type_of(x) != TOOL_RESULT]
+        )
+    if order == _USES_LAST:
+        return tuple(
+            [x for x in seq if type_of(x) != TOOL_USE] + [x for x in seq if type_of(x) == TOOL_USE]
+        )
+    return tuple(seq)
+
+
+def _use_before_other(types: Iterable[str]) -> bool:
     """A tool_use comes before another kind of block, and no thinking is interleaved."""
     seen_use = False
     other_after = False
-    for b in blocks:
-        if b.type in THINKING_TYPES:
+    for t in types:
+        if t in THINKING_TYPES:
             return False
-        if b.type == TOOL_USE:
+        if t == TOOL_USE:
             seen_use = True
         elif seen_use:
             other_after = True
     return other_after
+
+
+def _facts(items: Sequence[Any]) -> tuple[ToolIds | None, bool]:
+    """What `Message.tool_ids` reads of blocks made of these items (in the order sent):
+    their tool ids and plain shape (None, False: not known, read from the blocks when asked
+    for: a string content merged with other records' blocks)."""
+    if len(items) == 1 and type(items[0]) is str:
+        return ((), ()), not text_is_blank(items[0])
+    return _facts_of_list(items) or (None, False)  # type: ignore[arg-type]  # (any sequence)
 
 
 class _Builder:
@@ -379,18 +460,18 @@ class _Builder:
             if isinstance(item, Message):
                 msgs.append(item)
                 continue
-            blocks = item.sent_blocks() if not self.hidden else tuple(item.blocks)
-            msgs.append(self._message(item, blocks))
+            msgs.append(self._message(item))
         return msgs
 
     def add(self, idx: int) -> None:
         rec = self.file.recs[idx]
-        role, blocks = rec.role, rec.blocks
+        role = rec.role
         if rec.bad is not None:
             self.flush()
             self._single(idx, malformed=f"{role} record: {rec.bad}")
             self.flush()
             return
+        items = rec.content()
         mid = None
         if role == "assistant":
             mid = rec.mid
@@ -398,11 +479,11 @@ class _Builder:
                 if rec.api_error:
                     self._single(
                         idx,
-                        blocks=blocks,
+                        blocks=self._blocks(idx, items),
                         hidden="an API error record (Claude Code does not send it)",
                     )
                     return
-                drop = _resume_drop(blocks)
+                drop = _resume_drop(items)
                 if drop == "blank" or idx in self.skip:
                     return  # not sent: passes through like an attachment
                 if drop in ("thinking", "empty"):
@@ -413,7 +494,9 @@ class _Builder:
         else:
             if not self.hidden and rec.api_error:
                 self._single(
-                    idx, blocks=blocks, hidden="an API error record (Claude Code does not send it)"
+                    idx,
+                    blocks=self._blocks(idx, items),
+                    hidden="an API error record (Claude Code does not send it)",
                 )
                 return
             home = self._user_home()
@@ -425,11 +508,11 @@ class _Builder:
             else:
                 self._barriers.append(len(self.items) - 1)  # until it holds a result
         home.recs.append(idx)
-        home.blocks.extend(blocks)
+        home.parts.append(items)
         if home.results:
             return
-        for b in blocks:
-            if b.type == TOOL_RESULT:
+        for item in items:
+            if type(item) is dict and item["type"] == TOOL_RESULT:
                 home.results = True
                 if self._barriers and self.items[self._barriers[-1]] is home:
                     # a user item takes records only while it is the newest (API-error
@@ -513,25 +596,40 @@ class _Builder:
         """The messages built so far take no more records."""
         self._floor = len(self.items)
 
-    def _message(self, acc: _Acc, blocks: tuple[Block, ...]) -> Message:
+    def _blocks(self, idx: int, items: Sequence[Any]) -> tuple[Block, ...]:
+        return _blocks_of(items, idx, self.file.lines[idx].lineno)
+
+    def _message(self, acc: _Acc) -> Message:
         lines = self.file.lines
-        recs = acc.recs
+        recs, parts = acc.recs, acc.parts
         first = self.file.recs[recs[0]]
-        m = RecordMessage(
-            role=acc.role,
-            blocks=blocks,
-            raw=_LAZY,
-            meta=_DERIVED,
-            hidden=self.hidden,
-            src=_DERIVED
-            if lines[recs[0]].lineno == recs[0] + 1
-            else {"line": lines[recs[0]].lineno},
-            origin=tuple(recs),
+        if len(parts) == 1:
+            items, order = parts[0], _AS_READ
+        else:
+            items = [item for part in parts for item in part]
+            order = _AS_READ if self.hidden else _sent_order(acc, items)
+            if order != _AS_READ:
+                items = _in_order(items, order, _item_type)
+        # a hidden message is not paired: its tool ids are read from its blocks if asked
+        facts = (None, False) if self.hidden else _facts(items)
+        m: RecordMessage = RecordMessage.unmade(
+            acc.role,
+            _LAZY,
+            facts,  # type: ignore[arg-type]  # (None: not known, as `Message._tool_ids`)
+            self.hidden,
+            tuple(recs),
         )
+        m._meta = _DERIVED
         m._lines = lines
         m._ts = _epoch(first.ts)
         m._uuid = first.uuid if type(first.uuid) is str else None
         m._why = self.reason if self.hidden else None
+        m._parts = parts
+        m._order = order
+        m._n = len(items)
+        lineno = lines[recs[0]].lineno
+        if lineno != recs[0] + 1:
+            m._src = {"line": lineno}
         return m
 
 
