@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
+from operator import attrgetter
 from typing import Any, cast
 
 from . import clients, codes, targets, wire
@@ -704,7 +705,12 @@ def _time_findings(
 ) -> None:
     prev_t: float | None = None
     prev_i: int | None = None
-    for mi in p.live if only is None else sorted(only):
+    order: Iterable[int] = p.live if only is None else sorted(only)
+    if only is None:
+        stamps = [t for t in map(_stamp, map(msgs.__getitem__, p.live)) if t is not None]
+        if stamps == sorted(stamps):  # the usual case, found in C: every stamp in order
+            order = ()
+    for mi in order:
         t = msgs[mi].timestamp  # (a Claude Code message keeps it apart from a meta dict)
         if t is None or (only is not None and not msgs[mi].live):
             continue
@@ -739,6 +745,9 @@ def _time_findings(
                 f"{_fmt_delta(t_use - t_res)} before the call (message {out.nb(use.mi, use.block)}).",
                 key=(msgs[res.mi].uid, res.block.bid),
             )
+
+
+_stamp = attrgetter("timestamp")
 
 
 def _fmt_delta(seconds: float) -> str:
