@@ -179,6 +179,12 @@ class Message:
         blocks = self.blocks
         return len(blocks), sum(1 for b in blocks if b.type == TOOL_RESULT)
 
+    def content_runs(self) -> int | None:
+        """How many entries the Responses wire makes of it as it is (a run of content blocks
+        one, any other block one: `wire._responses_count`), where its loader counted them
+        without its blocks; None: they are counted from its blocks."""
+        return None
+
 
 # A `LazyMessage`'s blocks, origin or src not made yet
 LAZY: Any = object()

@@ -560,6 +560,9 @@ def _chat_count(role: str, m: Message) -> int:
 def _responses_count(role: str, m: Message) -> int:
     """len(_responses_split(...)) of a message as it is (no block comes from an item, so
     each run of content blocks is one message item)."""
+    counted = m.content_runs()
+    if counted is not None:
+        return counted or 1
     n, in_run = 0, False
     for b in m.blocks:
         if b.type in _CONTENT:

@@ -22,6 +22,7 @@ from typing import Any
 from ..formats.codex import (
     CALL_TYPES,
     OUTPUT_TYPES,
+    CodexMessage,
     CodexState,
     CompactRef,
     ItemRef,
@@ -87,71 +88,104 @@ def _history(session: Session, req: Request) -> Iterator[tuple[int, Message, str
 # text's own object, None for a whole item), the item type it is sent as where it is a
 # whole item, the call_id that item carries, the block (None: an output Codex adds).
 _Counted = tuple[str, Any, str | None, Any, Block | None]
+FC, FCO = "function_call", "function_call_output"
 
 
 def light(session: Session) -> Request:
     """`send`'s request counted, not built (`Request.counted`): the same reading of each
     block (`_sent`'s: the item or part it is sent as), the same `normalize_history`, and each
     sent message's entries counted as the Responses wire splits them (a run of content parts
-    of one message item is one entry, any other item one each)."""
+    of one message item is one entry, any other item one each). A message whose blocks were
+    never made (`CodexMessage`) of function calls, their outputs, messages and model items
+    is counted from what its loader read (its tool ids and entries), unless a call of it
+    has no output or an output no call."""
     state: CodexState = session.state
     req = Request(CLIENT, [], client=True)
-    flat: list[tuple[_Counted, str, int | None]] = []
+    # (position, role, the message read from its loader, else its blocks counted)
+    flat: list[tuple[int, str, CodexMessage | None, list[_Counted]]] = []
     outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
-    lines, original = state.lines, state.original
+    called, answered = calls[FCO], outputs[FCO]
     for pos, m, role in _history(session, req):
-        for b in m.blocks:
-            ref = b.origin
-            ikey: Any = None
-            if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
-                payload = lines[ref.line].obj["payload"]
-                kind = payload.get("type")
-                call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
-            elif not isinstance(ref, ItemRef | CompactRef):
-                call_id = None
-                if b.type == TOOL_RESULT:
-                    call_kind = state.call_kind.get(b.tool_id or "", "function_call")
-                    kind = CALL_TYPES.get(call_kind, "function_call_output")
-                    call_id = b.tool_id
-                else:
-                    kind, ikey = None, object()  # a new text: an item of its own
-            elif ref.part is not None:
-                kind, call_id = None, None
-                ikey = (type(ref), ref.line, getattr(ref, "item", None))
-            else:
-                payload = payload_of(ref, state)
-                kind = payload.get("type")
-                call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
-            if not isinstance(kind, str):
-                kind = None
-            elif kind in OUTPUT_TYPES:
-                outputs[kind].add(call_id)
-            elif kind in CALL_TYPES:
-                calls[CALL_TYPES[kind]].add(call_id)
-            flat.append(((b.type, ikey, kind, call_id, b), role, pos))
-    req.counted = _normalized(flat, outputs, calls, req, len(session.messages))
+        if type(m) is CodexMessage and not m.made() and m._sent >= 0:
+            ids = m._tool_ids
+            assert ids is not None  # (set by the loader)
+            called.update(ids[0])
+            answered.update(ids[1])
+            flat.append((pos, role, m, []))
+        else:
+            flat.append((pos, role, None, _counted(m, state, outputs, calls)))
+    req.counted = _normalized(flat, outputs, calls, req, session.messages, state)
     return req
 
 
+def _counted(
+    m: Message, state: CodexState, outputs: dict[str, set[Any]], calls: dict[str, set[Any]]
+) -> list[_Counted]:
+    """Each block of a message as `light` counts it, its outputs and calls noted."""
+    out: list[_Counted] = []
+    lines, original = state.lines, state.original
+    for b in m.blocks:
+        ref = b.origin
+        ikey: Any = None
+        if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
+            payload = lines[ref.line].obj["payload"]
+            kind = payload.get("type")
+            call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
+        elif not isinstance(ref, ItemRef | CompactRef):
+            call_id = None
+            if b.type == TOOL_RESULT:
+                call_kind = state.call_kind.get(b.tool_id or "", FC)
+                kind = CALL_TYPES.get(call_kind, FCO)
+                call_id = b.tool_id
+            else:
+                kind, ikey = None, object()  # a new text: an item of its own
+        elif ref.part is not None:
+            kind, call_id = None, None
+            ikey = _item_key(ref)
+        else:
+            payload = payload_of(ref, state)
+            kind = payload.get("type")
+            call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
+        if not isinstance(kind, str):
+            kind = None
+        elif kind in OUTPUT_TYPES:
+            outputs[kind].add(call_id)
+        elif kind in CALL_TYPES:
+            calls[CALL_TYPES[kind]].add(call_id)
+        out.append((b.type, ikey, kind, call_id, b))
+    return out
+
+
+def _item_key(ref: ItemRef | CompactRef) -> tuple[type, int, int | None]:
+    """The message item a content part belongs to (`_sent`'s key)."""
+    return (type(ref), ref.line, getattr(ref, "item", None))
+
+
 def _normalized(
-    flat: list[tuple[_Counted, str, int | None]],
+    flat: list[tuple[int, str, CodexMessage | None, list[_Counted]]],
     outputs: dict[str, set[Any]],
     calls: dict[str, set[Any]],
     req: Request,
-    count: int,
+    messages: list[Message],
+    state: CodexState,
 ) -> Counted:
     """`_normalize` of counted blocks, and the Responses entries of the messages it sends
     counted as they are made (`_responses_split`: a run of content parts of one message
-    item is one entry, any other block one)."""
-    numbers: list[int | None] = [None] * count
+    item is one entry, any other block one). A message read from its loader whose calls all
+    have an output and outputs a call is sent as it is: its entries counted there, and a
+    block's entry found from the message's first when asked for (`Counted.entry_of`)."""
+    messages = list(messages)  # (as analysed: `entry_of` reads it after)
+    numbers: list[int | None] = [None] * len(messages)
     blocks: dict[int, int] = {}
+    starts: dict[int, int] = {}  # position -> its first entry, for a message sent as read
     n = 0  # entries so far
     role_now: str | None = None
     at_now: int | None = None
     opened = False  # a sent message is open (the next block of its role and position joins it)
     in_run = False  # its last block is a content part: the same item's next part joins it
     run_item: Any = None
+    called, answered = calls[FCO], outputs[FCO]
 
     def put(c: _Counted, role: str, at: int | None) -> None:
         nonlocal n, role_now, at_now, opened, in_run, run_item
@@ -169,19 +203,59 @@ def _normalized(
         if c[4] is not None:
             blocks.setdefault(id(c[4]), n - 1)
 
-    for c, role, pos in flat:
-        kind = c[2]
-        if kind is not None and kind in OUTPUT_TYPES and c[3] not in calls[kind]:
-            if c[4] is not None and pos is not None:
-                req.left_out.append((pos, c[4], "an output whose call is missing"))
-            continue
-        put(c, role, pos)
-        out_type = CALL_TYPES.get(kind) if kind is not None else None
-        call_id = c[3]
-        if out_type is not None and isinstance(call_id, str) and call_id not in outputs[out_type]:
-            put((TOOL_RESULT, None, out_type, call_id, None), "user", None)
-            req.answered.add(call_id)
-    return Counted(RESPONSES.split, numbers, n, blocks)
+    for pos, role, read, counted in flat:
+        if read is not None:
+            ids = read._tool_ids
+            assert ids is not None
+            if answered.issuperset(ids[0]) and called.issuperset(ids[1]):
+                if read._counts[0]:
+                    numbers[pos] = starts[pos] = n
+                    n += read._sent
+                    opened, role_now, at_now, in_run = True, role, pos, False
+                continue
+            counted = _counted(read, state, outputs, calls)  # a fault Codex repairs
+        for c in counted:
+            kind = c[2]
+            if kind is not None and kind in OUTPUT_TYPES and c[3] not in calls[kind]:
+                if c[4] is not None:
+                    req.left_out.append((pos, c[4], "an output whose call is missing"))
+                continue
+            put(c, role, pos)
+            out_type = CALL_TYPES.get(kind) if kind is not None else None
+            call_id = c[3]
+            if (
+                out_type is not None
+                and isinstance(call_id, str)
+                and call_id not in outputs[out_type]
+            ):
+                put((TOOL_RESULT, None, out_type, call_id, None), "user", None)
+                req.answered.add(call_id)
+
+    def entry_of(position: int, block: Block) -> int | None:
+        first = starts.get(position)
+        if first is None:
+            return blocks.get(id(block))
+        k = _offset(messages[position].blocks, block)
+        return None if k is None else first + k
+
+    return Counted(RESPONSES.split, numbers, n, blocks, entry_of)
+
+
+def _offset(blocks: tuple[Block, ...], block: Block) -> int | None:
+    """How many entries of a message sent as read come before the one carrying `block`."""
+    n, in_run, run_item = -1, False, None
+    for b in blocks:
+        if b.type in _CONTENT:
+            key = _item_key(b.origin)
+            if not (in_run and key == run_item):
+                n += 1
+            in_run, run_item = True, key
+        else:
+            n += 1
+            in_run = False
+        if b is block:
+            return n
+    return None
 
 
 def _sent(

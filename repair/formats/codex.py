@@ -30,8 +30,19 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportRefused
-from ..jsonio import compact, loads, strip_bom
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session, result_text
+from ..jsonio import compact, exact_numbers, loads, numbers_as_parsed, strip_bom
+from ..model import (
+    TEXT,
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    LazyMessage,
+    Message,
+    Session,
+    result_text,
+    text_is_blank,
+)
+from ..wire import _CONTENT
 from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
 from .probe import split_lines
 from .registry import register
@@ -165,34 +176,31 @@ class CodexAdapter(Adapter):
     def load(self, probe: Probe) -> Session:
         lines, newline, trailing_newline = _split(probe)
         messages: list[Message] = []
-        original: dict[int, Block] = {}
-        compacted: dict[int, Block] = {}
-        line_blocks: dict[int, list[Block]] = {}
+        made = _Made(lines, {}, {}, {})
         call_kind: dict[str, str] = {}
         # each line's value, read once (None: blank or not JSON, or JSON null)
         objs = [line.obj for line in lines]
         dropped, legacy = _replay(lines, objs)
         compacted_items: dict[int, list[dict[str, Any]]] = {}
+        made.compacted_items = compacted_items
         label = ""
 
         # Consecutive items of one kind form a message: model items; outputs; input messages.
         # Outputs and user messages stay apart so that a user message between a call and its
         # output is a misplaced result (home = the outputs right after the call).
-        group_kind: str | None = None
-        group_blocks: list[Block] = []
-        group_lines: list[int] = []
+        group = _Group()
 
         def close_group() -> None:
-            nonlocal group_kind, group_blocks, group_lines
-            if group_kind is not None:
-                role = "assistant" if group_kind == "assistant" else "user"
-                messages.append(_message(role, group_blocks, group_lines, lines, objs))
-            group_kind, group_blocks, group_lines = None, [], []
+            nonlocal group
+            if group.kind is not None:
+                role = "assistant" if group.kind == "assistant" else "user"
+                messages.append(group.message(role, made, objs))
+                group = _Group()
 
-        def add(idx: int, item: dict[str, Any], itype: str, role: str, blocks: list[Block]) -> None:
-            nonlocal group_kind
+        def add(idx: int, at: int | None, itype: str, read: _Read) -> None:
+            role, tid = read[0], read[1]
             if itype in CALL_TYPES:
-                call_kind.setdefault(blocks[0].tool_id or "", itype)
+                call_kind.setdefault(tid or "", itype)
             if role in HIDDEN_ROLES or idx in dropped:
                 close_group()
                 why = (
@@ -200,15 +208,15 @@ class CodexAdapter(Adapter):
                     if idx in dropped
                     else None  # an instruction message: sent, not checked
                 )
-                messages.append(_message(role, blocks, [idx], lines, objs, hidden=True, why=why))
+                one = _Group()
+                one.add(idx, at, itype, read)
+                messages.append(one.message(role, made, objs, hidden=True, why=why))
                 return
             kind = "outputs" if itype in OUTPUT_TYPES else role
-            if kind != group_kind:
+            if kind != group.kind:
                 close_group()
-                group_kind = kind
-            group_blocks.extend(blocks)
-            if not group_lines or group_lines[-1] != idx:
-                group_lines.append(idx)
+                group.kind = kind
+            group.add(idx, at, itype, read)
 
         for idx, rec in enumerate(objs):
             line = lines[idx]
@@ -241,13 +249,12 @@ class CodexAdapter(Adapter):
                 compacted_items[idx] = _compacted_items(rec, legacy.get(idx), lines)
                 for at, citem in enumerate(compacted_items[idx]):
                     ctype = citem.get("type")
-                    built = _item_blocks(idx, line, citem, ctype, at=at)
-                    if built is None or isinstance(built, str) or not isinstance(ctype, str):
+                    if not isinstance(ctype, str):
                         continue  # Codex would not send it either
-                    role, blocks = built
-                    for b in blocks:
-                        compacted[b.bid] = b
-                    add(idx, citem, ctype, role, blocks)
+                    read = _read_item(citem, ctype)
+                    if read is None or isinstance(read, str):
+                        continue
+                    add(idx, at, ctype, read)
                 continue
             if rtype != "response_item":
                 continue  # passes through untouched
@@ -257,19 +264,14 @@ class CodexAdapter(Adapter):
                 close_group()
                 messages.append(_malformed(idx, line, "response_item without a payload type"))
                 continue
-            built = _item_blocks(idx, line, item, itype)
-            if built is None:
+            read = _read_item(item, itype)
+            if read is None:
                 continue  # ghost_snapshot and other items the model never sees
-            if isinstance(built, str):
+            if isinstance(read, str):
                 close_group()
-                messages.append(_malformed(idx, line, built))
+                messages.append(_malformed(idx, line, read))
                 continue
-            role, blocks = built
-            for b in blocks:
-                original[b.bid] = b
-            if itype == "message":
-                line_blocks[idx] = blocks
-            add(idx, item, itype, role, blocks)
+            add(idx, None, itype, read)
         close_group()
 
         state = CodexState(
@@ -277,15 +279,15 @@ class CodexAdapter(Adapter):
             newline=newline,
             trailing_newline=trailing_newline,
             bom=probe.bom,
-            original=original,
-            line_blocks=line_blocks,
+            original=made.original,
+            line_blocks=made.line_blocks,
             call_kind=call_kind,
             message_lines={
                 i for m in messages for i in m.origin if i not in compacted_items
             },  # a compacted line's items are written by that line
             loaded=list(messages),
             held=probe.held(),  # after the pass over the lines: a large file is not kept
-            compacted=compacted,
+            compacted=made.compacted,
             compacted_items=compacted_items,
         )
         return self.session(probe.path, messages, state, label)
@@ -426,19 +428,65 @@ def _compacted_items(
     return items
 
 
-def _item_blocks(
-    idx: int, line: JsonlLine, item: dict[str, Any], itype: Any, at: int | None = None
-) -> tuple[str, list[Block]] | str | None:
-    """(role, blocks) for one response item; a string says why it is malformed; None = not
-    part of the conversation. `at`: the item's place in what a compacted line stands for."""
-    if not isinstance(itype, str):
-        return "response_item without a payload type"
-    src = {"line": line.lineno}
+# What `_read_item` reads of a response item without making its blocks: the role of the
+# message it goes to, the call_id of a call or an output, how many blocks it makes, whether
+# none of them is a blank text, how many Responses entries Codex sends it as (a run of
+# content parts one, any other part or item one: `wire._responses_split`), and whether its
+# first and its last block are content blocks (a run may go on from the item before when
+# the message is sent as it is: `wire._responses_count`).
+_Read = tuple[str, str | None, int, bool, int, bool, bool]
+TEXT_PARTS = ("input_text", "output_text")
 
-    if itype in CALL_TYPES:
+
+def _read_item(item: dict[str, Any], itype: str) -> _Read | str | None:
+    """What `_item_blocks` makes of a response item, read without making it; a string says
+    why it is malformed; None: it is not part of the conversation."""
+    if itype in CALL_TYPES or itype in OUTPUT_TYPES:
         call_id = item.get("call_id")
         if not isinstance(call_id, str) or not call_id:
             return f"{itype} without a call_id"
+        return "assistant" if itype in CALL_TYPES else "user", call_id, 1, True, 1, False, False
+    if itype == "message":
+        role = item.get("role")
+        content = item.get("content")
+        if not isinstance(role, str):
+            return "message item without a role"
+        if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
+            return f"message item with unknown role {shown(role)}"
+        if not isinstance(content, list):  # Codex cannot read the line either: it skips it
+            return f"message content is {type_name(content)}, not a list"
+        plain, entries, in_run, head = True, 0, False, False
+        for k, part in enumerate(content):
+            ptype = part.get("type") if isinstance(part, dict) else None
+            if not isinstance(ptype, str):
+                return f"content part {k} has no type"
+            if ptype in _CONTENT:  # (its block's type is a content type too)
+                head = head or not k
+                entries += not in_run
+                in_run = True
+                if ptype in TEXT_PARTS:  # a text block when its text is a string
+                    text = part.get("text")
+                    if isinstance(text, str) and (not text or text.isspace()):
+                        plain = False
+                elif ptype == TEXT and text_is_blank(part):  # a text block as it is
+                    plain = False
+            else:
+                entries += 1
+                in_run = False
+        return role, None, len(content), plain, entries, head, in_run
+    if itype in MODEL_ITEM_TYPES:
+        return "assistant", None, 1, True, 1, False, False
+    return None
+
+
+def _item_blocks(
+    idx: int, line: JsonlLine, item: dict[str, Any], itype: str, at: int | None = None
+) -> list[Block]:
+    """The blocks of one response item `_read_item` read as part of the conversation. `at`:
+    the item's place in what a compacted line stands for."""
+    src = {"line": line.lineno}
+    if itype in CALL_TYPES:
+        call_id = item["call_id"]
         if itype == "function_call":
             name = item.get("name")
             tool_input = _parse_arguments(item.get("arguments"))
@@ -450,38 +498,23 @@ def _item_blocks(
             tool_input = item.get("action")
         name = name if isinstance(name, str) else "?"
         data = {"type": TOOL_USE, "id": call_id, "name": name, "input": tool_input}
-        block = Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=_ref(idx, at))
-        return "assistant", [block]
+        return [Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=_ref(idx, at))]
     if itype in OUTPUT_TYPES:
-        call_id = item.get("call_id")
-        if not isinstance(call_id, str) or not call_id:
-            return f"{itype} without a call_id"
+        call_id = item["call_id"]
         data = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": item.get("output")}
-        return "user", [Block(TOOL_RESULT, data, tool_id=call_id, src=src, origin=_ref(idx, at))]
+        return [Block(TOOL_RESULT, data, tool_id=call_id, src=src, origin=_ref(idx, at))]
     if itype == "message":
-        role = item.get("role")
-        content = item.get("content")
-        if not isinstance(role, str):
-            return "message item without a role"
-        if role not in ("user", "assistant") and role not in HIDDEN_ROLES:
-            return f"message item with unknown role {shown(role)}"
-        if not isinstance(content, list):  # Codex cannot read the line either: it skips it
-            return f"message content is {type_name(content)}, not a list"
         blocks = []
-        for k, part in enumerate(content):
-            if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-                return f"content part {k} has no type"
+        for k, part in enumerate(item["content"]):
             ptype = part["type"]
-            if ptype in ("input_text", "output_text") and isinstance(part.get("text"), str):
+            if ptype in TEXT_PARTS and isinstance(part.get("text"), str):
                 data = {"type": TEXT, "text": part["text"]}
                 btype = TEXT
             else:
                 data, btype = part, own_type(ptype, "codex")
             blocks.append(Block(btype, data, src=src, origin=_ref(idx, at, k)))
-        return role, blocks
-    if itype in MODEL_ITEM_TYPES:
-        return "assistant", [Block(itype, item, src=src, origin=_ref(idx, at))]
-    return None
+        return blocks
+    return [Block(itype, item, src=src, origin=_ref(idx, at))]  # a model item
 
 
 def _ref(idx: int, at: int | None, part: int | None = None) -> ItemRef | CompactRef:
@@ -497,30 +530,148 @@ def _parse_arguments(args: Any) -> Any:
     return args
 
 
-def _message(
-    role: str,
-    blocks: list[Block],
-    line_idx: list[int],
-    lines: list[JsonlLine],
-    objs: list[Any],
-    hidden: bool = False,
-    why: str | None = None,
-) -> Message:
-    first = lines[line_idx[0]]
-    rec = objs[line_idx[0]]
-    meta: dict[str, Any] = {"hidden_reason": why} if why else {}
-    t = parse_time(rec.get("timestamp"))
-    if t is not None:
-        meta["timestamp"] = t
-    return Message(
-        role=role,
-        blocks=tuple(blocks),
-        raw=[objs[i] for i in line_idx],
-        meta=meta,
-        hidden=hidden,
-        src={"line": first.lineno},
-        origin=tuple(line_idx),
+@dataclass(slots=True)
+class _Made:
+    """The lines the messages are read from, and the blocks made of them as loaded (what the
+    writer and the emulation compare a block with to know it unchanged): made at load for a
+    message holding history a compacted line stands for, when first read for the others."""
+
+    lines: list[JsonlLine]
+    original: dict[int, Block]  # bid -> a block of a line's item
+    line_blocks: dict[int, list[Block]]  # line index -> the blocks of its message item
+    compacted: dict[int, Block]  # bid -> a block of a compacted line's history
+    compacted_items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # the load's `exact_numbers()`: a call's arguments are parsed as the lines were
+    exact: bool = field(default_factory=exact_numbers)
+
+    def blocks_of(self, sources: list[tuple[int, int | None]]) -> tuple[Block, ...]:
+        """The blocks of the items at these (line, place in its compaction's history or
+        None), each kept as loaded."""
+        if not self.exact and exact_numbers():
+            with numbers_as_parsed():
+                return self.blocks_of(sources)
+        out: list[Block] = []
+        for idx, at in sources:
+            line = self.lines[idx]
+            item = line.obj["payload"] if at is None else self.compacted_items[idx][at]
+            itype = item["type"]
+            blocks = _item_blocks(idx, line, item, itype, at)
+            kept = self.original if at is None else self.compacted
+            for b in blocks:
+                kept[b.bid] = b
+            if at is None and itype == "message":
+                self.line_blocks[idx] = blocks
+            out += blocks
+        return tuple(out)
+
+
+class CodexMessage(LazyMessage):
+    """A message of whole rollout items (its lines: `origin`), none of a compaction's
+    history, whose blocks are made when first asked for (`LazyMessage`): the loader reads its
+    tool ids, plain shape and block counts from the items (`_read_item`), and how many
+    Responses entries Codex sends it as (`_sent`, for `clients.codex.light`). Equal to the
+    message of the same items made at load (tests/formats/test_codex_lazy.py)."""
+
+    __slots__ = ("_made", "_counts", "_sent", "_runs")
+    _made: _Made
+    _counts: tuple[int, int]
+    _runs: int  # `content_runs`
+    # the entries it is sent as while its items are all function calls, their outputs,
+    # messages and model items (-1: a custom or shell call, or its output, is among them)
+    _sent: int
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        return self._made.blocks_of([(i, None) for i in self._origin])
+
+    def _make_src(self) -> dict[str, Any] | None:
+        return {"line": self._made.lines[self._origin[0]].lineno}
+
+    def block_counts(self) -> tuple[int, int]:
+        return Message.block_counts(self) if self.made() else self._counts
+
+    def content_runs(self) -> int | None:
+        return None if self.made() else self._runs
+
+
+class _Group:
+    """The items of one message as the loader reads them: where they are (line, place in a
+    compaction's history or None) and what a check reads of them without their blocks."""
+
+    __slots__ = (
+        *("kind", "sources", "lines", "calls", "answers", "n", "results", "plain"),
+        *("other", "entries", "runs", "tail", "odd", "compacted"),
     )
+
+    def __init__(self) -> None:
+        self.kind: str | None = None  # "assistant", "user", "outputs" (a hidden one: None)
+        self.sources: list[tuple[int, int | None]] = []
+        self.lines: list[int] = []
+        self.calls: list[str | None] = []
+        self.answers: list[str | None] = []
+        self.n = self.results = self.entries = self.runs = 0
+        self.tail = False  # the last block is a content block
+        self.plain = True  # (`Message.tool_ids`' reading of the shape)
+        self.other = False  # a block that is not a result came before
+        self.odd = False  # a custom or shell call, or its output
+        self.compacted = False
+
+    def add(self, idx: int, at: int | None, itype: str, read: _Read) -> None:
+        _role, tid, n, plain, entries, head, tail = read
+        self.sources.append((idx, at))
+        if not self.lines or self.lines[-1] != idx:
+            self.lines.append(idx)
+        if at is not None:
+            self.compacted = True
+        if itype in CALL_TYPES:
+            self.calls.append(tid)
+            self.other = True
+            self.odd = self.odd or itype != "function_call"
+        elif itype in OUTPUT_TYPES:
+            self.answers.append(tid)
+            self.results += 1
+            if self.other:
+                self.plain = False
+            self.odd = self.odd or itype != "function_call_output"
+        elif n:
+            self.other = True
+            self.plain = self.plain and plain
+        self.n += n
+        self.entries += entries
+        self.runs += entries - (self.tail and head)
+        if n:
+            self.tail = tail
+
+    def message(
+        self,
+        role: str,
+        made: _Made,
+        objs: list[Any],
+        hidden: bool = False,
+        why: str | None = None,
+    ) -> Message:
+        lines = self.lines
+        origin = tuple(lines)
+        raw = [objs[i] for i in lines]
+        m: Message
+        if self.compacted:
+            blocks = made.blocks_of(self.sources)
+            src = {"line": made.lines[lines[0]].lineno}
+            m = Message(role, blocks, raw, hidden=hidden, src=src, origin=origin)
+        else:
+            facts = (tuple(self.calls), tuple(self.answers)), self.n > 0 and self.plain
+            lazy: CodexMessage = CodexMessage.unmade(role, raw, facts, hidden, origin)
+            lazy._made = made
+            lazy._counts = (self.n, self.results)
+            lazy._sent = -1 if self.odd else self.entries
+            lazy._runs = self.runs
+            m = lazy
+        meta = m.meta
+        if why:
+            meta["hidden_reason"] = why
+        t = parse_time(raw[0].get("timestamp"))
+        if t is not None:
+            meta["timestamp"] = t
+        return m
 
 
 def _malformed(idx: int, line: JsonlLine, reason: str) -> Message:

@@ -1,0 +1,269 @@
+"""Codex messages whose blocks are made when asked for (`CodexMessage`, the loader's usual
+path) are the messages made at load: the same blocks, places, tool ids, plain shape and
+block counts, the same findings and numbers under every target (the Codex client's light
+twin counting such a message from what the loader read, `clients.codex.light`), whether
+their blocks were made before the analysis or not; an untouched or an edited session is
+written as the one made at load is."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair import analysis, clients, wire
+from repair.errors import ExportRefused
+from repair.formats import load_bytes
+from repair.formats.codex import CodexMessage, CompactRef, ItemRef
+from repair.model import Message, Session
+
+_IDS = st.sampled_from(["c1", "c2", "c3", "", None])
+_TEXT = st.sampled_from(["", " ", "\n", "ok", "look", 3, None])
+_TIMES = st.sampled_from(
+    ["2025-11-20T10:00:00.000Z", "2025-11-20T10:00:05.000Z", "2025-11-20T09:00:00.000Z", 7]
+)
+
+
+@st.composite
+def _part(draw) -> Any:
+    kind = draw(
+        st.sampled_from(["input_text", "output_text", "input_text", "input_image", "refusal"])
+    )
+    odd = draw(st.integers(0, 12))
+    if odd == 0:
+        return draw(st.sampled_from([None, "text", {"text": "no type"}, {"type": 4}]))
+    if odd == 1:
+        kind = draw(st.sampled_from(["tool_use", "tool_result", "text", "summary_text"]))
+    part: dict[str, Any] = {"type": kind}
+    if kind != "input_image":
+        part["text"] = draw(_TEXT)
+    return part
+
+
+@st.composite
+def _payload(draw) -> Any:
+    kind = draw(
+        st.sampled_from(
+            ["message", "message", "function_call", "function_call", "function_call_output"]
+            + ["function_call_output", "custom_tool_call", "custom_tool_call_output"]
+            + ["local_shell_call", "reasoning", "web_search_call", "ghost_snapshot", "odd"]
+        )
+    )
+    if kind == "odd":
+        return draw(st.sampled_from([None, 3, {"no": "type"}, {"type": 5}]))
+    item: dict[str, Any] = {"type": kind}
+    if kind == "message":
+        item["role"] = draw(
+            st.sampled_from(["user", "assistant", "assistant", "developer", "system", "odd", 4])
+        )
+        item["content"] = draw(
+            st.one_of(st.lists(_part(), max_size=3), st.sampled_from(["text", None]))
+        )
+    elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        item["call_id"] = draw(_IDS)
+        item["name"] = "shell"
+        item["arguments"] = draw(st.sampled_from(['{"cmd": "ls"}', "not json"]))
+        item["input"] = "patch"
+        item["action"] = {"command": ["ls"]}
+    elif kind.endswith("_output"):
+        item["call_id"] = draw(_IDS)
+        item["output"] = draw(st.sampled_from(["ok", "", None, {"content": "x"}]))
+    elif kind == "reasoning":
+        item["summary"] = [{"type": "summary_text", "text": "think"}]
+    return item
+
+
+@st.composite
+def _line(draw) -> str:
+    kind = draw(
+        st.sampled_from(["item"] * 8 + ["event", "rollback", "compacted", "not json", "other"])
+    )
+    ts = draw(_TIMES)
+    if kind == "not json":
+        return draw(st.sampled_from(["{oops", "[1, 2]", "", '{"type": 3}']))
+    if kind == "item":
+        record = {"timestamp": ts, "type": "response_item", "payload": draw(_payload())}
+    elif kind == "event":
+        record = {"timestamp": ts, "type": "event_msg", "payload": {"type": "token_count"}}
+    elif kind == "rollback":
+        turns = draw(st.integers(1, 2))
+        payload = {"type": "thread_rolled_back", "num_turns": turns}
+        record = {"timestamp": ts, "type": "event_msg", "payload": payload}
+    elif kind == "compacted":
+        history = draw(st.lists(_payload(), max_size=3))
+        payload = {"message": "summary"}
+        if draw(st.booleans()):
+            payload["replacement_history"] = history
+        record = {"timestamp": ts, "type": "compacted", "payload": payload}
+    else:
+        record = {"timestamp": ts, "type": "turn_context", "payload": {"cwd": "/p"}}
+    return json.dumps(record)
+
+
+_META = json.dumps(
+    {
+        "timestamp": "2025-11-20T10:00:00.000Z",
+        "type": "session_meta",
+        "payload": {"id": "s1", "originator": "codex_cli_rs", "cli_version": "0.58.0"},
+    }
+)
+
+
+def _both(lines: list[str]) -> tuple[Session, Session]:
+    """The session as loaded, and the same file's with every message made at load (a plain
+    `Message` of the same fields: its tool ids, shape and counts read from its blocks)."""
+    data = "\n".join([_META, *lines]).encode() + b"\n"
+    lazy = load_bytes(data, path="rollout.jsonl", format="codex")
+    whole = load_bytes(data, path="rollout.jsonl", format="codex")
+    made = [
+        Message(m.role, m.blocks, m.raw, dict(m.meta), m.hidden, m.malformed, m.src, m.origin)
+        if isinstance(m, CodexMessage)
+        else m
+        for m in whole.messages
+    ]
+    whole.messages = made
+    whole.state.loaded = list(made)
+    return lazy, whole
+
+
+def _origin(o: Any) -> Any:
+    if isinstance(o, ItemRef):
+        return ("item", o.line, o.part)
+    if isinstance(o, CompactRef):
+        return ("compacted", o.line, o.item, o.part)
+    return o
+
+
+def _facts(m: Message) -> tuple:
+    return (m.role, m.raw, m.hidden, m.malformed, m.src, m.meta, m.origin)
+
+
+def _block_facts(m: Message) -> list[tuple]:
+    return [
+        (b.type, b.data, b.tool_id, b.name, b.is_error, b.src, b.place(), _origin(b.origin))
+        for b in m.blocks
+    ]
+
+
+def _found(session: Session, target: str) -> list:
+    got = analysis.analyze(session, target)
+    found = [(f.to_json(), f.position, f.severity, f.client_repair) for f in got.findings]
+    return [*found, got.numbers, got.sent]
+
+
+def _entries(session: Session) -> list:
+    """What the Codex client sends, counted by its light twin: each message's number and
+    each block's entry (by position and index), what it leaves out and answers."""
+    req = clients.get("codex").light(session)  # type: ignore[union-attr]
+    shape = wire.WIRES["openai-responses"]
+    return [
+        req.numbering(len(session.messages), shape),
+        [
+            [req.block_entry(shape, pos, b) for b in m.blocks]
+            for pos, m in enumerate(session.messages)
+        ],
+        [(pos, session.messages[pos].blocks.index(b), why) for pos, b, why in req.left_out],
+        sorted(req.answered),
+        req.dropped,
+    ]
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(
+    lines=st.lists(_line(), max_size=12),
+    made_first=st.booleans(),
+    target=st.sampled_from(["codex", "openai-responses", "openai-chat", "anthropic"]),
+)
+def test_codex_messages_are_the_ones_made_at_load(lines, made_first, target):
+    """Random rollouts (every item type, odd parts, roles and ids, compactions, rollbacks,
+    unreadable lines): the same block counts, findings and numbers, messages, blocks, tool
+    ids and plain shape as the messages made at load, and the same file written back."""
+    lazy, whole = _both(lines)
+    if made_first:
+        for m in lazy.messages:
+            m.blocks  # noqa: B018 (made before the analysis)
+    assert [m.block_counts() for m in lazy.messages] == [m.block_counts() for m in whole.messages]
+    runs = wire._responses_count  # (the Responses entries of a message as it is)
+    assert [runs("user", m) for m in lazy.messages] == [runs("user", m) for m in whole.messages]
+    assert _found(lazy, target) == _found(whole, target)
+    assert _entries(lazy) == _entries(whole)
+    assert [_facts(m) for m in lazy.messages] == [_facts(m) for m in whole.messages]
+    assert [m.tool_ids() for m in lazy.messages] == [m.tool_ids() for m in whole.messages]
+    assert [m.plain_shape() for m in lazy.messages] == [m.plain_shape() for m in whole.messages]
+    assert [_block_facts(m) for m in lazy.messages] == [_block_facts(m) for m in whole.messages]
+    assert lazy.export().data == whole.adapter.write(whole).data
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(lines=st.lists(_line(), min_size=1, max_size=12), data=st.data())
+def test_an_edited_codex_session_is_written_as_the_one_made_at_load(lines, data):
+    """A message dropped and another's blocks reversed, in both sessions alike (blocks not
+    made before the edit in the loaded one): the same file written, the same lines left out,
+    or the same refusal."""
+    lazy, whole = _both(lines)
+    drop = data.draw(st.integers(0, len(lazy.messages)))
+    turn = data.draw(st.integers(0, len(lazy.messages)))
+
+    def written(session: Session) -> Any:
+        msgs = [
+            m.with_blocks(m.blocks[::-1]) if k == turn else m
+            for k, m in enumerate(session.messages)
+            if k != drop
+        ]
+        try:
+            done = session.copy_with(msgs).export()
+        except ExportRefused as e:
+            return str(e)
+        return done.data, done.dropped_records
+
+    assert written(lazy) == written(whole)
+
+
+def test_a_clean_codex_check_makes_no_block():
+    def item(payload: dict) -> str:
+        return json.dumps(
+            {"timestamp": "2025-11-20T10:00:00Z", "type": "response_item", "payload": payload}
+        )
+
+    lines = [
+        item(
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "be brief"}],
+            }
+        ),
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+        ),
+        item({"type": "reasoning", "summary": []}),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": "a"},
+                    {"type": "output_text", "text": "b"},
+                ],
+            }
+        ),
+        item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
+        item({"type": "function_call_output", "call_id": "a", "output": "x"}),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done"}],
+            }
+        ),
+    ]
+    lazy, _whole = _both(lines)
+    got = analysis.analyze(lazy)
+    assert got.findings == [] and got.numbers == [0, 1, 2, 5, 6] and got.sent == 7
+    assert [type(m) for m in lazy.messages] == [CodexMessage] * 5
+    assert not any(m.made() for m in lazy.messages)  # type: ignore[attr-defined]
+    assert lazy.export().data.endswith(lines[-1].encode() + b"\n")
+    call = lazy.messages[2].blocks[3]
+    assert (call.type, call.tool_id, call.data["input"]) == ("tool_use", "a", {})
