@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from ..formats.opencode import INTERRUPTED, OPEN_STATES, OpencodeState, PartRef
-from ..model import TOOL_RESULT, TOOL_USE, Block, Session
+from ..formats.opencode import INTERRUPTED, OPEN_STATES, OpencodeState, PartRef, PartsMessage
+from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session
 from ..wire import WIRES, Counted, Request, SentBlock, SentMessage
 
 CLIENT = "opencode 1.18"
@@ -66,7 +66,8 @@ def light(session: Session) -> Request:
     """`send`'s request counted, not built (`Request.counted`): one sent message per live
     message, and one more of interrupted results where an assistant message with an open
     call is not followed by a user message; the ids it rewrites and the calls it answers,
-    as `send` notes them."""
+    as `send` notes them. Read from each message's tool ids and open calls, which a message
+    the loader read has without its blocks (`PartsMessage`)."""
     state: OpencodeState = session.state
     req = Request(CLIENT, [], client=True)
     numbers: list[int | None] = [None] * len(session.messages)
@@ -75,30 +76,34 @@ def light(session: Session) -> Request:
     for pos, m in enumerate(session.messages):
         if not m.live:
             continue
-        calls = False
-        for b in m.blocks:
-            btype = b.type
-            if btype == TOOL_USE or btype == TOOL_RESULT:
-                calls = calls or btype == TOOL_USE
-                raw = b.tool_id or ""
-                tid = sanitize_id(raw)
-                if tid != raw:
-                    req.changed.append((pos, b, f"its id is sent as {tid}"))
+        calls, answers = m.tool_ids()
+        for tid in (*calls, *answers):
+            if tid and sanitize_id(tid) != tid:  # one is sent otherwise: which, in block order
+                for b in m.blocks:
+                    if b.type == TOOL_USE or b.type == TOOL_RESULT:
+                        _sent_id(b, pos, req)
+                break
         if owed and m.role != "user":
             n += 1  # the interrupted results, a user message of their own
         owed = False
         numbers[pos] = n
         n += 1
         if m.role == "assistant" and calls:
-            for b in m.blocks:
-                if b.type == TOOL_USE and _is_open(b, state):
-                    owed = True
-                    if b.tool_id is not None:
-                        req.answered.add(b.tool_id)
+            for tid in _open_calls(m, state):
+                owed = True
+                if tid is not None:
+                    req.answered.add(tid)
     if owed:
         n += 1
     req.counted = Counted(WIRES["anthropic"].split, numbers, n)
     return req
+
+
+def _open_calls(m: Message, state: OpencodeState) -> tuple[str | None, ...]:
+    """The ids of a message's tool_use blocks whose part is pending or running."""
+    if isinstance(m, PartsMessage) and not m.made():
+        return m.open_calls  # as the loader read them
+    return tuple(b.tool_id for b in m.blocks if b.type == TOOL_USE and _is_open(b, state))
 
 
 def _interrupted(call: SentBlock) -> SentBlock:
@@ -134,10 +139,7 @@ def _sent_block(b: Block, pos: int, req: Request) -> SentBlock:
     data = b.data if isinstance(b.data, dict) else {"type": "text", "text": b.data}
     btype = b.type
     if btype == TOOL_USE or btype == TOOL_RESULT:
-        raw = b.tool_id or ""
-        tid = sanitize_id(raw)
-        if tid != raw:
-            req.changed.append((pos, b, f"its id is sent as {tid}"))
+        tid = _sent_id(b, pos, req)
         if btype == TOOL_USE:
             out = {"type": TOOL_USE, "id": tid, "name": b.name, "input": data.get("input")}
         else:
@@ -151,3 +153,12 @@ def _sent_block(b: Block, pos: int, req: Request) -> SentBlock:
         source = {"type": "url", "url": data.get("url"), "media_type": mime}
         return SentBlock({"type": kind, "source": source}, b, type=kind)
     return SentBlock(dict(data), b)
+
+
+def _sent_id(b: Block, pos: int, req: Request) -> str:
+    """A tool block's id as sent (noted in `req.changed` when rewritten)."""
+    raw = b.tool_id or ""
+    tid = sanitize_id(raw)
+    if tid != raw:
+        req.changed.append((pos, b, f"its id is sent as {tid}"))
+    return tid

@@ -33,13 +33,13 @@ style.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, LazyMessage, Message, Session
 from .base import Adapter, Export, Probe, own_type, shown, type_name
 from .registry import register
 
@@ -71,10 +71,28 @@ class OpencodeState:
     style: JsonStyle
     data: bytes  # the file as read, for an unedited export
     loaded: list[Message]
-    original: dict[int, Block]  # bid -> block as loaded
-    view_parts: set[tuple[int, int]] = field(default_factory=set)  # parts that are blocks
     # message uid -> parts it stands for without a block (see _Piece.ghosts)
     ghosts: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    _made: tuple[dict[int, Block], set[tuple[int, int]]] | None = None
+
+    @property
+    def original(self) -> dict[int, Block]:
+        """bid -> block as loaded (every loaded message's blocks, made when first asked for:
+        a write)."""
+        return self._loaded_blocks()[0]
+
+    @property
+    def view_parts(self) -> set[tuple[int, int]]:
+        """The (message, part) places of the parts that are blocks."""
+        return self._loaded_blocks()[1]
+
+    def _loaded_blocks(self) -> tuple[dict[int, Block], set[tuple[int, int]]]:
+        got = self._made
+        if got is None:
+            original = {b.bid: b for m in self.loaded for b in m.blocks}
+            refs = [b.origin for b in original.values() if isinstance(b.origin, PartRef)]
+            got = self._made = (original, {(ref.msg, ref.part) for ref in refs})
+        return got
 
 
 def _messages_of(doc: Any) -> tuple[list[Any], str] | None:
@@ -135,15 +153,14 @@ class OpencodeAdapter(Adapter):
                 probe.given, "not an opencode export: no messages list of {info, parts}"
             )
         entries, base = found
-        view_parts: set[tuple[int, int]] = set()
         order = _send_order(entries)  # sorted once: the model and the messages read it
         model = _resume_model(entries, order)
         pieces: list[Message | _Piece] = []
+        add = pieces.append
         for i in order:
-            pieces.extend(_load_entry(i, entries[i], base, model, view_parts))
+            _load_entry(i, entries[i], base, model, add)
         ghosts: dict[int, list[tuple[int, int]]] = {}
         messages = _merge(pieces, ghosts)
-        original = {b.bid: b for m in messages for b in m.blocks}
         state = OpencodeState(
             doc=probe.doc,
             entries=entries,
@@ -151,8 +168,6 @@ class OpencodeAdapter(Adapter):
             style=detect_style(probe.data),
             data=probe.data,
             loaded=list(messages),
-            original=original,
-            view_parts=view_parts,
             ghosts=ghosts,
         )
         return self.session(probe.path, messages, state, _label(probe))
@@ -194,21 +209,69 @@ class OpencodeAdapter(Adapter):
 
 # -------------------------------------------------------------------- loading helpers
 
+# How a part is sent (the kind of an `_Piece` item), besides TEXT (the part's own text),
+# TOOL_USE, TOOL_RESULT, "thinking", "redacted_thinking", "file" and the USER_PART_TEXT types
+SPACE = "space"  # the empty text of a message with signed reasoning, sent as " "
+_STATUSES = OPEN_STATES | {"completed", "error"}
 
-@dataclass
+
+@dataclass(slots=True)
 class _Piece:
-    """One message as opencode's conversion emits it, before consecutive ones merge."""
+    """One message as opencode's conversion emits it, before consecutive ones merge: the
+    parts it sends (`items`: each part's index and how it is sent), and what a check reads
+    of them without blocks. An assistant piece holds no result, a piece of results nothing
+    else."""
 
     role: str
-    blocks: list[Block]
     entry: int
     raw: Any
-    src: dict[str, Any]
+    parts: list[Any]  # its message's parts
+    path: str  # its message's pointer
     timestamp: float | None
+    items: list[tuple[int, str]]
+    calls: tuple[str, ...]  # the callIDs of its tool_use blocks, in order
+    answers: tuple[str, ...]  # of its tool_result blocks
+    opens: tuple[str, ...]  # of its pending and running tool parts
+    blank: bool  # it sends a blank text
     # parts it stands for without a block: unsigned reasoning opencode sends and the
     # Anthropic provider drops (a piece of only these is sent empty); they go from the file
     # with the message
-    ghosts: list[tuple[int, int]] = field(default_factory=list)
+    ghosts: list[tuple[int, int]]
+
+    def blocks(self) -> list[Block]:
+        i, parts, path = self.entry, self.parts, self.path
+        return [_block(i, k, parts[k], path, kind) for k, kind in self.items]
+
+    def src(self) -> dict[str, Any]:
+        if self.answers:  # a piece of results: where its first one is
+            return {"path": f"{self.path}/parts/{self.items[0][0]}/state"}
+        return {"path": self.path}
+
+
+class PartsMessage(LazyMessage):
+    """The message of one or more consecutive pieces of one role (`_merge`), whose blocks
+    are made when first asked for (`LazyMessage`): the loader reads its tool ids, plain
+    shape, block counts and open calls from the parts. Equal to what its blocks say once
+    made (tests/formats/test_opencode_lazy.py)."""
+
+    __slots__ = ("_pieces", "_counts", "open_calls")
+    _pieces: tuple[_Piece, ...]
+    _counts: tuple[int, int]
+    open_calls: tuple[str, ...]  # the callIDs of its pending and running tool parts
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        blocks = [b for p in self._pieces for b in p.blocks()]
+        if self.role == "assistant":  # the tool calls after the other blocks
+            blocks = [b for b in blocks if b.type != TOOL_USE] + [
+                b for b in blocks if b.type == TOOL_USE
+            ]
+        return tuple(blocks)
+
+    def _make_src(self) -> dict[str, Any] | None:
+        return self._pieces[0].src()
+
+    def block_counts(self) -> tuple[int, int]:
+        return Message.block_counts(self) if self.made() else self._counts
 
 
 def _label(probe: Probe) -> str:
@@ -281,97 +344,124 @@ def _resume_model(entries: list[Any], order: list[int]) -> str | None:
 
 
 def _load_entry(
-    i: int, entry: Any, base: str, model: str | None, view_parts: set[tuple[int, int]]
-) -> list[Message | _Piece]:
+    i: int, entry: Any, base: str, model: str | None, add: Callable[[Message | _Piece], None]
+) -> None:
+    """The pieces of a message (`add`ed), or the message shown in its place."""
     path = f"{base}/{i}"
     if not isinstance(entry, dict):
-        return [_malformed(i, entry, path, f"message is {type_name(entry)}, not an object")]
+        return add(_malformed(i, entry, path, f"message is {type_name(entry)}, not an object"))
     info, parts = entry.get("info"), entry.get("parts")
     if not isinstance(info, dict):
-        return [_malformed(i, entry, path, "message has no info object")]
+        return add(_malformed(i, entry, path, "message has no info object"))
     role = info.get("role")
     if not isinstance(role, str) or role not in ROLES:
-        return [_malformed(i, entry, path, f"message role is {shown(role)}, not user or assistant")]
+        why = f"message role is {shown(role)}, not user or assistant"
+        return add(_malformed(i, entry, path, why))
     if not isinstance(parts, list):
-        return [_malformed(i, entry, path, "message parts is not a list", role)]
-    for k, part in enumerate(parts):
-        problem = _part_problem(k, part)
-        if problem:
-            return [_malformed(i, entry, path, problem, role)]
+        return add(_malformed(i, entry, path, "message parts is not a list", role))
+    read = _read_parts(parts)
+    if isinstance(read, str):
+        return add(_malformed(i, entry, path, read, role))
+    order, signed = read
     created = _num(
         (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
     )
     ts = created / 1000 if created is not None else None
-    order = _part_order(parts)
     if role == "user":
-        blocks = []
-        for k in order:
-            b = _user_block(i, k, parts[k], path)
-            if b is not None:
-                blocks.append(b)
-                view_parts.add((i, k))
-        if not blocks:
-            return [_hidden(i, entry, path, order, ts, view_parts)]
-        return [_Piece("user", blocks, i, entry, {"path": path}, ts)]
+        piece = _user_piece(i, entry, parts, order, path, ts)
+        return add(piece if piece is not None else _hidden(i, entry, path, order, ts))
     if _skipped_by_opencode(info, parts):
-        return [_hidden(i, entry, path, order, ts, view_parts)]
+        return add(_hidden(i, entry, path, order, ts))
     different = model is None or _model_of(info) != model
-    signed = any(p.get("type") == "reasoning" and _signature(p) is not None for p in parts)
-    out: list[Message | _Piece] = []
+    made = 0
     step: list[int] = []
-    for at in [*order, None]:
-        if at is not None and parts[at].get("type") != "step-start":
-            step.append(at)
-            continue
-        out.extend(_step(i, entry, parts, step, path, ts, different, signed, view_parts))
-        step = []
-    if not out:  # nothing in it opencode sends (empty texts): shown, and kept in the file
+    for k in order:
+        if parts[k]["type"] == "step-start":
+            made += _step(i, entry, parts, step, path, ts, different, signed, add)
+            step = []
+        else:
+            step.append(k)
+    made += _step(i, entry, parts, step, path, ts, different, signed, add)
+    if not made:  # nothing in it opencode sends (empty texts): shown, and kept in the file
         why = "nothing in it that opencode sends (it leaves the message out)"
-        return [_hidden(i, entry, path, order, ts, view_parts, why)]
-    return out
-
-
-def _part_problem(k: int, part: Any) -> str | None:
-    if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-        return f"part {k} has no type"
-    if part["type"] in ("text", "reasoning") and not isinstance(part.get("text", ""), str):
-        return f"{part['type']} part {k} has a text that is {type_name(part['text'])}"
-    if part["type"] == "tool":
-        state = part.get("state")
-        if not isinstance(part.get("callID"), str) or not isinstance(state, dict):
-            return f"tool part {k} has no callID or state"
-        if "time" in state and not isinstance(state["time"], dict):
-            return (
-                f"tool part {k} has a state.time that is {type_name(state['time'])}, not an object"
-            )
-        status = state.get("status")
-        if not isinstance(status, str) or status not in OPEN_STATES | {"completed", "error"}:
-            return f"tool part {k} has unknown status {shown(status)}"
+        add(_hidden(i, entry, path, order, ts, why))
     return None
 
 
-def _user_block(i: int, k: int, part: dict[str, Any], path: str) -> Block | None:
-    ptype = part["type"]
-    src = {"path": f"{path}/parts/{k}"}
-    ref = PartRef(i, k)
-    if ptype == "text":
-        text = part.get("text")
-        if not isinstance(text, str) or text == "" or part.get("ignored"):
-            return None
-        return Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref)
-    if ptype == "file":
-        if part.get("mime") in ("text/plain", "application/x-directory"):
-            return None  # its content was sent as a text part already
-        return Block("file", part, src=src, origin=ref)
-    if ptype in USER_PART_TEXT:
-        return Block(TEXT, {"type": TEXT, "text": USER_PART_TEXT[ptype]}, src=src, origin=ref)
-    return None
+def _read_parts(parts: list[Any]) -> tuple[Sequence[int], bool] | str:
+    """The parts' indexes in the order opencode reads them (by id; file order when a part
+    has no string id), and whether one is signed reasoning; or what makes the message
+    unreadable (its first part that does)."""
+    signed = False
+    ascending = True  # the ids are strings in file order so far
+    last = ""
+    for k, part in enumerate(parts):
+        ptype = part.get("type") if isinstance(part, dict) else None
+        if not isinstance(ptype, str):
+            return f"part {k} has no type"
+        if ptype == "tool":
+            state = part.get("state")
+            if not isinstance(part.get("callID"), str) or not isinstance(state, dict):
+                return f"tool part {k} has no callID or state"
+            if "time" in state and not isinstance(state["time"], dict):
+                return (
+                    f"tool part {k} has a state.time that is {type_name(state['time'])}, "
+                    "not an object"
+                )
+            status = state.get("status")
+            if not isinstance(status, str) or status not in _STATUSES:
+                return f"tool part {k} has unknown status {shown(status)}"
+        elif ptype == "text" or ptype == "reasoning":
+            text = part.get("text", "")
+            if not isinstance(text, str):
+                return f"{ptype} part {k} has a text that is {type_name(text)}"
+            signed = signed or (ptype == "reasoning" and _signature(part) is not None)
+        if ascending:
+            pid = part.get("id")
+            if type(pid) is str and last <= pid:
+                last = pid
+            else:
+                ascending = False
+    if ascending:
+        return range(len(parts)), signed
+    return _part_order(parts), signed
+
+
+def _user_piece(
+    i: int, entry: dict[str, Any], parts: list[Any], order: Sequence[int], path: str, ts: Any
+) -> _Piece | None:
+    """What opencode sends of a user message (None: nothing): its texts (not empty, not
+    ignored), files and compaction and subtask parts."""
+    items: list[tuple[int, str]] = []
+    blank = False
+    for k in order:
+        part = parts[k]
+        ptype = part["type"]
+        if ptype == "text":
+            text = part.get("text")
+            if not isinstance(text, str) or text == "" or part.get("ignored"):
+                continue
+            blank = blank or text.isspace()
+            items.append((k, TEXT))
+        elif ptype == "file":
+            if part.get("mime") in ("text/plain", "application/x-directory"):
+                continue  # its content was sent as a text part already
+            items.append((k, "file"))
+        elif ptype in USER_PART_TEXT:
+            items.append((k, ptype))
+    if not items:
+        return None
+    return _Piece("user", i, entry, parts, path, ts, items, (), (), (), blank, [])
+
+
+def _anthropic(part: dict[str, Any]) -> dict[str, Any]:
+    meta = part.get("metadata")
+    anth = meta.get("anthropic") if isinstance(meta, dict) else None
+    return anth if isinstance(anth, dict) else {}
 
 
 def _signature(part: dict[str, Any]) -> Any:
-    meta = part.get("metadata")
-    anth = meta.get("anthropic") if isinstance(meta, dict) else None
-    return anth.get("signature") if isinstance(anth, dict) else None
+    return _anthropic(part).get("signature")
 
 
 def _step(
@@ -383,89 +473,130 @@ def _step(
     ts: float | None,
     different: bool,
     signed: bool,
-    view_parts: set[tuple[int, int]],
-) -> list[_Piece]:
-    """One step of an assistant message: its assistant piece and its results piece."""
-    blocks: list[Block] = []
-    results: list[Block] = []
-    ends: list[float] = []
+    add: Callable[[Message | _Piece], None],
+) -> int:
+    """One step of an assistant message: its assistant piece and its results piece
+    (`add`ed); how many pieces."""
+    items: list[tuple[int, str]] = []
+    calls: list[str] = []
+    opens: list[str] = []
+    results: list[tuple[int, str]] = []
+    answers: list[str] = []
     ghosts: list[tuple[int, int]] = []
+    end: float | None = None  # the results' last end time
+    blank = False
     sent = 0  # parts that survive opencode's own filter (empty text, blank reasoning)
     for k in ks:
         part = parts[k]
         ptype = part["type"]
-        src = {"path": f"{path}/parts/{k}"}
-        ref = PartRef(i, k)
-        if ptype == "text" and isinstance(part.get("text"), str):
-            text = " " if part["text"] == "" and signed else part["text"]
-            if text == "":
+        if ptype == "tool":
+            call_id = part["callID"]
+            items.append((k, TOOL_USE))
+            calls.append(call_id)
+            state = part["state"]
+            if state.get("status") in OPEN_STATES:
+                opens.append(call_id)  # no result: opencode sends an interrupted one
+            else:
+                results.append((k, TOOL_RESULT))
+                answers.append(call_id)
+                t = state.get("time")
+                e = _num(t.get("end")) if isinstance(t, dict) else None
+                if e is not None and (end is None or e > end):
+                    end = e
+        elif ptype == "text":
+            text = part.get("text")
+            if not isinstance(text, str):
                 continue
-            sent += 1
-            blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
+            if text == "":
+                if not signed:
+                    continue
+                items.append((k, SPACE))
+                blank = True
+            else:
+                items.append((k, TEXT))
+                blank = blank or text.isspace()
         elif ptype == "reasoning":
-            text = part.get("text") if isinstance(part.get("text"), str) else ""
-            meta = part.get("metadata")
-            if not isinstance(meta, dict):
-                meta = {}
-            anth = meta.get("anthropic")
-            if not isinstance(anth, dict):
-                anth = {}
+            text = part.get("text")
+            if not isinstance(text, str):
+                text = ""
+            anth = _anthropic(part)
             if different:
                 if not text.strip():
                     continue
-                sent += 1
-                blocks.append(Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref))
+                items.append((k, TEXT))
             elif anth.get("signature") is not None:
-                sent += 1
-                data = {"type": "thinking", "thinking": text, "signature": anth["signature"]}
-                blocks.append(Block("thinking", data, src=src, origin=ref))
+                items.append((k, "thinking"))
             elif anth.get("redactedData") is not None:
-                sent += 1
-                data = {"type": "redacted_thinking", "data": anth["redactedData"]}
-                blocks.append(Block("redacted_thinking", data, src=src, origin=ref))
+                items.append((k, "redacted_thinking"))
             else:
                 if text.strip():
                     sent += 1  # kept by opencode, then dropped by the Anthropic provider
                     ghosts.append((i, k))
                 continue
-        elif ptype == "tool":
-            sent += 1
-            state = part["state"]
-            call_id = part["callID"]
-            name = part.get("tool") if isinstance(part.get("tool"), str) else "?"
-            data = {"type": TOOL_USE, "id": call_id, "name": name, "input": state.get("input")}
-            blocks.append(Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=ref))
-            result = _result(i, k, part, path)
-            if result is not None:
-                results.append(result)
-                t = state.get("time")
-                end = _num(t.get("end")) if isinstance(t, dict) else None
-                if end is not None:
-                    ends.append(end)
         else:
             continue
-        view_parts.add((i, k))
-    out: list[_Piece] = []
+        sent += 1
+    made = 0
     if sent:
-        out.append(_Piece("assistant", blocks, i, entry, {"path": path}, ts, ghosts))
+        add(
+            _Piece(
+                "assistant",
+                i,
+                entry,
+                parts,
+                path,
+                ts,
+                items,
+                tuple(calls),
+                (),
+                tuple(opens),
+                blank,
+                ghosts,
+            )
+        )
+        made += 1
     if results:
-        rts = max(ends) / 1000 if ends else ts
-        raw = [parts[b.origin.part] for b in results]
-        out.append(_Piece("user", results, i, raw, dict(results[0].src or {}), rts))
-    return out
+        rts = end / 1000 if end is not None else ts
+        raw = [parts[k] for k, _kind in results]
+        add(_Piece("user", i, raw, parts, path, rts, results, (), tuple(answers), (), False, []))
+        made += 1
+    return made
 
 
-def _result(i: int, k: int, part: dict[str, Any], path: str) -> Block | None:
-    """The tool_result opencode sends for a completed or errored part (None when open)."""
+def _block(i: int, k: int, part: dict[str, Any], path: str, kind: str) -> Block:
+    """The block part `k` of message `i` is sent as (`kind`: how, `_Piece.items`)."""
+    if kind == TOOL_RESULT:
+        return _result(i, k, part, path)
+    src = {"path": f"{path}/parts/{k}"}
+    ref = PartRef(i, k)
+    if kind == TOOL_USE:
+        call_id = part["callID"]
+        name = part.get("tool") if isinstance(part.get("tool"), str) else "?"
+        data = {"type": TOOL_USE, "id": call_id, "name": name, "input": part["state"].get("input")}
+        return Block(TOOL_USE, data, tool_id=call_id, name=name, src=src, origin=ref)
+    if kind == "file":
+        return Block("file", part, src=src, origin=ref)
+    if kind == "thinking":
+        text = part.get("text") if isinstance(part.get("text"), str) else ""
+        data = {"type": "thinking", "thinking": text, "signature": _signature(part)}
+    elif kind == "redacted_thinking":
+        data = {"type": "redacted_thinking", "data": _anthropic(part)["redactedData"]}
+    else:
+        text = " " if kind == SPACE else USER_PART_TEXT.get(kind) or part["text"]
+        return Block(TEXT, {"type": TEXT, "text": text}, src=src, origin=ref)
+    return Block(kind, data, src=src, origin=ref)
+
+
+def _result(i: int, k: int, part: dict[str, Any], path: str) -> Block:
+    """The tool_result opencode sends for a completed or errored part."""
     state = part["state"]
     call_id = part["callID"]
-    status = state.get("status")
-    if status == "completed":
+    if state.get("status") == "completed":
         t = state.get("time")
         compacted = isinstance(t, dict) and t.get("compacted")
         content = COMPACTED_OUTPUT if compacted else state.get("output")
         is_error = False
-    elif status == "error":
+    else:
         meta = state.get("metadata")
         output = (
             meta.get("output")
@@ -474,8 +605,6 @@ def _result(i: int, k: int, part: dict[str, Any], path: str) -> Block | None:
         )
         is_error = not isinstance(output, str)
         content = state.get("error") if is_error else output
-    else:
-        return None
     data: dict[str, Any] = {"type": TOOL_RESULT, "tool_use_id": call_id, "content": content}
     if is_error:
         data["is_error"] = True
@@ -493,9 +622,8 @@ def _hidden(
     i: int,
     entry: dict[str, Any],
     path: str,
-    order: list[int],
+    order: Sequence[int],
     ts: float | None,
-    view_parts: set[tuple[int, int]],
     why: str | None = None,
 ) -> Message:
     """A message opencode leaves out: shown with all its parts, not checked."""
@@ -522,7 +650,6 @@ def _hidden(
             btype = own_type(part["type"], "opencode")
             b = Block(btype, part, src=src, origin=PartRef(i, k))
         blocks.append(b)
-        view_parts.add((i, k))
     meta: dict[str, Any] = {"timestamp": ts} if ts is not None else {}
     if why:
         meta["hidden_reason"] = why
@@ -544,47 +671,65 @@ def _merge(
     """Consecutive pieces of one role become one message, as the Anthropic provider groups
     them, except that an assistant piece with tool calls is never continued: opencode always
     sends a user message (the results) after it. Tool calls go after an assistant message's
-    other blocks. `ghosts` gets each message's ghost parts."""
+    other blocks (`PartsMessage`). `ghosts` gets each message's ghost parts."""
     out: list[Message | None] = []  # None: a group's message, made below
     groups: list[list[_Piece]] = []
     where: list[int] = []  # index in `out` of each group's message
+    last: list[_Piece] | None = None
     for p in pieces:
         if isinstance(p, Message):
             out.append(p)
             continue
-        last = groups[-1] if groups else None
-        if (
-            last is not None
-            and last[-1].role == p.role
-            and not (
-                p.role == "assistant" and any(b.type == TOOL_USE for g in last for b in g.blocks)
-            )
-        ):
+        # (a group's pieces but its last hold no tool call: only its last is looked at)
+        if last is not None and last[-1].role == p.role and not last[-1].calls:
             last.append(p)
             continue
-        groups.append([p])
+        last = [p]
+        groups.append(last)
         where.append(len(out))
         out.append(None)
     for group, at in zip(groups, where, strict=True):
-        blocks = [b for g in group for b in g.blocks]
-        if group[0].role == "assistant":
-            blocks = [b for b in blocks if b.type != TOOL_USE] + [
-                b for b in blocks if b.type == TOOL_USE
-            ]
-        first = group[0]
-        origin = tuple(dict.fromkeys(g.entry for g in group))
-        meta = {"timestamp": first.timestamp} if first.timestamp is not None else {}
-        msg = out[at] = Message(
-            role=first.role,
-            blocks=tuple(blocks),
-            raw=first.raw if len(group) == 1 else [g.raw for g in group],
-            meta=meta,
-            src=first.src,
-            origin=origin,
-        )
+        msg = out[at] = _message(group)
         if any(g.ghosts for g in group):
             ghosts[msg.uid] = [p for g in group for p in g.ghosts]
     return [m for m in out if m is not None]  # every group's place is filled
+
+
+def _message(group: list[_Piece]) -> PartsMessage:
+    """The message of a group of pieces, its blocks to come: its tool ids, plain shape
+    (`Message.tool_ids`) and block counts from its pieces."""
+    first = group[0]
+    if len(group) == 1:
+        calls, answers, opens = first.calls, first.answers, first.opens
+        n = len(first.items)
+        plain = n > 0 and not first.blank
+        raw = first.raw
+        origin: tuple[int, ...] = (first.entry,)
+    else:
+        calls = tuple(c for g in group for c in g.calls)
+        answers = tuple(c for g in group for c in g.answers)
+        opens = tuple(c for g in group for c in g.opens)
+        n = sum(len(g.items) for g in group)
+        plain = n > 0 and not any(g.blank for g in group) and not _result_after_other(group)
+        raw = [g.raw for g in group]
+        origin = tuple(dict.fromkeys(g.entry for g in group))
+    m: PartsMessage = PartsMessage.unmade(first.role, raw, ((calls, answers), plain), False, origin)
+    m._pieces = tuple(group)
+    m._counts = (n, len(answers))
+    m.open_calls = opens
+    if first.timestamp is not None:
+        m.meta = {"timestamp": first.timestamp}
+    return m
+
+
+def _result_after_other(group: list[_Piece]) -> bool:
+    """A piece of results after a piece of other blocks (the shape rules look)."""
+    other = False
+    for g in group:
+        if g.answers and other:
+            return True
+        other = other or (bool(g.items) and not g.answers)
+    return False
 
 
 def _skipped_by_opencode(info: dict[str, Any], parts: list[Any]) -> bool:
