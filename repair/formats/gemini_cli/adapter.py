@@ -93,9 +93,9 @@ class GeminiState:
     loaded: list[Message] = field(default_factory=list)
     original: dict[int, Block] = field(default_factory=dict)  # bid -> block as loaded
     part_of: dict[int, Any] = field(default_factory=dict)  # bid -> the part it was read from
-    load_id: dict[int, str] = field(default_factory=dict)  # bid -> tool id at load
-    had_id: set[int] = field(default_factory=set)  # bids whose part carried its own id
-    raw_id: dict[int, str] = field(default_factory=dict)  # bid -> the id as written
+    # bid -> the id as written, for a block whose part carried its own id (the tool id
+    # at load is the loaded block's, `original`)
+    raw_id: dict[int, str] = field(default_factory=dict)
     rec_bids: dict[int, list[int]] = field(default_factory=dict)  # rec key -> its bids
     rec_msgs: dict[int, set[int]] = field(default_factory=dict)  # rec key -> message uids
     skipped: dict[int, set[int]] = field(default_factory=dict)  # rec key -> unsent content[k]
@@ -280,7 +280,13 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     # turns of the live records, and the rows of records that are not sent
     turns: list[Turn] = []
     aside: list[tuple[Rec, Message]] = []  # shown in place, not part of the request
+    lines = state.kind == "jsonl"
     for rec in replay.live:
+        if lines and rec.places[-1].index is None:
+            usual = _usual_turns(state, rec)
+            if usual is not None:
+                turns += usual
+                continue
         problem = record_problem(rec.obj)
         if problem is not None:
             aside.append((rec, _malformed_record(state, rec, problem)))
@@ -316,10 +322,12 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
             continue
         for ti in turn_at.get(rec.key, ()):
             t = turns[ti]
-            blocks = _turn_blocks(state, t, ti, ids)
-            sent = [b for b in blocks if b.type != "thinking"]
-            if t.hidden is None and not sent and blocks:
-                t.hidden = "only thoughts, which Gemini CLI strips before sending"
+            blocks = t.blocks
+            if blocks is None:
+                blocks = _turn_blocks(state, t, ti, ids)
+                sent = [b for b in blocks if b.type != "thinking"]
+                if t.hidden is None and not sent and blocks:
+                    t.hidden = "only thoughts, which Gemini CLI strips before sending"
             if t.hidden is not None:
                 pending_aside.append(_hidden_turn(state, t, blocks))
                 if not group:
@@ -355,17 +363,127 @@ def _turn_blocks(
     return out
 
 
+def _usual_turns(state: GeminiState, rec: Rec) -> list[Turn] | None:
+    """The turns of a record on a line of its own in the usual shape (`_usual`), their
+    blocks made as `record_turns` and `_turn_blocks` make them, without the parts between
+    and without a pass of `stable_ids` or `curated_out` over them: a usual turn holds no
+    empty part and no call or response without an id. None: another record (the long way;
+    tests/formats/test_gemini_usual.py holds the two equal)."""
+    obj = rec.obj
+    if not _usual(obj):
+        return None
+    key = rec.key
+    src = {"line": rec.places[-1].at_line + 1}
+    bids = state.rec_bids.setdefault(key, [])
+    if obj["type"] == "user":
+        blocks = _response_blocks(state, bids, obj["content"], key, None, src)
+        return [Turn("user", rec, [], None, blocks)]
+    content = obj.get("content")
+    calls = obj.get("toolCalls") or ()
+    part_of = state.part_of
+    model: list[Block] = []
+    if content:
+        b = Block(
+            TEXT, {"type": TEXT, "text": content}, None, None, False, src, PartRef(key, "content")
+        )
+        part_of[b.bid] = {"text": content}
+        bids.append(b.bid)
+        model.append(b)
+    for k, tc in enumerate(calls):
+        call = {"id": tc["id"], "name": tc.get("name"), "args": tc.get("args")}
+        b = _call_block(state, call, src, PartRef(key, "call", k), "")
+        part_of[b.bid] = {"functionCall": call}
+        bids.append(b.bid)
+        model.append(b)
+    turns = [Turn("model", rec, [], None, model)]
+    out: list[Block] = []
+    for k, tc in enumerate(calls):
+        result = tc.get("result")
+        if type(result) is list:
+            out += _response_blocks(state, bids, result, key, k, src)
+        elif result:  # a string
+            resp = {"id": tc["id"], "name": tc.get("name"), "response": {"output": result}}
+            b = _result_block(state, resp, src, PartRef(key, "result", k), "")
+            part_of[b.bid] = {"functionResponse": resp}
+            bids.append(b.bid)
+            out.append(b)
+    if out:
+        turns.append(Turn("user", rec, [], None, out))
+    return turns
+
+
+def _usual(obj: dict[str, Any]) -> bool:
+    """A record in the usual shape: a gemini record whose content is a string (not empty,
+    or with calls), without thoughts, each call with an id and its result none, a string
+    or function responses with ids; a user record of function responses with ids."""
+    rtype = obj.get("type")
+    if rtype == "user":
+        content = obj.get("content")
+        return type(content) is list and bool(content) and _usual_responses(content)
+    thoughts = obj.get("thoughts")
+    if rtype != "gemini" or not (thoughts is None or (type(thoughts) is list and not thoughts)):
+        return False
+    content = obj.get("content")
+    if not (content is None or type(content) is str):
+        return False
+    calls = obj.get("toolCalls")
+    if calls is None:
+        return bool(content)
+    if type(calls) is not list or not (calls or content):
+        return False
+    for tc in calls:
+        if type(tc) is not dict:
+            return False
+        tid = tc.get("id")
+        if type(tid) is not str or not tid:
+            return False
+        result = tc.get("result")
+        if type(result) is list:
+            if not _usual_responses(result):
+                return False
+        elif not (result is None or type(result) is str):
+            return False
+    return True
+
+
+def _usual_responses(parts: list[Any]) -> bool:
+    """Function response parts with ids, and nothing else (the usual results, and the
+    usual user record)."""
+    for p in parts:
+        if type(p) is not dict or p.get("thought") is not None:
+            return False
+        resp = p.get("functionResponse")
+        if type(resp) is not dict or type(p.get("functionCall")) is dict:
+            return False
+        tid = resp.get("id")
+        if type(tid) is not str or not tid:
+            return False
+    return True
+
+
+def _response_blocks(
+    state: GeminiState, bids: list[int], parts: list[Any], key: int, k: int | None, src: Any
+) -> list[Block]:
+    """The tool_result blocks of usual function response parts (`_usual_responses`): of
+    a user record's content (k None) or of `toolCalls[k].result`."""
+    part_of = state.part_of
+    out = []
+    for i, p in enumerate(parts):
+        ref = PartRef(key, "content", i) if k is None else PartRef(key, "result", k, i)
+        b = _result_block(state, p["functionResponse"], src, ref, "")
+        part_of[b.bid] = p
+        bids.append(b.bid)
+        out.append(b)
+    return out
+
+
 def _tool_id(bid: int, inner: dict[str, Any], state: GeminiState, made_up: str) -> str:
     """The id as Gemini CLI sends it (or the one it would make up), noted for the writer."""
     raw = inner.get("id")
     if isinstance(raw, str) and raw:
-        state.had_id.add(bid)
         state.raw_id[bid] = raw
-        tid = sent_id(raw, inner.get("name"))
-    else:
-        tid = made_up
-    state.load_id[bid] = tid
-    return tid
+        return raw if "__" not in raw else sent_id(raw, inner.get("name"))
+    return made_up
 
 
 def _part_block(
@@ -384,33 +502,47 @@ def _part_block(
         )
     call = part.get("functionCall")
     if isinstance(call, dict):
-        name = call.get("name")
-        if not isinstance(name, str):
-            name = "?"
-        bid = new_bid()
-        tid = _tool_id(bid, call, state, made_up)
-        data = {"type": TOOL_USE, "id": tid, "name": name, "input": call.get("args")}
-        return Block(TOOL_USE, data, tid, name, False, src, ref, None, bid)
+        return _call_block(state, call, src, ref, made_up)
     resp = part.get("functionResponse")
     if isinstance(resp, dict):
-        response = resp.get("response")
-        is_error = isinstance(response, dict) and "error" in response
-        name = resp.get("name")
-        if not isinstance(name, str):
-            name = None
-        bid = new_bid()
-        tid = _tool_id(bid, resp, state, made_up)
-        data = {
-            "type": TOOL_RESULT,
-            "tool_use_id": tid,
-            "content": _response_text(response),
-            "is_error": is_error,
-        }
-        return Block(TOOL_RESULT, data, tid, name, is_error, src, ref, None, bid)
+        return _result_block(state, resp, src, ref, made_up)
     if isinstance(part.get("text"), str):
         return Block(TEXT, {"type": TEXT, "text": part["text"]}, src=src, origin=ref)
     kind = next(iter(part), "unknown") if part else "unknown"
     return Block(own_type(kind, "gemini"), part, src=src, origin=ref)
+
+
+def _call_block(
+    state: GeminiState, call: dict[str, Any], src: Any, ref: PartRef, made_up: str
+) -> Block:
+    """The tool_use block of a `functionCall`."""
+    name = call.get("name")
+    if not isinstance(name, str):
+        name = "?"
+    bid = new_bid()
+    tid = _tool_id(bid, call, state, made_up)
+    data = {"type": TOOL_USE, "id": tid, "name": name, "input": call.get("args")}
+    return Block(TOOL_USE, data, tid, name, False, src, ref, None, bid)
+
+
+def _result_block(
+    state: GeminiState, resp: dict[str, Any], src: Any, ref: PartRef, made_up: str
+) -> Block:
+    """The tool_result block of a `functionResponse`."""
+    response = resp.get("response")
+    is_error = isinstance(response, dict) and "error" in response
+    name = resp.get("name")
+    if not isinstance(name, str):
+        name = None
+    bid = new_bid()
+    tid = _tool_id(bid, resp, state, made_up)
+    data = {
+        "type": TOOL_RESULT,
+        "tool_use_id": tid,
+        "content": _response_text(response),
+        "is_error": is_error,
+    }
+    return Block(TOOL_RESULT, data, tid, name, is_error, src, ref, None, bid)
 
 
 def _response_text(response: Any) -> str:
@@ -609,7 +741,7 @@ def _render(msgs: list[Message], state: GeminiState) -> Plan:
     live_msgs = [m for m in msgs if m.live]
     for call_msg, next_msg in zip(live_msgs, live_msgs[1:], strict=False):
         if call_msg.role == "assistant" and any(
-            x.type == TOOL_USE and x.bid not in state.had_id for x in call_msg.blocks
+            x.type == TOOL_USE and x.bid not in state.raw_id for x in call_msg.blocks
         ):
             pair[call_msg.uid], pair[next_msg.uid] = next_msg.uid, call_msg.uid
     dirty_recs: set[int] = set()
@@ -774,7 +906,8 @@ def _new_record(state: GeminiState, after: Rec | None, m: Message) -> dict[str, 
 
 
 def _changed_id(b: Block, state: GeminiState) -> bool:
-    return b.tool_id != state.load_id.get(b.bid)
+    loaded = state.original.get(b.bid)
+    return b.tool_id != (loaded.tool_id if loaded is not None else None)
 
 
 def _user_part(b: Block, state: GeminiState, names: dict[str | None, str]) -> Any:
@@ -874,7 +1007,7 @@ def _render_gemini(
             entry = {kk: vv for kk, vv in tc.items() if kk != "result"}
             b = call_blocks.get(k)
             raw = tc.get("id")
-            if b is not None and (_changed_id(b, state) or b.bid not in state.had_id):
+            if b is not None and (_changed_id(b, state) or b.bid not in state.raw_id):
                 entry["id"] = _raw_for(raw, tc.get("name"), b.tool_id or "")
             elif b is None and isinstance(raw, str) and raw in renamed:
                 # an entry whose call is read from the content (no block of its own); an
@@ -917,7 +1050,7 @@ def _text_of(b: Block) -> str:
 
 def _model_part(b: Block, part: Any, state: GeminiState) -> Any:
     if part is not None and state.original.get(b.bid) is b and not _changed_id(b, state):
-        if b.type != TOOL_USE or b.bid in state.had_id:
+        if b.type != TOOL_USE or b.bid in state.raw_id:
             return part
     if b.type == TOOL_USE and isinstance(part, dict) and isinstance(part.get("functionCall"), dict):
         fc = part["functionCall"]

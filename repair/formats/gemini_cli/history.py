@@ -105,13 +105,12 @@ def replay_lines(objs: list[tuple[int | None, Any]]) -> Replay:
                 raise ValueError("the chat document is not an object")
             bad.append((idx, f"the record is {_kind(obj)}, not an object"))
             continue
-        where = f"line {idx + 1}" if idx is not None else "the document"
         if isinstance(obj.get("$rewindTo"), str):
             target = obj["$rewindTo"]
             recs = list(order.values())
             ids = list(order)
             cut = ids.index(target) if target in order else 0
-            drop(recs[cut:], f"removed by the $rewindTo on {where}")
+            drop(recs[cut:], f"removed by the $rewindTo on {_where(idx)}")
         elif isinstance(obj.get("id"), str):
             put(obj, Place(idx))
         elif isinstance(obj.get("$set"), dict):
@@ -125,7 +124,7 @@ def replay_lines(objs: list[tuple[int | None, Any]]) -> Replay:
                         put(m, Place(idx, i))
                 gone = [r for r in before if r.id not in order]
                 for r in gone:
-                    r.removed = f"left out of the messages $set on {where}"
+                    r.removed = f"left out of the messages $set on {_where(idx)}"
                 removed.extend(gone)
             meta.update(obj["$set"])
         elif isinstance(obj.get("sessionId"), str) and isinstance(obj.get("projectHash"), str):
@@ -137,6 +136,10 @@ def replay_lines(objs: list[tuple[int | None, Any]]) -> Replay:
                     if isinstance(m, dict) and isinstance(m.get("id"), str):
                         put(m, Place(idx, i))
     return Replay(list(order.values()), removed, meta, bad, array_key)
+
+
+def _where(idx: int | None) -> str:
+    return f"line {idx + 1}" if idx is not None else "the document"
 
 
 def _kind(value: Any) -> str:
@@ -161,10 +164,15 @@ class PartRef:
 
 @dataclass(slots=True)
 class Turn:
+    """A turn of the history; `blocks`, where the loader made them from a record in the
+    usual shape (adapter.py, `_usual_turns`), with no `parts`: none without an id, none
+    empty."""
+
     role: str  # "user" | "model"
     rec: Rec
     parts: list[tuple[Any, PartRef]]
     hidden: str | None = None  # why Gemini CLI does not send it
+    blocks: list[Any] | None = None
 
 
 def part_text(value: Any) -> str:
@@ -194,6 +202,24 @@ def part_text(value: Any) -> str:
         return "[Media]"
     text = value.get("text")
     return text if isinstance(text, str) else ""
+
+
+# the longest of IGNORED_PREFIXES: a text's start this long tells whether it opens with one
+_LONGEST_PREFIX = max(map(len, IGNORED_PREFIXES))
+
+
+def _text_head(content: Any) -> str:
+    """`part_text(content).strip()`, or enough of its start to tell whether it is empty and
+    whether it starts with one of IGNORED_PREFIXES (a record of many parts: its first)."""
+    if not isinstance(content, list):
+        return part_text(content).strip()
+    head = ""
+    for p in content:
+        head += part_text(p)
+        start = head.lstrip()
+        if len(start) >= _LONGEST_PREFIX:
+            return start
+    return head.strip()
 
 
 def _field(obj: Any, key: str) -> Any:
@@ -252,7 +278,7 @@ def record_turns(rec: Rec) -> list[Turn] | str:
         return f"Gemini CLI does not send {rtype} records"
     if rtype == "user":
         content = obj.get("content")
-        text = part_text(content).strip()
+        text = _text_head(content)
         if not text:
             return "Gemini CLI does not send an empty user record"
         if text.startswith(IGNORED_PREFIXES):
@@ -260,27 +286,32 @@ def record_turns(rec: Rec) -> list[Turn] | str:
         return [Turn("user", rec, ensure_parts(content, rec.key, "content"))]
     if rtype != "gemini":
         return f"Gemini CLI does not send {rtype!r} records"
+    key = rec.key
     content = obj.get("content")
-    parts = ensure_parts(content, rec.key, "content") if content else []
+    parts = ensure_parts(content, key, "content") if content else []
+    calls = obj.get("toolCalls") or ()
     model: list[Any] = []
-    if any(_truthy(_field(p, "functionCall")) or _truthy(_field(p, "thought")) for p, _ in parts):
+    if _calls_or_thoughts(parts):
         model = parts
     else:
         for k, t in enumerate(obj.get("thoughts") or ()):
             if isinstance(t, dict):
                 subject, desc = t.get("subject"), t.get("description")
                 text = f"**{subject}** {desc}" if subject else f"{desc}"
-                model.append(({"text": text, "thought": True}, PartRef(rec.key, "thought", k)))
+                model.append(({"text": text, "thought": True}, PartRef(key, "thought", k)))
         model.extend(parts)
-        for k, tc in enumerate(obj.get("toolCalls") or ()):
+        for k, tc in enumerate(calls):
             call = {"id": tc.get("id"), "name": tc.get("name"), "args": tc.get("args")}
-            model.append(({"functionCall": call}, PartRef(rec.key, "call", k)))
+            model.append(({"functionCall": call}, PartRef(key, "call", k)))
     if not model:
         return "Gemini CLI sends nothing for a gemini record without content or calls"
     turns = [Turn("model", rec, model)]
     responses: list[Any] = []
-    for k, tc in enumerate(obj.get("toolCalls") or ()):
+    for k, tc in enumerate(calls):
         result = tc.get("result")
+        if type(result) is list and result:  # the usual result: its parts
+            responses.extend(ensure_parts(result, key, "result", k))
+            continue
         if not _truthy(result):
             continue
         if isinstance(result, str):
@@ -291,14 +322,25 @@ def record_turns(rec: Rec) -> list[Turn] | str:
                     "response": {"output": result},
                 }
             }
-            responses.append((part, PartRef(rec.key, "result", k)))
+            responses.append((part, PartRef(key, "result", k)))
         elif isinstance(result, list):
-            responses.extend(ensure_parts(result, rec.key, "result", k))
+            responses.extend(ensure_parts(result, key, "result", k))
         else:
-            responses.append((result, PartRef(rec.key, "result", k)))
+            responses.append((result, PartRef(key, "result", k)))
     if responses:
         turns.append(Turn("user", rec, responses))
     return turns
+
+
+def _calls_or_thoughts(parts: list[tuple[Any, PartRef]]) -> bool:
+    """Whether a content part is a call or a thought (Gemini CLI then sends the content as
+    it is, without the record's thoughts and toolCalls)."""
+    for p, _ref in parts:
+        if isinstance(p, dict):
+            call, thought = p.get("functionCall"), p.get("thought")
+            if (call is not None and _truthy(call)) or (thought is not None and _truthy(thought)):
+                return True
+    return False
 
 
 def _truthy(value: Any) -> bool:
