@@ -277,25 +277,28 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     for n, rec in enumerate(replay.live):
         state.pos[rec.key] = n
 
-    # turns of the live records, and the rows of records that are not sent
+    # turns of the live records, and the rows of records that are not sent (shown in
+    # place, not part of the request): for each live record, its row or where its turns end
     turns: list[Turn] = []
-    aside: list[tuple[Rec, Message]] = []  # shown in place, not part of the request
+    rows: list[int | Message] = []
     lines = state.kind == "jsonl"
     for rec in replay.live:
         if lines and rec.places[-1].index is None:
             usual = _usual_turns(state, rec)
             if usual is not None:
                 turns += usual
+                rows.append(len(turns))
                 continue
         problem = record_problem(rec.obj)
         if problem is not None:
-            aside.append((rec, _malformed_record(state, rec, problem)))
+            rows.append(_malformed_record(state, rec, problem))
             continue
         built = record_turns(rec)
         if isinstance(built, str):
-            aside.append((rec, _hidden_record(state, rec, built)))
+            rows.append(_hidden_record(state, rec, built))
             continue
-        turns.extend(built)
+        turns += built
+        rows.append(len(turns))
     ids = stable_ids(turns)
     curated_out(turns)
 
@@ -310,17 +313,14 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
         messages.extend(pending_aside)
         pending_aside.clear()
 
-    aside_at = {rec.key: msg for rec, msg in aside}
-    turn_at: dict[int, list[int]] = {}
-    for ti, t in enumerate(turns):
-        turn_at.setdefault(t.rec.key, []).append(ti)
-    for rec in replay.live:
-        if rec.key in aside_at:
-            pending_aside.append(aside_at[rec.key])
+    start = 0
+    for row in rows:
+        if not isinstance(row, int):
+            pending_aside.append(row)
             if not group:
                 close()
             continue
-        for ti in turn_at.get(rec.key, ()):
+        for ti in range(start, row):
             t = turns[ti]
             blocks = t.blocks
             if blocks is None:
@@ -336,6 +336,7 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
             if group and group[-1][0].role != t.role:
                 close()
             group.append((t, blocks))
+        start = row
     close()
     return _with_removed(state, messages, replay)
 
@@ -565,14 +566,15 @@ def _meta(rec: Rec) -> dict[str, Any]:
 
 
 def _message(state: GeminiState, group: list[tuple[Turn, list[Block]]]) -> Message:
-    first = group[0][0]
-    if len(group) == 1:  # the usual message: one turn, or a record's responses and the next
-        keys: tuple[int, ...] = (first.rec.key,)
-        blocks = tuple(group[0][1])
-    else:
-        keys = tuple(dict.fromkeys([t.rec.key for t, _b in group]))
-        every: list[Block] = []
-        for _t, bs in group:
+    first, blocks_of_first = group[0]
+    keys: tuple[int, ...] = (first.rec.key,)
+    if len(group) == 1:
+        blocks = tuple(blocks_of_first)
+    else:  # the usual user message: a record's responses and the next record's
+        every = list(blocks_of_first)
+        for t, bs in group[1:]:
+            if t.rec.key not in keys:
+                keys += (t.rec.key,)
             every += bs
         blocks = tuple(every)
     recs = state.recs
