@@ -61,13 +61,14 @@ class Graph:
 
 def build_graph(
     lines: list[JsonlLine],
-    on_record: Callable[[int, JsonlLine, dict[str, Any], str], None] | None = None,
+    read: Callable[[dict[str, Any], int, int, str], Any] | None = None,
+    records: dict[int, Any] | None = None,
     release: bool = False,
 ) -> Graph:
-    """The nodes of every line. `on_record(index, line, record, type)` is called for each
-    user/assistant node record (to take what the messages need of it); `release`: each line's
-    parsed record is forgotten once read (`IndexedLine.release`), so the whole file's records
-    are never held at once."""
+    """The nodes of every line. `read(record, index, lineno, type)` is called for each
+    user/assistant node record (to take what the messages need of it), what it returns kept
+    in `records` by line index; `release`: each line's parsed record is forgotten once read
+    (`IndexedLine.release`), so the whole file's records are never held at once."""
     nodes: dict[str, Node] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
@@ -97,11 +98,15 @@ def build_graph(
         if t not in NODE_TYPES and t != PROGRESS:
             continue
         p = obj.get("parentUuid")
-        odd_key = _odd_link(obj, p) if t != PROGRESS else None
-        if odd_key is not None:
-            odd.append((i, odd_key))
-            continue
-        if not isinstance(p, str):
+        side = obj.get("isSidechain")
+        if t != PROGRESS and (
+            (p is not None and type(p) is not str) or (side is not None and type(side) is not bool)
+        ):
+            odd_key = _odd_link(obj, p)
+            if odd_key is not None:
+                odd.append((i, odd_key))
+                continue
+        if type(p) is not str:
             p = None
         if t == PROGRESS:
             progress_anc[u] = progress_anc[p] if p in progress_anc else p
@@ -114,12 +119,27 @@ def build_graph(
             if parent is not None:
                 p = parent.uuid
         ts = obj.get("timestamp")
-        ts = ts if isinstance(ts, str) else ""
-        side = obj.get("isSidechain") is True
-        mid = message_id(obj) if t == "assistant" else None
-        res = t == "user" and holds_tool_result(obj)
-        if on_record is not None and t in MESSAGE_TYPES:
-            on_record(i, ln, obj, t)
+        if type(ts) is not str:
+            ts = ""
+        side = side is True
+        mid = None  # an assistant record's message.id (a string, not empty)
+        res = False  # a user record holding a tool_result block
+        if t == "assistant" or t == "user":
+            msg = obj.get("message")
+            if type(msg) is dict:
+                if t == "assistant":
+                    mid = msg.get("id")
+                    if type(mid) is not str or not mid:
+                        mid = None
+                else:
+                    content = msg.get("content")
+                    if type(content) is list:
+                        for b in content:
+                            if type(b) is dict and b.get("type") == "tool_result":
+                                res = True
+                                break
+            if read is not None and records is not None:
+                records[i] = read(obj, i, ln.lineno, t)
         old = nodes.get(u)
         if old is None:
             nodes[u] = Node(u, i, len(nodes), t, p, side, ts, mid, res)
@@ -308,20 +328,6 @@ def fallback(g: Graph, uuid: str, seen: set[str]) -> str | None:
     return best
 
 
-def message_id(obj: Any) -> str | None:
-    msg = obj.get("message") if type(obj) is dict else None
-    mid = msg.get("id") if type(msg) is dict else None
-    return mid if isinstance(mid, str) and mid else None
-
-
-def holds_tool_result(obj: Any) -> bool:
-    msg = obj.get("message") if type(obj) is dict else None
-    content = msg.get("content") if type(msg) is dict else None
-    if type(content) is not list:
-        return False
-    return any(type(b) is dict and b.get("type") == "tool_result" for b in content)
-
-
 def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
     """`recoverOrphanedParallelToolResults`: for each message.id group with a line on the
     chain, insert its off-chain assistant lines, then the off-chain tool-result lines whose
@@ -347,10 +353,13 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
             wanted.add(p.mid)
     if not wanted:
         return chain, 0
-    index = {u: i for i, u in enumerate(chain)}
+    last_on: dict[str, int] = {}  # each wanted group's last line on the chain
+    for i, n in enumerate(map(nodes.__getitem__, chain)):
+        if n.mid in wanted:
+            last_on[n.mid] = i
     groups: dict[str, list[str]] = {}
     for n in nodes.values():
-        if n.mid is not None and n.mid in wanted:
+        if n.mid is not None and n.mid in last_on:
             groups.setdefault(n.mid, []).append(n.uuid)
     results_by_parent: dict[str, list[str]] = {}
     for n in off_res:
@@ -358,31 +367,27 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
             results_by_parent.setdefault(n.parent, []).append(n.uuid)
     inserts: dict[int, list[str]] = {}
     taken: set[str] = set()
-    for members in groups.values():
-        last = -1
-        for m in members:
-            k = index.get(m)
-            if k is not None and k > last:
-                last = k
-        if last < 0:
-            continue
-        sib = [m for m in members if m not in index and m not in taken]
+    for mid, members in groups.items():
+        sib = [m for m in members if m not in on and m not in taken]
         res = [r for m in members for r in results_by_parent.get(m, ()) if r not in taken]
         if not sib and not res:
             continue
-        sib.sort(key=lambda u: nodes[u].ts)
-        res.sort(key=lambda u: nodes[u].ts)
+        if len(sib) > 1:
+            sib.sort(key=lambda u: nodes[u].ts)
+        if len(res) > 1:
+            res.sort(key=lambda u: nodes[u].ts)
         taken.update(sib)
         taken.update(res)
-        inserts.setdefault(last, []).extend(sib + res)
+        inserts.setdefault(last_on[mid], []).extend(sib + res)
     if not inserts:
         return chain, 0
     out: list[str] = []
-    for i, u in enumerate(chain):
-        out.append(u)
-        extra = inserts.get(i)
-        if extra:
-            out.extend(extra)
+    start = 0
+    for i in sorted(inserts):
+        out += chain[start : i + 1]
+        out += inserts[i]
+        start = i + 1
+    out += chain[start:]
     return out, len(taken)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...files import FileText
 from ...model import (
@@ -60,12 +60,12 @@ class CCFile:
         return held if isinstance(held, bytes) else held.read_all()
 
 
-@dataclass(slots=True)
-class Rec:
+class Rec(NamedTuple):
     """A user/assistant record as the messages need it: its content items (`items`: the
     record's list of content blocks as parsed, or its string content as the one item), or
     the blocks it was given (the read-back's, `items` None): the `Block`s of a message are
-    made when something reads them (`RecordMessage`)."""
+    made when something reads them (`RecordMessage`). (A tuple: one per record of a 1 GB
+    file, made in C.)"""
 
     role: str
     blocks: tuple[Block, ...]
@@ -82,28 +82,47 @@ class Rec:
         return items if items is not None else [b.data for b in self.blocks]
 
 
+_rec = tuple.__new__
+
+
 def read_record(obj: dict[str, Any], idx: int, lineno: int, role: str) -> Rec:
-    items, bad = record_items(obj)
-    mid = None
+    """What the messages need of a user/assistant record: its content items (its list of
+    blocks, or its string content as the one item), or the reason it is not a readable
+    message."""
     api_error = obj.get("isApiErrorMessage") is True
-    if role == "assistant" and bad is None:
-        msg = obj["message"]
+    ts, uuid = obj.get("timestamp"), obj.get("uuid")
+    msg = obj.get("message")
+    if type(msg) is not dict:
+        return _rec(
+            Rec, (role, (), "the record has no `message` object", None, api_error, ts, uuid, ())
+        )
+    content = msg.get("content")
+    if type(content) is str:
+        content = (content,)
+    elif type(content) is not list:
+        kind = "missing" if content is None else type_name(content)
+        bad = f"message.content is {kind}, not a string or a list of blocks"
+        return _rec(Rec, (role, (), bad, None, api_error, ts, uuid, ()))
+    else:
+        for k, item in enumerate(content):
+            t = item.get("type") if type(item) is dict else None
+            if type(t) is not str:
+                bad = f"message.content[{k}] is not a content block (no `type`)"
+                return _rec(Rec, (role, (), bad, None, api_error, ts, uuid, ()))
+    mid = None
+    if role == "assistant":
         mid = msg.get("id")
         if type(mid) is not str:
             mid = None
         api_error = api_error or msg.get("model") == "<synthetic>"
-    return Rec(role, (), bad, mid, api_error, obj.get("timestamp"), obj.get("uuid"), items)
+    return _rec(Rec, (role, (), None, mid, api_error, ts, uuid, content))
 
 
 def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, dict[int, Rec]]:
     """The graph and every user/assistant record's `Rec`, in one pass over the lines
     (`release`: no line keeps its parsed record after it, see `build_graph`)."""
     recs: dict[int, Rec] = {}
-
-    def keep(i: int, ln: JsonlLine, obj: dict[str, Any], role: str) -> None:
-        recs[i] = read_record(obj, i, ln.lineno, role)
-
-    return build_graph(lines, on_record=keep, release=release), recs
+    return build_graph(lines, read_record, recs, release=release), recs
 
 
 def peek(line: JsonlLine) -> Any:
@@ -256,27 +275,8 @@ class CCState:
     walk: Walk | None = None  # the parentUuid walk the chain came from (its gaps)
 
 
-def record_items(obj: Any) -> tuple[Sequence[Any], str | None]:
-    """The content items of a user/assistant record (its list of blocks, or its string
-    content as the one item), or the reason it is not a readable message."""
-    msg = obj.get("message")
-    if type(msg) is not dict:
-        return (), "the record has no `message` object"
-    content = msg.get("content")
-    if type(content) is str:
-        return (content,), None
-    if type(content) is not list:
-        kind = "missing" if content is None else type_name(content)
-        return (), f"message.content is {kind}, not a string or a list of blocks"
-    for k, item in enumerate(content):
-        t = item.get("type") if type(item) is dict else None
-        if type(t) is not str:
-            return (), f"message.content[{k}] is not a content block (no `type`)"
-    return content, None
-
-
 def _blocks_of(items: Sequence[Any], idx: int, lineno: int) -> tuple[Block, ...]:
-    """The blocks of a record's content items (`record_items`). (Made here rather than with
+    """The blocks of a record's content items (`read_record`). (Made here rather than with
     `block_from_anthropic`, same fields: this runs for every block a writer reads.)"""
     src = _DERIVED if lineno == idx + 1 else {"line": lineno}
     blocks = []
@@ -471,7 +471,9 @@ class _Builder:
             self._single(idx, malformed=f"{role} record: {rec.bad}")
             self.flush()
             return
-        items = rec.content()
+        items = rec.items
+        if items is None:
+            items = rec.content()
         mid = None
         if role == "assistant":
             mid = rec.mid
@@ -483,7 +485,11 @@ class _Builder:
                         hidden="an API error record (Claude Code does not send it)",
                     )
                     return
-                drop = _resume_drop(items)
+                drop = (
+                    None  # (the usual call: a record of one tool_use)
+                    if len(items) == 1 and type(items[0]) is dict and items[0]["type"] == TOOL_USE
+                    else _resume_drop(items)
+                )
                 if drop == "blank" or idx in self.skip:
                     return  # not sent: passes through like an attachment
                 if drop in ("thinking", "empty"):
@@ -670,7 +676,7 @@ def build_view(
     """Messages of one conversation: the chain's messages, with the hidden/malformed lines
     (`hidden`: (line index, reason) in file order) placed by file position among them."""
     nodes = file.graph.nodes
-    idxs = [nodes[u].idx for u in chain if nodes[u].type in MESSAGE_TYPES]
+    idxs = [n.idx for n in map(nodes.__getitem__, chain) if n.type in MESSAGE_TYPES]
     live = _Builder(file)
     for idx in idxs:
         live.add(idx)
