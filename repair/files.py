@@ -191,6 +191,13 @@ class FileText:
         self._kept = (at, kept)
         return kept[start - at : stop - at]
 
+    def window(self, start: int, stop: int) -> tuple[int, bytes]:
+        """(offset, bytes) holding bytes start..stop (start < stop) and the rest of what was
+        read with them: a reader in file order slices its lines from these (`window` once
+        per block read, not `text[a:b]` once per line)."""
+        self[start:stop]  # (leaves the bytes it sliced from kept)
+        return self._kept
+
     def forget(self) -> None:
         """Drop the blocks of the first read nobody has passed."""
         self._ahead.clear()

@@ -110,7 +110,10 @@ class IndexedLine(JsonlLine):
         self._state = 0  # 0: not parsed (yet, or again after `release`), 1: parsed
 
     def _read(self) -> None:
-        raw = self._body[self._start : self._end]
+        self._take(self._body[self._start : self._end])
+
+    def _take(self, raw: bytes) -> None:
+        """Parse `raw`, the line's bytes, and hold what it is."""
         value, why = None, None
         if raw and raw[0] not in _SPACE or raw.strip():  # not blank (`blank`, without a read)
             try:
@@ -160,6 +163,34 @@ class IndexedLine(JsonlLine):
     def release(self) -> None:
         if self._state == 1 and self._why is None:  # a line that is not JSON keeps its error
             self._value, self._state = None, 0
+
+
+def line_values(lines: list[JsonlLine]) -> list[Any]:
+    """Each line's `obj` (None: blank, not JSON, or JSON null), in one pass: a line read in
+    place (`IndexedLine`) and not parsed yet is sliced from the bytes its file was read in
+    (`FileText.window`), not read on its own."""
+    out: list[Any] = []
+    append = out.append
+    body: Any = None  # the bytes or file the window is of
+    w0 = w1 = 0
+    window = b""
+    for ln in lines:
+        if type(ln) is not IndexedLine or ln._state:
+            append(ln.obj)
+            continue
+        s, e = ln._start, ln._end
+        if e > w1 or s < w0 or ln._body is not body:
+            body = ln._body
+            if isinstance(body, bytes):
+                w0, window = 0, body
+            elif s < e:
+                w0, window = body.window(s, e)
+            else:
+                w0, window = s, b""
+            w1 = w0 + len(window)
+        ln._take(window[s - w0 : e - w0])
+        append(ln._value)
+    return out
 
 
 MAX_DEPTH_HINT = "nesting is deeper than the parser allows"

@@ -43,7 +43,7 @@ from ..model import (
     text_is_blank,
 )
 from ..wire import _CONTENT
-from .base import Adapter, Export, JsonlLine, Probe, own_type, shown, type_name
+from .base import Adapter, Export, JsonlLine, Probe, line_values, own_type, shown, type_name
 from .probe import split_lines
 from .registry import register
 
@@ -179,7 +179,7 @@ class CodexAdapter(Adapter):
         made = _Made(lines, {}, {}, {})
         call_kind: dict[str, str] = {}
         # each line's value, read once (None: blank or not JSON, or JSON null)
-        objs = [line.obj for line in lines]
+        objs = line_values(lines)
         dropped, legacy = _replay(lines, objs)
         compacted_items: dict[int, list[dict[str, Any]]] = {}
         made.compacted_items = compacted_items

@@ -1,0 +1,60 @@
+"""`line_values` (a JSONL loader's one pass over its lines' values: the Codex loader's) gives
+each line's `obj`, and leaves each line as reading it on its own would (its value, its
+error), for a file held or read in place in small chunks, whatever lines were read before."""
+
+from __future__ import annotations
+
+import tempfile
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair.files import FileText
+from repair.formats import probe as probe_mod
+from repair.formats import probe_bytes, probe_path
+from repair.formats.base import line_values
+
+_LINE = st.one_of(
+    st.just(b""),
+    st.just(b"   "),
+    st.just(b"not json"),
+    st.just(b"null"),
+    st.builds(lambda n: orjson.dumps({"n": n, "t": "x" * (n % 90)}), st.integers(0, 10**6)),
+    st.just(b'{"big": 123456789012345678901234567890}'),
+    st.just(b'{"f": 1.50}'),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(_LINE, min_size=1, max_size=30),
+    crlf=st.lists(st.booleans(), min_size=31, max_size=31),
+    trailing=st.sampled_from([b"", b"\n", b"\r\n"]),
+    read_first=st.lists(st.integers(0, 30), max_size=5),
+    chunk=st.sampled_from([16, 64]),
+)
+def test_the_values_are_each_lines_own(lines, crlf, trailing, read_first, chunk):
+    lines = [orjson.dumps({"first": 1}), *lines]
+    body = b"".join(ln + (b"\r\n" if c else b"\n") for ln, c in zip(lines, crlf, strict=False))
+    data = body.rstrip(b"\r\n") + trailing
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as fh:
+        fh.write(data)
+        fh.flush()
+        old = (probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW)
+        probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = 0, chunk, 2
+        try:
+            unheld = probe_path(fh.name)
+            for probe in (unheld, probe_bytes(data, path=fh.name)):
+                if probe.kind != "jsonl":
+                    continue  # one JSON value: no lines
+                for k in read_first:  # some lines read on their own before
+                    if k < len(probe.lines):
+                        probe.lines[k].obj  # noqa: B018
+                got = line_values(probe.lines)
+                alone = probe_bytes(data, path=fh.name).lines
+                assert got == [ln.obj for ln in alone]
+                said = [(ln.raw, ln.obj, ln.error, ln.blank) for ln in probe.lines]
+                assert said == [(ln.raw, ln.obj, ln.error, ln.blank) for ln in alone]
+        finally:
+            probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = old
