@@ -14,21 +14,12 @@ from repair.files import FileText
 from repair.formats import probe as probe_mod
 from repair.formats import probe_bytes, probe_path
 from repair.formats.base import line_values
-
-_LINE = st.one_of(
-    st.just(b""),
-    st.just(b"   "),
-    st.just(b"not json"),
-    st.just(b"null"),
-    st.builds(lambda n: orjson.dumps({"n": n, "t": "x" * (n % 90)}), st.integers(0, 10**6)),
-    st.just(b'{"big": 123456789012345678901234567890}'),
-    st.just(b'{"f": 1.50}'),
-)
+from tests.formats.build import JSONL_LINE
 
 
 @settings(max_examples=200, deadline=None)
 @given(
-    lines=st.lists(_LINE, min_size=1, max_size=30),
+    lines=st.lists(JSONL_LINE, min_size=1, max_size=30),
     crlf=st.lists(st.booleans(), min_size=31, max_size=31),
     trailing=st.sampled_from([b"", b"\n", b"\r\n"]),
     read_first=st.lists(st.integers(0, 30), max_size=5),

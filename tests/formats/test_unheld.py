@@ -19,6 +19,7 @@ from repair.formats import probe as probe_mod
 from repair.formats.base import FileProbe
 from repair.workbench import Workbench
 from tests.command import run
+from tests.formats.build import JSONL_LINE
 from tests.paths import CORPUS, sample_files
 
 
@@ -105,19 +106,9 @@ def test_bytes_changed_on_disk_are_refused_not_shown(cc_file, monkeypatch, tmp_p
     assert not os.path.exists(f"{path}.bak")
 
 
-_LINE = st.one_of(
-    st.just(b""),
-    st.just(b"   "),
-    st.just(b"not json"),
-    st.builds(lambda n: orjson.dumps({"n": n, "t": "x" * (n % 90)}), st.integers(0, 10**6)),
-    st.just(b'{"big": 123456789012345678901234567890}'),
-    st.just(b'{"f": 1.50}'),
-)
-
-
 @settings(max_examples=200, deadline=None)
 @given(
-    lines=st.lists(_LINE, min_size=2, max_size=30),
+    lines=st.lists(JSONL_LINE, min_size=2, max_size=30),
     crlf=st.lists(st.booleans(), min_size=30, max_size=30),
     trailing=st.sampled_from([b"", b"\n", b"\r\n", b"\r"]),
     bom=st.booleans(),
