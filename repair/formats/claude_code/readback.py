@@ -110,10 +110,10 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     if got is None:
         return None
     g2, fresh, fresh_nodes = got
-    chain = _chain(g2, where, fresh_nodes)
-    if chain is None:
+    got_chain = _chain(g2, where, fresh_nodes)
+    if got_chain is None:
         return None
-    built = _messages(w, view, keys, where, fresh, fresh_nodes, chain, msgs)
+    built = _messages(w, view, keys, where, fresh, got_chain, msgs)
     if built is None or len(built) != len(msgs):
         return None
     edited: dict[int, Message] = {}
@@ -168,9 +168,11 @@ def _written_graph(
     return Graph(nodes=nodes, lines=[]), fresh, fresh_nodes
 
 
-def _chain(g: Graph, where: list[int], fresh_nodes: dict[Any, Node]) -> list[Any] | None:
-    """The resumed chain of the written file (its user and assistant records, as keys) as
-    the loader finds it; None when it has a gap or leaves a message off it."""
+def _chain(
+    g: Graph, where: list[int], fresh_nodes: dict[Any, Node]
+) -> tuple[list[Any], list[Node]] | None:
+    """The resumed chain of the written file (its user and assistant records, as keys, and
+    their nodes) as the loader finds it; None when it has a gap or leaves a message off it."""
     nodes = g.nodes
     if any(n.sidechain for n in nodes.values()):
         return None
@@ -178,9 +180,6 @@ def _chain(g: Graph, where: list[int], fresh_nodes: dict[Any, Node]) -> list[Any
     if not cands:
         return None
     key_of = {n.uuid: k for k, n in fresh_nodes.items()}
-
-    def key(u: str) -> Any:
-        return key_of.get(u, nodes[u].idx)
 
     def written(u: str) -> int:  # a fresh node's idx is where it is written
         return nodes[u].idx if u in key_of else where[nodes[u].idx]
@@ -196,10 +195,12 @@ def _chain(g: Graph, where: list[int], fresh_nodes: dict[Any, Node]) -> list[Any
     if w.stop is not None or w.bridges:
         return None
     chain, _ = recover_parallel(g, w.chain)
-    on = set(chain)
-    if any(n.type in MESSAGE_TYPES and n.uuid not in on for n in nodes.values()):
+    on = [n for u in chain if (n := nodes[u]).type in MESSAGE_TYPES]
+    # every message record is on it (the chain holds no node twice)
+    if len(on) != sum(1 for n in nodes.values() if n.type in MESSAGE_TYPES):
         return None
-    return [key(u) for u in chain if nodes[u].type in MESSAGE_TYPES]
+    fresh_key = key_of.get
+    return [n.idx if (k := fresh_key(n.uuid)) is None else k for n in on], on
 
 
 _NOT = object()
@@ -211,8 +212,7 @@ def _messages(
     keys: list[Any],
     where: list[int],
     fresh: dict[int, JsonlLine],
-    fresh_nodes: dict[Any, Node],
-    chain: list[Any],
+    chain_nodes: tuple[list[Any], list[Node]],
     msgs: list[Message],
 ) -> list[tuple[Message, bool]] | None:
     """The messages the written chain builds into, each with whether it is a message as
@@ -228,16 +228,14 @@ def _messages(
             if m.role == "assistant":
                 starters.add(m.origin[0])
     nodes = f.graph.nodes
-    read = [nodes[u].idx for u in view.chain if nodes[u].type in MESSAGE_TYPES]
-    read_stretches = {s[0]: s for s in _stretches(read, starters, node_at.__getitem__)}
-
-    def node(k: Any) -> Node:
-        return fresh_nodes.get(k) or node_at[k]
-
+    read_nodes = [n for u in view.chain if (n := nodes[u]).type in MESSAGE_TYPES]
+    read = [n.idx for n in read_nodes]
+    read_stretches = {s[0]: s for s in _stretches(read, starters, read_nodes)}
     out: list[tuple[Message, bool]] = []
     lines = _Lines(f, keys, fresh)
     new_at = {id(k): j for j, k in fresh.items() for k in (keys[j],) if isinstance(k, _New)}
-    for s in _stretches(chain, starters - content, node):
+    chain, written_nodes = chain_nodes
+    for s in _stretches(chain, starters - content, written_nodes):
         same = read_stretches.get(s[0]) if isinstance(s[0], int) else None
         if same == s and not any(k in content for k in s):
             as_read = [first_of[k] for k in s if k in first_of]
@@ -254,32 +252,23 @@ def _messages(
     return out
 
 
-def _stretches(
-    seq: list[Any], starters: set[int], node: Callable[[Any], Node]
-) -> list[tuple[Any, ...]]:
-    """`seq` cut before each starter that no message.id reaches across (the last record of
-    every assistant id before it is before it too; records without an id count as one id)."""
-    last: dict[Any, int] = {}
-    mids: list[Any] = []
-    for i, k in enumerate(seq):
-        n = node(k)
-        m = n.mid if n.type == "assistant" else _NOT
-        mids.append(m)
-        if m is not _NOT:
-            last[m] = i
-    out: list[tuple[Any, ...]] = []
-    start = 0
-    reach = -1
-    for i, k in enumerate(seq):
-        if i > start and reach < i and type(k) is int and k in starters:
-            out.append(tuple(seq[start:i]))
-            start = i
-        m = mids[i]
-        if m is not _NOT:
-            reach = max(reach, last[m])
-    if seq:
-        out.append(tuple(seq[start:]))
-    return out
+def _stretches(seq: list[Any], starters: set[int], nodes: list[Node]) -> list[tuple[Any, ...]]:
+    """`seq` (its records' `nodes`) cut before each starter that no message.id reaches
+    across (the last record of every assistant id before it is before it too; records
+    without an id count as one id)."""
+    mids = [n.mid if n.type == "assistant" else _NOT for n in nodes]
+    last = {m: i for i, m in enumerate(mids) if m is not _NOT}  # each id's last record
+    reaches = [-1 if m is _NOT else last[m] for m in mids]
+    cuts = [0]
+    reach = seen = -1  # the furthest any record before `seen` reaches
+    for i in [i for i, k in enumerate(seq) if type(k) is int and k in starters]:
+        if i > 0:
+            reach = max(reach, *reaches[seen + 1 : i])
+            seen = i - 1
+            if reach < i:
+                cuts.append(i)
+    cuts.append(len(seq))
+    return [tuple(seq[a:b]) for a, b in zip(cuts, cuts[1:], strict=False) if a < b]
 
 
 def _build(

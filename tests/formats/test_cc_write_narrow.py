@@ -1,0 +1,129 @@
+"""The Claude Code export's shortcuts held to the long ways they stand for: the read-back's
+stretches (readback._stretches) and the resume check of a conversation that holds the
+very messages read but a few (write._same_but_few)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair.errors import ExportRefused
+from repair.formats import load_bytes
+from repair.formats.claude_code.chain import Node
+from repair.formats.claude_code.readback import _NOT, _stretches
+from repair.formats.claude_code.write import _same_but_few, _same_conversation, _signature
+
+
+def _stretches_long_way(seq, starters, nodes):
+    """readback._stretches as it was written first: one pass over the records."""
+    last, mids = {}, []
+    for i, n in enumerate(nodes):
+        m = n.mid if n.type == "assistant" else _NOT
+        mids.append(m)
+        if m is not _NOT:
+            last[m] = i
+    out, start, reach = [], 0, -1
+    for i, k in enumerate(seq):
+        if i > start and reach < i and type(k) is int and k in starters:
+            out.append(tuple(seq[start:i]))
+            start = i
+        m = mids[i]
+        if m is not _NOT:
+            reach = max(reach, last[m])
+    if seq:
+        out.append(tuple(seq[start:]))
+    return out
+
+
+_record = st.tuples(
+    st.sampled_from(["user", "assistant", "assistant"]),
+    st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d"])),
+    st.booleans(),  # a starter
+    st.booleans(),  # a line read (an int key) or one written anew
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(records=st.lists(_record, max_size=40))
+def test_stretches_are_cut_where_the_long_way_cuts_them(records):
+    seq = [k if read else object() for k, (_, _, _, read) in enumerate(records)]
+    nodes = [
+        Node(f"u{k}", k, k, t, None, False, "", mid if t == "assistant" else None)
+        for k, (t, mid, _, _) in enumerate(records)
+    ]
+    starters = {k for k, (_, _, s, read) in enumerate(records) if s and read}
+    assert _stretches(seq, starters, nodes) == _stretches_long_way(seq, starters, nodes)
+
+
+def _changed(rng: random.Random, m):
+    roll = rng.random()
+    if roll < 0.15:
+        return dataclasses.replace(m, role="user" if m.role == "assistant" else "assistant")
+    if roll < 0.25:
+        return dataclasses.replace(m, hidden=not m.hidden)
+    blocks = list(m.blocks)
+    if roll < 0.45 and blocks:
+        del blocks[rng.randrange(len(blocks))]
+    elif roll < 0.6 and blocks:
+        b = blocks[rng.randrange(len(blocks))]
+        data = {"type": "text", "text": b.data} if isinstance(b.data, str) else b.data
+        blocks[blocks.index(b)] = dataclasses.replace(b, data=data)
+    elif roll < 0.8:
+        rng.shuffle(blocks)
+    return m.with_blocks(blocks)  # the same blocks, or others
+
+
+def test_the_resume_check_of_a_few_changed_messages_is_the_whole_ones():
+    """A conversation that holds the messages read but a few (replaced by messages with
+    other blocks, another role, hidden): the check that looks only at the merged messages
+    holding those refuses exactly what the signatures of the whole refuse."""
+    from bench.gen import gen_claude_code
+
+    narrowed = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        data, _ = gen_claude_code(rng.randrange(60, 300), seed)
+        want = list(load_bytes(data, "/tmp/input.jsonl").messages)
+        for _ in range(rng.randrange(0, 30)):  # runs of one role, merged into one
+            k = rng.randrange(1, len(want))
+            want[k] = dataclasses.replace(want[k], role=want[k - 1].role)
+        got = list(want)
+        for _ in range(rng.randrange(1, 6)):
+            k = rng.randrange(len(got))
+            got[k] = _changed(rng, got[k])
+        same = _signature(want) == _signature(got)
+        if _same_but_few(want, got):
+            narrowed += 1
+            assert same, seed
+        try:
+            _same_conversation("s.jsonl", want, got)
+            refused = False
+        except ExportRefused:
+            refused = True
+        assert refused == (not same), seed
+    assert narrowed > 5
+
+
+def test_results_reordered_after_text_in_one_merged_message_are_refused():
+    """Two user messages merge into one on reload: results the second one holds after the
+    first one's text keep their order (only results that open a message compare as a
+    set), so the resume check of a few messages looks at the whole merged message."""
+    from repair.model import Block, Message
+
+    def result(k: int) -> Block:
+        return Block("tool_result", {"type": "tool_result", "tool_use_id": f"t{k}"}, f"t{k}")
+
+    calls = Message("assistant", tuple(Block("tool_use", {"id": f"t{k}"}, f"t{k}") for k in (1, 2)))
+    text = Message("user", (Block("text", "see below"),))
+    results = Message("user", (result(1), result(2)))
+    want = [Message("user", (Block("text", "go"),)), calls, text, results] * 3
+    got = list(want)
+    got[-1] = results.with_blocks((result(2), result(1)))
+    assert _signature(want) != _signature(got)
+    assert not _same_but_few(want, got)
+    got[-1] = results.with_blocks((result(1), result(2)))  # other blocks, the same data
+    assert _same_but_few(want, got)
+    _same_conversation("s.jsonl", want, got)
