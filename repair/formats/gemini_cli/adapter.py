@@ -39,7 +39,7 @@ from ...model import (
     new_bid,
     result_text,
 )
-from ..base import Adapter, Export, JsonlLine, Probe, own_type
+from ..base import Adapter, Export, JsonlLine, Probe, line_values, own_type
 from ..probe import split_lines
 from ..registry import register
 
@@ -209,7 +209,7 @@ class GeminiCliAdapter(Adapter):
             else:  # a chat of one line
                 lines, newline, trailing = split_lines(strip_bom(probe.data)[0])
             # each line's value read once; the usual one (an object) with no other test
-            objs = [ln.obj for ln in lines]
+            objs = line_values(lines)
             replay = replay_lines(
                 [
                     (i, obj)
