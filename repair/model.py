@@ -169,6 +169,13 @@ class Message:
         loader from the parsed content (tests/engine/test_plain_shape.py)."""
         return self._plain_shape
 
+    def holds_tool_blocks(self) -> bool:
+        """False when its tool ids are known and there are none: no tool_use, no
+        tool_result, no block an adapter gave a tool id (a listing need not make its
+        blocks to find its tool rows); True otherwise."""
+        got = self._tool_ids
+        return got is None or bool(got[0] or got[1])
+
     def forget_tool_ids(self) -> None:
         """For a loader that gives a block of this message a tool id once it is built."""
         self._tool_ids = None

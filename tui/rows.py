@@ -173,6 +173,8 @@ def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
 
 def _add_rows(rows: list[Row], mi: int, msg: Message) -> None:
     rows.append(Row(MSG, mi, None))
+    if not msg.holds_tool_blocks():  # (its blocks are not made for nothing)
+        return
     for bi, block in enumerate(msg.blocks):
         if is_tool_row(block):
             rows.append(Row(USE if block.type == TOOL_USE else RESULT, mi, bi))
