@@ -74,11 +74,12 @@ def analyze(session: Session, target: str | None = None, *, whole: bool = False)
 
 def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     msgs = session.messages
+    rules = _IdRules.of(target)
     p = pair(
         msgs,
         remap=not getattr(session.adapter, "unique_call_ids", False),
-        usual_id=None if whole else _IdRules.of(target).fine,
-        all_usual=_IdRules.of(target).all_fine,
+        usual_id=None if whole else rules.fine,
+        all_usual=rules.all_fine,
     )
     client = clients.get(target)
     # A client that only repairs (`only_repairs`) sends the messages as they are unless a

@@ -209,10 +209,11 @@ class LazyMessage(Message):
     `dataclasses.replace` (an edit) makes one through `Message.__init__`, which sets the
     blocks, origin and src through the setters: the copy is made, never lazy."""
 
-    __slots__ = ("_blocks", "_origin", "_src")
+    __slots__ = ("_blocks", "_origin", "_src", "_counts")
     _blocks: Any
     _origin: Any
     _src: Any
+    _counts: tuple[int, int] | None  # `block_counts` as the loader read them (None: not read)
 
     def _make_blocks(self) -> tuple[Block, ...]:
         raise NotImplementedError
@@ -256,6 +257,13 @@ class LazyMessage(Message):
         """Whether its blocks were made (a message never asked for is untouched)."""
         return self._blocks is not LAZY
 
+    def block_counts(self) -> tuple[int, int]:
+        if self._blocks is LAZY:
+            counts = self._counts
+            if counts is not None:
+                return counts
+        return Message.block_counts(self)
+
     @classmethod
     def unmade(
         cls, role: str, raw: Any, facts: tuple[ToolIds, bool], hidden: bool, origin: Any = LAZY
@@ -263,7 +271,8 @@ class LazyMessage(Message):
         """One with its blocks and src to come, every field of `Message` set in place (the
         dataclass's `__init__` through the properties' setters took twice as long;
         `dataclasses.replace` still makes one through it). The caller sets the slots of
-        its subclass (tests/formats/test_entry_messages.py, test_chat_lazy.py)."""
+        its subclass, and its `_counts` where the loader read them (tests/formats/
+        test_entry_messages.py, test_chat_lazy.py)."""
         m = _new(cls)
         m.role = role
         m._blocks = LAZY
@@ -275,6 +284,7 @@ class LazyMessage(Message):
         m._origin = origin
         m.uid = new_uid()
         m._tool_ids, m._plain_shape = facts
+        m._counts = None
         return m
 
 

@@ -208,7 +208,7 @@ def _normalized(
             ids = read._tool_ids
             assert ids is not None
             if answered.issuperset(ids[0]) and called.issuperset(ids[1]):
-                if read._counts[0]:
+                if read.block_counts()[0]:
                     numbers[pos] = starts[pos] = n
                     n += read._sent
                     opened, role_now, at_now, in_run = True, role, pos, False

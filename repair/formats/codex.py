@@ -572,9 +572,8 @@ class CodexMessage(LazyMessage):
     Responses entries Codex sends it as (`_sent`, for `clients.codex.light`). Equal to the
     message of the same items made at load (tests/formats/test_codex_lazy.py)."""
 
-    __slots__ = ("_made", "_counts", "_sent", "_runs")
+    __slots__ = ("_made", "_sent", "_runs")
     _made: _Made
-    _counts: tuple[int, int]
     _runs: int  # `content_runs`
     # the entries it is sent as while its items are all function calls, their outputs,
     # messages and model items (-1: a custom or shell call, or its output, is among them)
@@ -585,9 +584,6 @@ class CodexMessage(LazyMessage):
 
     def _make_src(self) -> dict[str, Any] | None:
         return {"line": self._made.lines[self._origin[0]].lineno}
-
-    def block_counts(self) -> tuple[int, int]:
-        return Message.block_counts(self) if self.made() else self._counts
 
     def content_runs(self) -> int | None:
         return None if self.made() else self._runs

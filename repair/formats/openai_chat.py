@@ -285,11 +285,10 @@ class ChatMessage(LazyMessage):
     reads its tool ids, plain shape and block counts from the entries. Equal to what
     `_load_entry` makes of the same entries once made (tests/formats/test_chat_lazy.py)."""
 
-    __slots__ = ("_conv", "_i", "_end", "_counts")
+    __slots__ = ("_conv", "_i", "_end")
     _conv: Conversation
     _i: int
     _end: int | None
-    _counts: tuple[int, int]
 
     def _make_blocks(self) -> tuple[Block, ...]:
         conv, i, end = self._conv, self._i, self._end
@@ -302,9 +301,6 @@ class ChatMessage(LazyMessage):
 
     def _make_src(self) -> dict[str, Any] | None:
         return _src(self._conv, self._i)
-
-    def block_counts(self) -> tuple[int, int]:
-        return Message.block_counts(self) if self.made() else self._counts
 
     def entries(self) -> list[Any]:
         """The entries it was read from, as they are written while it is untouched."""

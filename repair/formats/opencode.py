@@ -254,9 +254,8 @@ class PartsMessage(LazyMessage):
     shape, block counts and open calls from the parts. Equal to what its blocks say once
     made (tests/formats/test_opencode_lazy.py)."""
 
-    __slots__ = ("_pieces", "_counts", "open_calls")
+    __slots__ = ("_pieces", "open_calls")
     _pieces: tuple[_Piece, ...]
-    _counts: tuple[int, int]
     open_calls: tuple[str, ...]  # the callIDs of its pending and running tool parts
 
     def _make_blocks(self) -> tuple[Block, ...]:
@@ -269,9 +268,6 @@ class PartsMessage(LazyMessage):
 
     def _make_src(self) -> dict[str, Any] | None:
         return self._pieces[0].src()
-
-    def block_counts(self) -> tuple[int, int]:
-        return Message.block_counts(self) if self.made() else self._counts
 
 
 def _label(probe: Probe) -> str:
