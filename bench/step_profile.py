@@ -29,6 +29,9 @@ from tui.state import snapshot, step_changes  # noqa: E402
 
 
 def main() -> None:
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        raise SystemExit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
     path, want = sys.argv[1], sys.argv[2]
     lines = int(sys.argv[3]) if len(sys.argv) > 3 else 40
     with gc_paused(freeze=True):
@@ -37,7 +40,8 @@ def main() -> None:
         shown = snapshot(wb, None, table=build_rows(session))
         wb.prepare_steps()
     at = pick(shown.session, shown.fixes, want)
-    assert at is not None
+    if at is None:
+        raise SystemExit(f"{path}: no fix matches {want!r}")
     fix = shown.fixes[at]
     if not lines:
         for _ in range(5):
