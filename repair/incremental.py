@@ -53,7 +53,7 @@ from __future__ import annotations
 import sys
 import weakref
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import groupby
 from operator import attrgetter, is_, itemgetter
@@ -382,7 +382,7 @@ def _moved(p: Pairing, new: list[Message], shift: Shift) -> tuple[Pairing, set[i
 
 
 def _before(
-    by_message: dict[int, list[_Tool]], head: list[_Tool], start: int
+    by_message: Mapping[int, list[_Tool]], head: list[_Tool], start: int
 ) -> dict[int, list[_Tool]]:
     """The entries of `by_message` before position `start`, where `head` are the calls or
     results there: read from whichever is shorter."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
@@ -80,10 +80,12 @@ class Pairing:
     uses: list[Use]
     results: list[Result]
     live: list[int]  # indices of live messages, in order
-    next_live: dict[int, int]  # message index -> next live message index
-    prev_live: dict[int, int]
-    uses_by_message: dict[int, list[Use]]
-    results_by_message: dict[int, list[Result]]
+    # (mappings: a pairing moved by a step reads them through the step's shifts,
+    # repair.incremental)
+    next_live: Mapping[int, int]  # message index -> next live message index
+    prev_live: Mapping[int, int]
+    uses_by_message: Mapping[int, list[Use]]
+    results_by_message: Mapping[int, list[Result]]
     wrong_role: bool = False  # some tool block sits in the other role's message
 
     @property
@@ -144,11 +146,11 @@ class LeanPairing(Pairing):
         return self._built().results
 
     @property
-    def uses_by_message(self) -> dict[int, list[Use]]:  # type: ignore[override]
+    def uses_by_message(self) -> Mapping[int, list[Use]]:  # type: ignore[override]
         return self._built().uses_by_message
 
     @property
-    def results_by_message(self) -> dict[int, list[Result]]:  # type: ignore[override]
+    def results_by_message(self) -> Mapping[int, list[Result]]:  # type: ignore[override]
         return self._built().results_by_message
 
 

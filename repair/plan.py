@@ -9,7 +9,7 @@ so fixes that interact (rename an id, then answer that call) settle in a few pas
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -285,7 +285,9 @@ class _At:
     builds no index of every call and result of the session); those in no list (`others`,
     asked for when first needed) in an index of their own."""
 
-    def __init__(self, by_message: dict[int, list[Any]], others: Callable[[], list[Any]]) -> None:
+    def __init__(
+        self, by_message: Mapping[int, list[Any]], others: Callable[[], list[Any]]
+    ) -> None:
         self.by_message = by_message
         self.others = others
         self._rest: dict[tuple[int, int], Any] | None = None
