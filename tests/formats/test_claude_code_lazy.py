@@ -165,3 +165,32 @@ def test_a_clean_check_makes_the_blocks_of_no_message():
     merged = [m for m in session.messages if len(m.origin) > 1]
     assert merged and all(m.role == "assistant" or m.blocks[0].type == TOOL_RESULT for m in merged)
     assert session.messages[1].raw[0]["uuid"] == U(2) and ts(2) in str(session.messages[1].raw)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(records=_records(), order=st.randoms(use_true_random=False))
+def test_a_records_blocks_asked_one_by_one_are_those_of_every_message_made(records, order):
+    """`View.rec_blocks` makes a message's blocks when one of its records is asked for: in
+    any order of asking, each record of a shown message gives the blocks its message holds
+    from it, as grouping every message's blocks at once does; a hidden message's records
+    are not in it, and nothing is made before a record is asked for."""
+    session = load_bytes(jsonl(records), "/tmp/s.jsonl")
+    view = session.state.view
+    rec_blocks = view.rec_blocks
+    assert not any(m.made() for m in view.messages if isinstance(m, RecordMessage))
+    eager: dict[int, list[Block]] = {}
+    for m in view.messages:
+        if not m.hidden:
+            for idx in m.origin:
+                eager[idx] = []
+            for b in m.blocks:
+                eager[b.origin].append(b)
+    hidden = {idx for m in view.messages if m.hidden for idx in m.origin}
+    assert set(rec_blocks) == set(eager) and len(rec_blocks) == len(eager)
+    assert not any(idx in rec_blocks for idx in hidden - set(eager))
+    asked = list(eager)
+    order.shuffle(asked)
+    for idx in asked:
+        assert rec_blocks[idx] == tuple(eager[idx])
+        assert all(a is b for a, b in zip(rec_blocks[idx], eager[idx], strict=True))
+    assert rec_blocks.get(max(eager, default=0) + 10_000, ()) == ()

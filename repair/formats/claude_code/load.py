@@ -14,7 +14,7 @@ lines that cannot be read become malformed messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -242,27 +242,53 @@ class View:
     chain: list[str]  # node uuids in conversation order (after parallel-result recovery)
     messages: list[Message]  # as loaded
     sidechain: bool = False
-    _rec_blocks: dict[int, tuple[Block, ...]] | None = None
+    _rec_blocks: RecordBlocks | None = None
 
     def msg_records(self, m: Message) -> tuple[int, ...]:
         """Line indexes of the records a loaded message was built from."""
         return m.origin if isinstance(m.origin, tuple) else ()
 
     @property
-    def rec_blocks(self) -> dict[int, tuple[Block, ...]]:
+    def rec_blocks(self) -> RecordBlocks:
         """Each record of the conversation (live and on-chain malformed messages) -> its
         blocks as loaded. Built on first use: only writing needs it."""
         if self._rec_blocks is None:
-            out: dict[int, list[Block]] = {}
-            for m in self.messages:
-                if m.hidden:
-                    continue
-                for idx in self.msg_records(m):
-                    out[idx] = []
-                for b in m.blocks:
-                    out[b.origin].append(b)
-            self._rec_blocks = {k: tuple(v) for k, v in out.items()}
+            self._rec_blocks = RecordBlocks(self.messages)
         return self._rec_blocks
+
+
+class RecordBlocks(Mapping[int, tuple[Block, ...]]):
+    """`View.rec_blocks`: a message's blocks are made when one of its records is asked for
+    (a writer asks for the records it rewrites or looks at, not for every message's)."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        self._message: dict[int, Message] = {}
+        for m in messages:
+            if not m.hidden and isinstance(origin := m.origin, tuple):
+                for idx in origin:
+                    self._message[idx] = m
+        self._made: dict[int, tuple[Block, ...]] = {}
+
+    def __getitem__(self, idx: int) -> tuple[Block, ...]:
+        got = self._made.get(idx)
+        if got is None:
+            m = self._message[idx]
+            out: dict[int, list[Block]] = {i: [] for i in m.origin}
+            for b in m.blocks:
+                out[b.origin].append(b)
+            for i, blocks in out.items():
+                self._made[i] = tuple(blocks)
+            got = self._made[idx]
+        return got
+
+    def __contains__(self, idx: object) -> bool:
+        return idx in self._message
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._message)
+
+    def __len__(self) -> int:
+        return len(self._message)
 
 
 @dataclass

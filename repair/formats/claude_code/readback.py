@@ -155,16 +155,12 @@ def _written_graph(
         n.idx = j
         by_j[j] = n
         fresh_nodes[keys[j]] = n
-    node_at = w._nodes()
-    nodes: dict[str, Node] = {}
-    for j, k in enumerate(keys):
-        got = by_j.get(j) if j in fresh else node_at.get(k)
-        if got is None:
-            continue
-        n = got
-        if n.uuid in nodes:
-            return None
-        nodes[n.uuid] = n
+    node_at = w._nodes().get
+    found = [by_j.get(j) if j in fresh else node_at(k) for j, k in enumerate(keys)]
+    written = [n for n in found if n is not None]
+    nodes = {n.uuid: n for n in written}
+    if len(nodes) != len(written):  # a uuid twice
+        return None
     return Graph(nodes=nodes, lines=[]), fresh, fresh_nodes
 
 
@@ -223,10 +219,10 @@ def _messages(
     first_of: dict[int, Message] = {}
     starters: set[int] = set()
     for m in view.messages:
-        if m.origin:
-            first_of[m.origin[0]] = m
+        if origin := m.origin:
+            first_of[origin[0]] = m
             if m.role == "assistant":
-                starters.add(m.origin[0])
+                starters.add(origin[0])
     nodes = f.graph.nodes
     read_nodes = [n for u in view.chain if (n := nodes[u]).type in MESSAGE_TYPES]
     read = [n.idx for n in read_nodes]
@@ -237,12 +233,11 @@ def _messages(
     chain, written_nodes = chain_nodes
     for s in _stretches(chain, starters - content, written_nodes):
         same = read_stretches.get(s[0]) if isinstance(s[0], int) else None
-        if same == s and not any(k in content for k in s):
+        if same == s and content.isdisjoint(s):
             as_read = [first_of[k] for k in s if k in first_of]
             at = len(out)
-            if all(
-                at + i < len(msgs) and m is msgs[at + i] for i, m in enumerate(as_read)
-            ):  # the session holds these messages as read
+            # the session holds these messages as read (a message is equal only to itself)
+            if msgs[at : at + len(as_read)] == as_read:
                 out.extend((m, True) for m in as_read)
                 continue
         built = _build(f, view, s, where, new_at, lines, node_at, content)
@@ -257,8 +252,9 @@ def _stretches(seq: list[Any], starters: set[int], nodes: list[Node]) -> list[tu
     across (the last record of every assistant id before it is before it too; records
     without an id count as one id)."""
     mids = [n.mid if n.type == "assistant" else _NOT for n in nodes]
-    last = {m: i for i, m in enumerate(mids) if m is not _NOT}  # each id's last record
-    reaches = [-1 if m is _NOT else last[m] for m in mids]
+    last = dict(zip(mids, range(len(mids)), strict=True))  # each id's last record
+    last[_NOT] = -1
+    reaches = list(map(last.__getitem__, mids))
     cuts = [0]
     reach = seen = -1  # the furthest any record before `seen` reaches
     for i in [i for i, k in enumerate(seq) if type(k) is int and k in starters]:

@@ -28,8 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid as uuidlib
-from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -203,10 +202,20 @@ class _New:
 @dataclass(eq=False, slots=True)
 class _Run:
     rec: Any  # line index (int) or _New
-    blocks: Sequence[Block]
+    given: Sequence[Block] | None  # None: the blocks the record holds as read (`as_read`)
     role: str
     starts_assistant: bool = False
     edited: bool = False  # the message it belongs to was edited
+    as_read: Mapping[int, Sequence[Block]] | None = None
+
+    @property
+    def blocks(self) -> Sequence[Block]:
+        """Its blocks (a run of an unchanged message: its record's as read, made when asked
+        for; a plan of 100k messages asks for a few)."""
+        if self.given is None:
+            assert self.as_read is not None
+            self.given = self.as_read.get(self.rec, ())
+        return self.given
 
 
 @dataclass
@@ -219,7 +228,6 @@ class _Writer:
     deferred: set[int] = field(default_factory=set)
     new_records: list[_New] = field(default_factory=list)
     _fresh: set[str] = field(default_factory=set)
-    _result_lines: list[int] | None = None
     _dup_lines: dict[str, list[int]] | None = None
     _children: dict[str, list[int]] | None = None
     _children_for: set[str] | None = None  # the parents `_children` holds (None: all)
@@ -332,16 +340,17 @@ class _Writer:
         """Each live message's blocks grouped by the record that will hold them."""
         plans: list[tuple[Message, bool, list[Any]]] = []  # (message, unchanged, runs|items)
         used: set[int] = set()
-        rec_blocks = view.rec_blocks  # (a run of an unchanged message is only read)
+        rec_blocks = as_read = view.rec_blocks  # (a run of an unchanged message is only read)
+        msg_records = view.msg_records
         for m in messages:
             if m.hidden:
                 continue
             om = orig_by_uid.get(m.uid)
             if om is not None and not om.hidden and (om is m or _same_blocks(m.blocks, om.blocks)):
-                recs = view.msg_records(m)
+                recs = msg_records(m)
                 used.update(recs)
                 role = m.role or "user"
-                plans.append((m, True, [_Run(r, rec_blocks.get(r, ()), role) for r in recs]))
+                plans.append((m, True, [_Run(r, None, role, False, False, as_read) for r in recs]))
                 continue
             items: list[list[Any]] = []
             role = m.role or "user"
@@ -420,6 +429,8 @@ class _Writer:
                 first_mid = None
             if not isinstance(r.rec, int):
                 continue
+            if not r.edited and (first_mid is not None or r.role != "assistant"):
+                continue  # nothing to rewrite, and the turn's first id is known
             idx = r.rec
             new_obj = None
             if r.edited and not _same_blocks(r.blocks, view.rec_blocks.get(idx, ())):
@@ -601,39 +612,18 @@ class _Writer:
         return rec
 
     def _template(self, near: int | None) -> int | None:
-        """The tool-result user record nearest to `near`, preferring the same CLI version."""
+        """The tool-result user record nearest to `near`, preferring the same CLI version:
+        the result records before and from `near` taken in turns, up to 128 of each side
+        (looked for from `near` out, not in a pass over every line)."""
         lines = self.f.lines
-        if self._result_lines is None:
-            # the graph says which node records hold a result; other lines are read
-            nodes = self._nodes()
-            self._result_lines = [
-                i
-                for i, ln in enumerate(lines)
-                if (
-                    (nd.type == "user" and nd.results)
-                    if (nd := nodes.get(i)) is not None
-                    else type(ln.obj) is dict
-                    and ln.obj.get("type") == "user"
-                    and _first_result_block(ln.obj) is not None
-                )
-            ]
-        cands = self._result_lines
-        if not cands:
-            return None
+        n = len(lines)
         if near is None:
-            return cands[-1]
+            return next(self._results_from(n - 1, -1), None)
         version = lines[near].obj.get("version")
-        k = bisect_left(cands, near)
-        lo, hi = k - 1, k
+        below, above = self._results_from(near - 1, -1), self._results_from(near, 1)
         nearest = None
         for _ in range(128):
-            picks = []
-            if lo >= 0:
-                picks.append(cands[lo])
-                lo -= 1
-            if hi < len(cands):
-                picks.append(cands[hi])
-                hi += 1
+            picks = [c for c in (next(below, None), next(above, None)) if c is not None]
             if not picks:
                 break
             for c in picks:
@@ -642,6 +632,24 @@ class _Writer:
                 if lines[c].obj.get("version") == version:
                     return c
         return nearest
+
+    def _results_from(self, start: int, step: int) -> Iterator[int]:
+        """The lines holding a tool-result user record, from `start` on in `step`'s
+        direction: the graph says which node records do; other lines are read."""
+        lines, nodes = self.f.lines, self._nodes()
+        for i in range(start, len(lines) if step > 0 else -1, step):
+            nd = nodes.get(i)
+            if nd is not None:
+                if nd.type == "user" and nd.results:
+                    yield i
+                continue
+            obj = lines[i].obj
+            if (
+                type(obj) is dict
+                and obj.get("type") == "user"
+                and _first_result_block(obj) is not None
+            ):
+                yield i
 
     def _nearest_role(self, seq: list[Any], i: int, role: str) -> int | None:
         for j in range(i - 1, -1, -1):
@@ -974,9 +982,10 @@ def _chain_order_where_unchanged(runs: list[_Run], chain_pos: dict[int, int]) ->
     out: list[_Run] = []
     kept: list[_Run] = []
     turn: list[_Run] = []
+    clean = True  # no run of the turn so far is edited or off the chain
 
     def end_turn() -> None:
-        if all(not r.edited and isinstance(r.rec, int) and r.rec in chain_pos for r in turn):
+        if clean:
             kept.extend(turn)
         else:
             end_kept()
@@ -991,7 +1000,10 @@ def _chain_order_where_unchanged(runs: list[_Run], chain_pos: dict[int, int]) ->
     for r in runs:
         if r.starts_assistant and turn:
             end_turn()
+            clean = True
         turn.append(r)
+        if clean and (r.edited or not isinstance(r.rec, int) or r.rec not in chain_pos):
+            clean = False
     end_turn()
     end_kept()
     return out
