@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -169,14 +169,21 @@ def line_values(lines: list[JsonlLine]) -> list[Any]:
     """Each line's `obj` (None: blank, not JSON, or JSON null), in one pass: a line read in
     place (`IndexedLine`) and not parsed yet is sliced from the bytes its file was read in
     (`FileText.window`), not read on its own."""
-    out: list[Any] = []
-    append = out.append
+    return list(each_line_value(lines))
+
+
+def each_line_value(lines: list[JsonlLine], keep: bool = True) -> Iterator[Any]:
+    """`line_values` one line at a time; `keep` False: a line read in place holds no value
+    after it is given (as after `IndexedLine.release`: a line that is not JSON keeps why),
+    so a pass that forgets each record as it goes never holds them all."""
     body: Any = None  # the bytes or file the window is of
     w0 = w1 = 0
     window = b""
     for ln in lines:
         if type(ln) is not IndexedLine or ln._state:
-            append(ln.obj)
+            yield ln.obj
+            if not keep and type(ln) is IndexedLine:
+                ln.release()
             continue
         s, e = ln._start, ln._end
         if e > w1 or s < w0 or ln._body is not body:
@@ -188,9 +195,18 @@ def line_values(lines: list[JsonlLine]) -> list[Any]:
             else:
                 w0, window = s, b""
             w1 = w0 + len(window)
-        ln._take(window[s - w0 : e - w0])
-        append(ln._value)
-    return out
+        raw = window[s - w0 : e - w0]
+        if keep:
+            ln._take(raw)
+            yield ln._value
+            continue
+        try:
+            value = ln._parse(raw)
+        except (ValueError, RecursionError):  # blank or not JSON: read as `_take` reads it
+            ln._take(raw)
+            value = ln._value
+            ln.release()
+        yield value
 
 
 MAX_DEPTH_HINT = "nesting is deeper than the parser allows"

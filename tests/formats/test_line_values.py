@@ -1,6 +1,8 @@
 """`line_values` (a JSONL loader's one pass over its lines' values: the Codex loader's) gives
 each line's `obj`, and leaves each line as reading it on its own would (its value, its
-error), for a file held or read in place in small chunks, whatever lines were read before."""
+error), for a file held or read in place in small chunks, whatever lines were read before;
+`each_line_value(keep=False)` (Claude Code's light pass) gives the same values and leaves no
+line holding its record (a line that is not JSON keeps why), each read again as before."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 from repair.files import FileText
 from repair.formats import probe as probe_mod
 from repair.formats import probe_bytes, probe_path
-from repair.formats.base import line_values
+from repair.formats.base import IndexedLine, each_line_value, line_values
 from tests.formats.build import JSONL_LINE
 
 
@@ -42,8 +44,13 @@ def test_the_values_are_each_lines_own(lines, crlf, trailing, read_first, chunk)
                 for k in read_first:  # some lines read on their own before
                     if k < len(probe.lines):
                         probe.lines[k].obj  # noqa: B018
-                got = line_values(probe.lines)
                 alone = probe_bytes(data, path=fh.name).lines
+                forgot = list(each_line_value(probe.lines, keep=False))
+                assert forgot == [ln.obj for ln in alone]
+                for ln in probe.lines:
+                    if isinstance(ln, IndexedLine):
+                        assert not ln.parsed or ln.error is not None
+                got = line_values(probe.lines)
                 assert got == [ln.obj for ln in alone]
                 said = [(ln.raw, ln.obj, ln.error, ln.blank) for ln in probe.lines]
                 assert said == [(ln.raw, ln.obj, ln.error, ln.blank) for ln in alone]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..base import IndexedLine, JsonlLine, type_name
+from ..base import JsonlLine, each_line_value, type_name
 
 NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -68,18 +68,16 @@ def build_graph(
     """The nodes of every line. `read(record, index, lineno, type)` is called for each
     user/assistant node record (to take what the messages need of it), what it returns kept
     in `records` by line index; `release`: each line's parsed record is forgotten once read
-    (`IndexedLine.release`), so the whole file's records are never held at once."""
+    (`base.each_line_value`), so the whole file's records are never held at once."""
     nodes: dict[str, Node] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
     bridged = 0
     boundaries: list[int] = []
     odd: list[tuple[int, str]] = []
-    for i, ln in enumerate(lines):
-        obj = ln.obj
-        if release and isinstance(ln, IndexedLine):  # only an indexed line can forget
-            ln.release()
+    for i, obj in enumerate(each_line_value(lines, keep=not release)):
         if type(obj) is not dict:
+            ln = lines[i]
             if ln.error is not None:
                 odd.append((i, f"line {ln.lineno} is not JSON ({ln.error})"))
             elif obj is not None or ln.raw.strip():
@@ -139,7 +137,7 @@ def build_graph(
                                 res = True
                                 break
             if read is not None and records is not None:
-                records[i] = read(obj, i, ln.lineno, t)
+                records[i] = read(obj, i, lines[i].lineno, t)
         old = nodes.get(u)
         if old is None:
             nodes[u] = Node(u, i, len(nodes), t, p, side, ts, mid, res)
