@@ -25,14 +25,17 @@ fraction of the messages (`--fix misplaced-tool-result:move-home+@0.5`: halfway 
 a step that inserts or drops a message moves half the session).
 
 First rows of a file: the time from the app's start to its first rows painted and to the
-analysis shown, each beside a GC-off parse of the same file (orjson per line for JSONL,
-records kept) timed in a child process between the runs (wall and CPU: on the shared
-machine the CPU ratio is the steadier one), the CPU time of the load worker per phase
-(the first lines, the load, the rows, the analysis and what the screen builds from it)
-and of the whole process (the rest: the UI thread and Textual), the UI thread's handlers,
-the longest stall of the event loop from the first rows to the analysis, and the peak RSS
-of the process that ran the app. With `--keys`, `j` is pressed every 0.1 s while the
-analysis runs and each press is timed until the cursor moved and the screen was redrawn.
+analysis shown (the findings on the rows, the counts, the summary line: the first look,
+from `check`'s analysis), each beside a GC-off parse of the same file (orjson per line for
+JSONL, records kept) timed in a child process between the runs (wall and CPU: on the
+shared machine the CPU ratio is the steadier one), the CPU time of the load worker per
+phase (the first lines, the load, the rows, the first look's analysis and what the screen
+builds from it) and of the whole process (the rest: the UI thread and Textual), the UI
+thread's handlers, the longest stall of the event loop from the first rows to the whole,
+the peak RSS of the process that ran the app, and then the whole ready (the lanes, the
+plan, the workbench a step needs: the worker's `whole` phase). With `--keys`, `j` is
+pressed every 0.1 s until the whole is ready and each press is timed until the cursor
+moved and the screen was redrawn.
 
     .venv/bin/python bench/tui_bench.py --file bench/out/claude_code_100k.jsonl [--repeat 3] [--keys]
 
@@ -195,7 +198,7 @@ async def measure_steps(
     app = HistviewApp(path)
     out = []
     async with app.run_test(size=(120, 40)) as pilot:
-        while app.main is None or "analysis_ready" not in app.main.timings:
+        while app.main is None or "whole_ready" not in app.main.timings:
             await pilot.pause(0.05)
         await pilot.press("r")
         await idle(app, pilot)
@@ -306,21 +309,31 @@ async def first_rows(path: str, keys: bool = False) -> dict[str, float]:
         first = time.perf_counter() - t0
         head = "head" in app.main.timings
         lag = Lag(app)
-        while "analysis_ready" not in app.main.timings:
-            if keys:
-                presses.append(await key_to_screen(app))
-                await asyncio.sleep(0.1)
-            else:
-                await asyncio.sleep(0.02)
+
+        async def until(mark: str) -> None:
+            while mark not in app.main.timings:
+                if keys:
+                    presses.append(await key_to_screen(app))
+                    await asyncio.sleep(0.1)
+                else:
+                    await asyncio.sleep(0.02)
+
+        await until("analysis_ready")
         ready = time.perf_counter() - t0
         cpu = time.process_time() - c0
         ui = time.thread_time() - u0
+        # then the whole (lanes, plan, the workbench steps need), the keys still pressed
+        await until("whole_ready")
+        whole = time.perf_counter() - t0
+        whole_cpu = time.process_time() - c0
         stall = lag.worst
         timings = dict(app.main.timings)
-    worker = sum(v for k, v in timings.items() if k.endswith("_cpu"))
+    worker = sum(v for k, v in timings.items() if k.endswith("_cpu") and k != "whole_cpu")
     return {
         "first_rows": first,
         "analysis_ready": ready,
+        "whole_ready": whole,
+        "whole_cpu": whole_cpu,
         "head": head,
         "cpu": cpu,
         "worker_cpu": worker,
@@ -354,7 +367,11 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 f"{parse_cpu:.2f} s = {r['cpu'] / parse_cpu:.2f}x; load worker "
                 f"{r['worker_cpu']:.2f} s: {phases}; UI thread {r['ui_cpu']:.2f} s); UI handlers "
                 f"{t.get('ui_loaded', 0) * 1000:.0f} + {t.get('ui_analysis', 0) * 1000:.0f} ms, "
-                f"longest stall after first rows {r['stall'] * 1000:.0f} ms"
+                f"longest stall after first rows {r['stall'] * 1000:.0f} ms; "
+                f"whole (lanes, plan, steps) ready {r['whole_ready']:.2f} s = "
+                f"{r['whole_ready'] / parse:.2f}x (CPU: process {r['whole_cpu']:.2f} s = "
+                f"{r['whole_cpu'] / parse_cpu:.2f}x; the worker's whole phase "
+                f"{t.get('whole_cpu', 0):.2f} s, UI handler {t.get('ui_whole', 0) * 1000:.0f} ms)"
                 + (
                     f", {len(presses)} key presses while loading: median "
                     f"{presses[len(presses) // 2] * 1000:.0f} ms, worst {presses[-1] * 1000:.0f} ms"

@@ -6,7 +6,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
 from operator import attrgetter
@@ -102,6 +102,19 @@ def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     findings = out.findings + list(session.load_findings)
     findings.sort(key=finding_order)
     return Analysis(findings, p, target, numbers, sent, request, records)
+
+
+def made_whole(analysis: Analysis, session: Session) -> Analysis:
+    """What `analyze(session, whole=True)` gives, from `analyze(session)` of the same
+    messages (the TUI shows that one first): the whole pairing built, and the client's
+    request built where a whole analysis builds it instead of counting it
+    (tests/engine/test_pairing_lean.py)."""
+    request = analysis.request
+    client = clients.get(analysis.target)
+    if request is not None and client is not None and client.send_part is not None:
+        request = client.send(session)
+    with gc_paused():
+        return replace(analysis, pairing=analysis.pairing.whole(), request=request)
 
 
 def _sending(client: clients.Client, session: Session, whole: bool) -> wire.Request:

@@ -98,6 +98,17 @@ class Pairing:
     def checked_results(self) -> list[Result]:
         return self.results
 
+    @property
+    def checked(self) -> Pairing:
+        """The pairing of `checked_uses` and `checked_results`, by message too (itself; a
+        `LeanPairing`'s, its usual pairs not in it): what a reader may ask without the
+        whole pairing being built."""
+        return self
+
+    def whole(self) -> Pairing:
+        """The pairing of every call and result (a `LeanPairing`'s built now)."""
+        return self
+
 
 class LeanPairing(Pairing):
     """A pairing whose usual calls and results (`pair(..., usual_id=)`) are not built: only
@@ -129,6 +140,13 @@ class LeanPairing(Pairing):
     @property
     def checked_results(self) -> list[Result]:
         return self._odd.results
+
+    @property
+    def checked(self) -> Pairing:
+        return self._odd
+
+    def whole(self) -> Pairing:
+        return self._built()
 
     def _built(self) -> Pairing:
         if self._whole is None:

@@ -90,7 +90,14 @@ class ExportResult:
 
 
 class Workbench:
-    def __init__(self, session: Session, choices: Choices | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        choices: Choices | None = None,
+        analyses: dict[View, Analysis] | None = None,
+    ) -> None:
+        """`analyses`: of the session's conversations (None: the main one, k: thread k),
+        made whole (`analyze(..., whole=True)`, `analysis.made_whole`) by the caller."""
         self.original = session
         self.session = session
         self.choices = choices or Choices()
@@ -109,6 +116,11 @@ class Workbench:
         self._thread_plan: dict[int, tuple[Session, int, Plan]] = {}
         self._read_back: tuple[Session, ReadBack] | None = None
         self._bytes: list[tuple[Session, bytes]] = []
+        for view, given in (analyses or {}).items():
+            if view is None:
+                self._remember(session.messages, given)
+            else:
+                self._thread_analysis[view] = (session.threads[view], given)
 
     # state
     @property

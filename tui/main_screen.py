@@ -63,9 +63,9 @@ from .messages import (
 )
 from .picker import TASK_FILES
 from .repair_pane import RepairPane, fix_prompts
-from .rows import SEV_MARK, Row, build_rows, search_rows, short_id
+from .rows import SEV_MARK, Row, build_rows, lazy_rows, search_rows, short_id
 from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen, ThreadScreen
-from .state import Derived, snapshot, step_changes
+from .state import Derived, first_look, snapshot, step_changes, workbench_of
 from .summary import clean_text
 from .timeline import Timeline, TimelineState
 
@@ -280,6 +280,8 @@ class MainScreen(Screen[None]):
         self.timings: dict[str, float] = {}
         self.head_only = False  # the rows shown are a large file's first lines
         self._first_analysis = True
+        # the first look is on screen, the workbench (lanes, plan, steps) still to come
+        self.filling = False
         self._t0 = time.perf_counter() if t0 is None else t0
         self.view: View = None  # the conversation shown: None the main one, k thread k
         # the keys pressed while busy that would race the step (run when it is done)
@@ -351,6 +353,7 @@ class MainScreen(Screen[None]):
             self.workers.cancel_group(self, group)
         self.session = self.wb = self.derived = self.exported = None
         self.head_only = False
+        self.filling = False
         self._set_fixes([])
         self.view = None
         self.busy = None
@@ -411,12 +414,19 @@ class MainScreen(Screen[None]):
                 )
                 return
             cpu("load_cpu")
-            table = build_rows(session)
+            # the rows counted from the tool ids the loader read: a message's blocks are
+            # made when its rows are drawn (or read: a search, a finding)
+            table = lazy_rows(session)
             cpu("rows_cpu")
             self.post_message(SessionLoaded(session, table, time.perf_counter() - t0))
-            wb = Workbench(session)
-            derived = snapshot(wb, None, table=table)
+            # the findings first, from `check`'s analysis; the whole pairing, the request a
+            # step re-sends, the lanes and the plan after, while the keys work
+            first, analyses = first_look(session, table)
             cpu("analysis_cpu")
+            self.post_message(AnalysisReady(None, first))
+            wb = workbench_of(session, analyses)
+            derived = snapshot(wb, None)
+            cpu("whole_cpu")
             self.post_message(AnalysisReady(wb, derived))
             wb.prepare_steps()  # after the analysis is on its way: the first step's index
 
@@ -458,6 +468,8 @@ class MainScreen(Screen[None]):
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
         t0 = time.perf_counter()
         self.wb = msg.workbench
+        # a first look (no workbench yet): the actions that need it wait for the whole
+        self.filling = msg.workbench is None
         self._show_state(msg.derived)
         if self._first_analysis:
             # the first screen names the problem: the cursor on the first error (or warning)
@@ -468,8 +480,15 @@ class MainScreen(Screen[None]):
                 tl.go_to_row(first)
         self.refresh_bindings()
         self._show_detail()
-        self.timings["ui_analysis"] = time.perf_counter() - t0
-        self._mark("analysis_ready")
+        if self.filling:
+            self.timings["ui_analysis"] = time.perf_counter() - t0
+            self._mark("analysis_ready")
+            return
+        self.timings["ui_whole"] = time.perf_counter() - t0
+        self._mark("whole_ready")
+        self._update_header()
+        if self._queued:  # the keys pressed during the first look, in order
+            self.call_after_refresh(self._run_queued)
 
     def on_load_failed(self, msg: LoadFailed) -> None:
         self.load_error = msg.text
@@ -545,6 +564,9 @@ class MainScreen(Screen[None]):
         if self.busy:
             waiting = f" (+{len(self._queued)} waiting)" if self._queued else ""
             right.append((f"  ⟳ {self.busy}{waiting}", "bold reverse $text-warning"))
+        elif self.filling:
+            waiting = f" ({len(self._queued)} waiting)" if self._queued else ""
+            right.append((f"  pairing…{waiting}", "italic dim"))
         if self.query_one(Timeline).findings_only:
             right.append(("  [findings only]", "reverse"))
         # the target where it is not the format's own client (claude-code → claude-code)
@@ -566,7 +588,7 @@ class MainScreen(Screen[None]):
 
     def _update_summary(self) -> None:
         box = self.query_one("#summary", Static)
-        if self.wb is None or self.derived is None:
+        if self.derived is None:
             box.display = False
             return
         items = self.derived.problems
@@ -623,7 +645,7 @@ class MainScreen(Screen[None]):
         else:
             findings = []
             sent_as: int | None | str = "?"
-            if self.derived is not None and tl.state.lanes is not None:
+            if self.derived is not None and tl.state.numbers is not None:
                 findings = self.derived.by_message.get(row.mi, [])
                 numbers = self.derived.numbers
                 sent_as = numbers[row.mi] if row.mi < len(numbers) else "?"
@@ -786,8 +808,8 @@ class MainScreen(Screen[None]):
             return False
         if action in NEEDS_ALL_ROWS and self.head_only:
             return False
-        if action in NEEDS_ANALYSIS and self.wb is None:
-            return False
+        if action in NEEDS_ANALYSIS and self.derived is None:
+            return False  # (during the first look they wait for the workbench: _deferred)
         if action in NEEDS_REPAIR_PANE and not self.repair_open:
             return False
         if action == "reload" and (not self.path or self.given_session is not None):
@@ -795,16 +817,18 @@ class MainScreen(Screen[None]):
         return True
 
     def _deferred(self, action: str) -> bool:
-        """While a step runs, an action that would race it waits for it (in order); True
-        when it was put in the queue."""
-        if not self.busy:
+        """While a step runs, an action that would race it waits for it (in order), as
+        during the first look an action that needs the workbench waits for it; True when it
+        was put in the queue."""
+        if not self.busy and not self.filling:
             return False
         self._queued.append(action)
         self._update_header()
         return True
 
     async def _run_queued(self) -> None:
-        if self._queued and not self.busy and not self._modal_open():
+        # (until one starts a step, or opens a modal screen: the rest wait for it)
+        while self._queued and not self.busy and not self.filling and not self._modal_open():
             await self.run_action(self._queued.pop(0))
 
     def _modal_open(self) -> bool:
@@ -1629,7 +1653,7 @@ class MainScreen(Screen[None]):
             yield SystemCommand(b.description, help_text, lambda a=b.action: self._palette_run(a))
 
     async def _palette_run(self, action: str) -> None:
-        if self.wb is None and action in NEEDS_ANALYSIS:
+        if self.derived is None and action in NEEDS_ANALYSIS:
             self.notify("The analysis is not ready yet.", markup=False)
             return
         if self.session is None and action in NEEDS_ROWS:

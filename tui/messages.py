@@ -30,7 +30,10 @@ class SessionLoaded(Message, bubble=False):
 
 
 class AnalysisReady(Message, bubble=False):
-    def __init__(self, workbench: Workbench, derived: Derived) -> None:
+    """The analysis to show: a first look (`workbench` None: `state.first_look`), then the
+    whole state with its workbench."""
+
+    def __init__(self, workbench: Workbench | None, derived: Derived) -> None:
         super().__init__()
         self.workbench = workbench
         self.derived = derived

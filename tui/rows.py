@@ -2,13 +2,15 @@
 
 Built once per session state (O(n)); the widget only indexes into it. Summaries, times and
 names are made lazily per visible row, so a 100k-message session costs nothing until drawn.
+At load the table is counted from the tool ids the loader read (`lazy_rows`): a message's
+rows, and so its blocks, are made when one of them is first read (the rows on screen).
 No Textual here: this is data.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -76,13 +78,71 @@ def key_message(key: int) -> int:
 _bi = attrgetter("bi")
 
 
+class LazyRows:
+    """A session's rows, each message's made when one of them is first read: the row
+    indices are counted from the tool ids its loader read (`Message.tool_ids` without the
+    blocks); reading a row makes its message's rows from its blocks (tests/tui/
+    test_rows_lazy.py holds them to `build_rows`'). A list's reads and `rows[ri] = row`."""
+
+    __slots__ = ("_made", "_messages", "_message_row")
+
+    def __init__(self, messages: list[Message], message_row: list[int], made: list[Row | None]):
+        self._messages = messages
+        self._message_row = message_row
+        self._made = made  # None: its message's rows not made yet
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, ri: int) -> Row:
+        row = self._made[ri]
+        if row is None:
+            if ri < 0:
+                ri += len(self._made)
+            self._make(bisect_left(self._message_row, ri + 1) - 1)
+            row = self._made[ri]
+            assert row is not None
+        return row
+
+    def __setitem__(self, ri: int, row: Row) -> None:
+        self.__getitem__(ri)  # (its message's rows made first, not over it later)
+        self._made[ri] = row
+
+    def __iter__(self) -> Iterator[Row]:
+        for ri in range(len(self._made)):
+            yield self[ri]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyRows | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> LazyRows:
+        """Another table's rows: those made so far shared, the rest made apart."""
+        return LazyRows(self._messages, self._message_row, list(self._made))
+
+    def _make(self, mi: int) -> None:
+        rows: list[Row] = []
+        _add_rows(rows, mi, self._messages[mi])
+        start = self._message_row[mi]
+        end = self._message_row[mi + 1] if mi + 1 < len(self._message_row) else len(self._made)
+        if len(rows) != end - start:
+            raise ValueError(f"message {mi}: {len(rows)} rows, its tool ids counted {end - start}")
+        self._made[start:end] = rows
+
+
+Rows = list[Row] | LazyRows
+
+
 class BlockRows:
     """(mi, bi) -> the row index of a tool block: found in the message's rows (a bisect),
     not stored, so that a step renumbering the rows after it costs nothing here."""
 
     __slots__ = ("message_row", "rows")
 
-    def __init__(self, rows: list[Row], message_row: list[int]) -> None:
+    def __init__(self, rows: Rows, message_row: list[int]) -> None:
         self.rows = rows
         self.message_row = message_row
 
@@ -108,7 +168,7 @@ class BlockRows:
 
 @dataclass
 class RowTable:
-    rows: list[Row]
+    rows: Rows
     message_row: list[int]  # message index -> its row index
     finding_rows: list[int]  # row indices with findings, ascending
     has_time: bool = False  # some message carries a timestamp
@@ -151,11 +211,9 @@ class RowTable:
 
 
 def is_tool_row(block: Block) -> bool:
-    return (
-        block.type == TOOL_USE
-        or block.type == TOOL_RESULT
-        or (block.tool_id is not None and block.type == "text")
-    )
+    """A call, a result, or a block an adapter gave a tool id (Cline's text answers): the
+    blocks `Message.tool_ids` names, so that its ids count a message's rows."""
+    return block.type == TOOL_USE or block.type == TOOL_RESULT or bool(block.tool_id)
 
 
 def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
@@ -169,6 +227,26 @@ def build_rows(session: Session, analysis: Analysis | None = None) -> RowTable:
         _add_rows(rows, mi, msg)
     table = RowTable(rows, message_row, [], has_time)
     return with_findings(table, analysis) if analysis is not None else table
+
+
+def lazy_rows(session: Session) -> RowTable:
+    """`build_rows(session)`, its rows made when read (`LazyRows`): a message whose tool
+    ids are known is counted from them, its blocks not made; any other has its rows made
+    now."""
+    message_row: list[int] = []
+    made: list[Row | None] = []
+    has_time = False
+    for mi, msg in enumerate(session.messages):
+        message_row.append(len(made))
+        if not has_time and msg.meta.get("timestamp") is not None:
+            has_time = True
+        ids = msg._tool_ids  # (known without the blocks where the loader read them)
+        if ids is None:
+            _add_rows(made, mi, msg)  # type: ignore[arg-type]  # (a list of rows is one of them)
+        else:
+            made.append(None)
+            made += [None] * (len(ids[0]) + len(ids[1]))
+    return RowTable(LazyRows(session.messages, message_row, made), message_row, [], has_time)
 
 
 def _add_rows(rows: list[Row], mi: int, msg: Message) -> None:
@@ -188,8 +266,10 @@ def update_rows(before: RowTable, session: Session, changed: Collection[int] | S
     built, and those after it are copies at their new message positions."""
     msgs = session.messages
     old_rows, old_mr = before.rows, before.message_row
+    if not isinstance(old_rows, list):  # (the load's rows, made when read: not a step's)
+        return build_rows(session)
     if isinstance(changed, Shift):
-        return _shifted_rows(before, session, changed)
+        return _shifted_rows(before, old_rows, session, changed)
     if len(msgs) != len(old_mr):
         return build_rows(session)
     rows: list[Row] = []
@@ -212,9 +292,11 @@ def update_rows(before: RowTable, session: Session, changed: Collection[int] | S
     return RowTable(rows, message_row, [], has_time)
 
 
-def _shifted_rows(before: RowTable, session: Session, shift: Shift) -> RowTable:
+def _shifted_rows(
+    before: RowTable, old_rows: list[Row], session: Session, shift: Shift
+) -> RowTable:
     msgs = session.messages
-    old_rows, old_mr = before.rows, before.message_row
+    old_mr = before.message_row
     if len(old_mr) + shift.delta != len(msgs):
         return build_rows(session)
     a = old_mr[shift.start] if shift.start < len(old_mr) else len(old_rows)
@@ -237,8 +319,8 @@ def _shifted_rows(before: RowTable, session: Session, shift: Shift) -> RowTable:
 def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
     """The same rows with the analysis' findings marked: a new table (rows with findings are
     new Row objects), so a table already on screen is never mutated from a worker thread."""
-    rows = list(table.rows)
-    message_row, block_row = table.message_row, table.block_row
+    rows = table.rows.copy()
+    message_row, block_row = table.message_row, RowTable(rows, table.message_row, []).block_row
     marked: dict[int, Row] = {}
     for f in analysis.findings:
         ri = None

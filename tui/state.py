@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from textual.content import Content
 
-from repair.analysis import Analysis
+from repair.analysis import Analysis, analyze, made_whole
 from repair.incremental import Change, changes
 from repair.model import Finding, Session
 from repair.pairing import Pairing
@@ -34,7 +34,7 @@ class Derived:
     session: Session
     base: RowTable  # the rows without findings (reused by the next step when it can)
     table: RowTable
-    lanes: LaneLayout
+    lanes: LaneLayout | None  # None: a first look (`first_look`), the lanes to come
     by_message: dict[int, list[Finding]]
     problems: list[tuple[str, str]]
     first_problem: int | None  # the row the first screen opens on
@@ -54,6 +54,11 @@ class Derived:
     index_width: int = 1  # the number column's width: the largest messages.N's digits
     incremental: bool = False  # rows and lanes made from the state before (a step)
 
+    @property
+    def whole(self) -> bool:
+        """Not a first look: the lanes, the plan and the whole pairing are there."""
+        return self.lanes is not None
+
 
 def derive(
     session: Session,
@@ -62,23 +67,28 @@ def derive(
     *,
     reuse: Derived | None = None,
     changed: Change | None = None,
+    whole: bool = True,
 ) -> Derived:
     """Rows, lanes and texts for a conversation. `table`: rows already built (at load);
     `reuse`: the state shown before a step, whose rows and lanes are kept where the
     step changed nothing (when the conversation has as many messages); `changed`: the
-    positions the step changed from `reuse` (found by comparing when not given)."""
-    if table is not None or reuse is None:
+    positions the step changed from `reuse` (found by comparing when not given).
+    `whole=False`: a first look (`first_look`), without the lanes; the pairing drawn is the
+    one rules speak of, not the whole one (which this does not build)."""
+    if table is not None or reuse is None or reuse.lanes is None:
         changed = None
     elif changed is None or len(reuse.session.messages) != len(session.messages):
         changed = changes(reuse.session.messages, session.messages)
-    if changed is not None and reuse is not None:
+    lanes: LaneLayout | None = None
+    if changed is not None and reuse is not None and reuse.lanes is not None:
         base = update_rows(reuse.base, session, changed)
         marked = with_findings(base, analysis)
         lanes = relayout(reuse.lanes, analysis.pairing, marked, changed)
     else:
         base = table if table is not None else build_rows(session)
         marked = with_findings(base, analysis)
-        lanes = layout(analysis.pairing, marked)
+        if whole:
+            lanes = layout(analysis.pairing, marked)
     return Derived(
         session,
         base,
@@ -89,7 +99,7 @@ def derive(
         marked.first_problem(),
         analysis.numbers,
         analysis.counts(),
-        analysis.pairing,
+        analysis.pairing if whole else analysis.pairing.checked,
         incremental=changed is not None,
         index_width=len(str(max((k for k in analysis.numbers if k is not None), default=0))),
     )
@@ -109,18 +119,56 @@ def snapshot(
     session, analysis = wb.view(view)
     derived = derive(session, analysis, table, reuse=reuse, changed=changed)
     derived.view = view
-    derived.total = wb.counts()
-    derived.threads = [
-        (t.label or f"thread {k}", len(t.messages), wb.analysis_of(k).counts())
-        for k, t in enumerate(wb.session.threads)
-    ]
-    derived.main = (len(wb.session.messages), wb.analysis.counts())
+    _count(
+        derived,
+        wb.session,
+        wb.analysis,
+        [wb.analysis_of(k) for k in range(len(wb.session.threads))],
+    )
     derived.fixes = list(wb.plan_of(view).fixes)
     derived.prompts = fix_prompts(derived.fixes)
     derived.applied = len(wb.applied) + sum(len(f) for f in wb.thread_applied.values())
     derived.dirty = wb.dirty
     derived.state = wb.session
     return derived
+
+
+def first_look(session: Session, table: RowTable) -> tuple[Derived, dict[View, Analysis]]:
+    """What the screen shows of a session just read, from `check`'s analysis of each of its
+    conversations (lean: the usual pairs not built, a client's request counted): the
+    findings on the rows, the counts, the summary line, the first problem; not the lanes,
+    the plan, the names and links of the usual pairs (`whole=False`). With the analyses:
+    made whole (`analysis.made_whole`) they are a workbench's, whose `snapshot` is the
+    rest."""
+    analyses: dict[View, Analysis] = {None: analyze(session)}
+    for k, thread in enumerate(session.threads):
+        analyses[k] = analyze(thread, session.target)
+    derived = derive(session, analyses[None], table, whole=False)
+    derived.state = session
+    threads = [analyses[k] for k in range(len(session.threads))]
+    _count(derived, session, analyses[None], threads)
+    return derived, analyses
+
+
+def workbench_of(session: Session, analyses: dict[View, Analysis]) -> Workbench:
+    """The workbench of a first look (`first_look`'s analyses, made whole)."""
+    conv = session.threads
+    whole = {v: made_whole(a, session if v is None else conv[v]) for v, a in analyses.items()}
+    return Workbench(session, analyses=whole)
+
+
+def _count(derived: Derived, session: Session, main: Analysis, threads: list[Analysis]) -> None:
+    """The counts of the whole session on `derived`: its threads', the main one's, all."""
+    derived.main = (len(session.messages), main.counts())
+    derived.threads = [
+        (t.label or f"thread {k}", len(t.messages), threads[k].counts())
+        for k, t in enumerate(session.threads)
+    ]
+    total = dict(main.counts())
+    for _label, _n, counts in derived.threads:
+        for sev, n in counts.items():
+            total[sev] += n
+    derived.total = total
 
 
 def step_changes(shown: Derived, result: StepResult) -> frozenset[int] | None:

@@ -30,10 +30,20 @@ def _tool_name(session: Session, analysis: Analysis, f: Finding) -> str | None:
         return None
     if blocks[bi].type == TOOL_USE:
         return blocks[bi].name
-    for res in analysis.pairing.results_by_message.get(mi, ()):
+    pairing = analysis.pairing
+    # (the pairing of the calls and results rules speak of: not the whole one built for it)
+    for res in pairing.checked.results_by_message.get(mi, ()):
         if res.bi == bi:
             use = res.use or res.partner
             return use.block.name if use is not None else None
+    before = pairing.prev_live.get(mi)
+    if pairing.checked is not pairing and before is not None:
+        # a lean pairing's usual pair (`pair`): its call is the one of its id in the live
+        # message before it
+        tid = blocks[bi].tool_id
+        for b in session.messages[before].blocks if tid else ():
+            if b.type == TOOL_USE and b.tool_id == tid:
+                return b.name
     return None
 
 

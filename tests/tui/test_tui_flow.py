@@ -22,8 +22,13 @@ async def test_load_posts_rows_then_analysis(demo_copy):
     app = HistviewApp(str(demo_copy))
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await wait_ready(pilot)
-        kinds = [type(m) for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
-        assert kinds == [SessionLoaded, AnalysisReady]
+        posted = [m for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
+        kinds = [type(m) for m in posted]
+        assert kinds == [SessionLoaded, AnalysisReady, AnalysisReady]
+        # a first look (no workbench: no lanes, no plan), then the whole with its workbench
+        first, whole = posted[1:]
+        assert first.workbench is None and first.derived.lanes is None
+        assert whole.workbench is app.main.wb and whole.derived.lanes is not None
         header = str(app.main.query_one("#header").render())
         assert "demo_session.json" in header and "roo → anthropic" in header
         assert "7 errors" in header and "2 warnings" in header and "2 info" in header

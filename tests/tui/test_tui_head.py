@@ -20,7 +20,12 @@ async def test_tui_shows_the_first_lines_then_the_whole_session(cc_file, monkeyp
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await wait_ready(pilot)
         posted = [m for m in seen if isinstance(m, (SessionLoaded, AnalysisReady))]
-        assert [type(m) for m in posted] == [SessionLoaded, SessionLoaded, AnalysisReady]
+        assert [type(m) for m in posted] == [
+            SessionLoaded,
+            SessionLoaded,
+            AnalysisReady,  # the first look
+            AnalysisReady,  # the whole, with its workbench
+        ]
         head, whole = posted[0], posted[1]
         assert head.head and not whole.head
         assert len(head.session.messages) < len(whole.session.messages)

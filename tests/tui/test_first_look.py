@@ -1,0 +1,130 @@
+"""The TUI's first look at a session just read (`state.first_look`: `check`'s lean analysis,
+the rows made when read, no lanes, no plan) shows what the whole state shows of the
+findings: the same rows and marks, counts, summary line, first problem and numbers, on
+every sample, fixture and corpus file and mutated copies of them; in the app, the keys
+work while the whole is made, and those that need it wait for it."""
+
+from __future__ import annotations
+
+import random
+import threading
+from contextlib import contextmanager
+
+from repair.workbench import Workbench
+from tests.engine.test_incremental import SEEDS
+from tests.fuzz_support import mutated_session, over_mutated_seeds
+from tests.tui.tui_helpers import settle, timeline, widget_text
+from tui import main_screen
+from tui.app import HistviewApp
+from tui.rows import lazy_rows
+from tui.state import first_look, snapshot, workbench_of
+
+
+def _shown(d) -> dict:
+    """What the screen shows of a state's findings."""
+    return {
+        "rows": [
+            (r.kind, r.mi, r.bi, r.severity, [f.key for f in r.findings]) for r in d.table.rows
+        ],
+        "message_row": d.table.message_row,
+        "finding_rows": d.table.finding_rows,
+        "mark_width": d.table.mark_width,
+        "has_time": d.table.has_time,
+        "by_message": {mi: [f.key for f in fs] for mi, fs in d.by_message.items()},
+        "problems": d.problems,
+        "first_problem": d.first_problem,
+        "numbers": d.numbers,
+        "counts": d.counts,
+        "total": d.total,
+        "threads": d.threads,
+        "main": d.main,
+        "index_width": d.index_width,
+    }
+
+
+@over_mutated_seeds(SEEDS, 200, mutations=(0, 2))
+def test_first_look_shows_the_findings_of_the_whole(which, rng_seed, mutations):
+    session = mutated_session(SEEDS[which], random.Random(rng_seed), mutations)
+    if session is None:
+        return
+    first, analyses = first_look(session, lazy_rows(session))
+    assert first.lanes is None and not first.whole and not first.fixes
+    seeded = snapshot(workbench_of(session, analyses), None)
+    fresh = snapshot(Workbench(session), None)
+    assert _shown(first) == _shown(fresh) == _shown(seeded)
+    assert seeded.whole and [f.key for f in seeded.fixes] == [f.key for f in fresh.fixes]
+    assert seeded.lanes is not None and fresh.lanes is not None
+    assert seeded.lanes.used_lanes == fresh.lanes.used_lanes
+
+
+@contextmanager
+def _whole_held(monkeypatch):
+    """The load worker stops before the whole (the first look on screen) until released."""
+    gate = threading.Event()
+    real = main_screen.workbench_of
+
+    def held(*args):
+        gate.wait()
+        return real(*args)
+
+    monkeypatch.setattr(main_screen, "workbench_of", held)
+    try:
+        yield gate
+    finally:
+        gate.set()
+
+
+async def _until(pilot, ready) -> None:
+    for _ in range(2000):
+        if ready():
+            return
+        await pilot.pause()
+    raise AssertionError("never happened")
+
+
+async def test_the_first_look_takes_keys_and_the_whole_keeps_the_cursor(cc_file, monkeypatch):
+    """While the whole is made: the findings are on the rows (the cursor on the first
+    problem, `n` the next finding), End reaches the last row, the detail names the row's
+    findings; the whole then draws the lanes and keeps the cursor on its row."""
+    with _whole_held(monkeypatch) as gate:
+        app = HistviewApp(str(cc_file))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(pilot, lambda: app.main is not None and app.main.filling)
+            main = app.main
+            tl = timeline(app)
+            first = main.derived
+            assert tl.state.lanes is None and main.wb is None
+            assert first.first_problem is not None
+            assert tl.current_row_index == first.first_problem
+            assert "pairing…" in widget_text(app, "#header")
+            assert widget_text(app, "#summary")  # the problems in words
+            await pilot.press("n")
+            assert tl.current_row.findings and tl.current_row_index > first.first_problem
+            assert "messages." in widget_text(app, "#detail")
+            await pilot.press("G")
+            last = len(tl.state.table.rows) - 1
+            assert tl.current_row_index == last
+            gate.set()
+            await _until(pilot, lambda: main.wb is not None)
+            await settle(pilot)
+            assert not main.filling and tl.state.lanes is not None
+            assert tl.current_row_index == last
+            assert "pairing…" not in widget_text(app, "#header")
+            assert _shown(main.derived) == _shown(first)
+
+
+async def test_keys_that_need_the_workbench_wait_for_it(cc_file, monkeypatch):
+    """`r` (the repair pane) pressed during the first look waits, said in the header, and
+    opens the pane once the whole is there."""
+    with _whole_held(monkeypatch) as gate:
+        app = HistviewApp(str(cc_file))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(pilot, lambda: app.main is not None and app.main.filling)
+            main = app.main
+            await pilot.press("r")
+            assert not main.repair_open and main._queued == ["toggle_repair"]
+            assert "(1 waiting)" in widget_text(app, "#header")
+            gate.set()
+            await settle(pilot)
+            assert main.wb is not None and main.repair_open and not main._queued
+            assert main.fixes and main.fixes == list(main.derived.fixes)
