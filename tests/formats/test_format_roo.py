@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from repair.analysis import analyze
 from repair.formats import get_adapter, load_bytes, load_session, probe_bytes
@@ -463,6 +465,50 @@ def test_new_message_gets_the_previous_messages_ts():
         "ts": 1767720004100,
     }
     assert list(out[2]) == ["role", "content", "ts"]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    times=st.lists(st.one_of(st.none(), st.integers(1, 9), st.just("late")), min_size=1),
+    steps=st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["new", "edit", "drop"]))),
+)
+def test_each_new_message_gets_the_ts_of_the_entry_written_before_it(times, steps):
+    """Messages histview makes, edits and drops anywhere (runs of new ones too): the entries
+    as loaded are written as read, an edited one keeps its `ts`, and each new one takes the
+    last time `ts` written before it (none when there is none)."""
+    doc = []
+    for k, t in enumerate(times):
+        entry = {
+            "role": "user" if k % 2 else "assistant",
+            "content": [{"type": "text", "text": f"m{k}"}],
+        }
+        if t is not None:
+            entry["ts"] = t
+        doc.append(entry)
+    s = load_bytes(compact(doc))
+    msgs = list(s.messages)
+    for at, what in steps:
+        at = at % (len(msgs) + 1)
+        if what == "new":
+            msgs.insert(
+                at,
+                Message(role="user", blocks=(block_from_anthropic({"type": "text", "text": "n"}),)),
+            )
+        elif at < len(msgs) and what == "edit":
+            msgs[at] = msgs[at].with_blocks([block_from_anthropic({"type": "text", "text": "e"})])
+        elif at < len(msgs):
+            del msgs[at]
+    out = json.loads(s.copy_with(msgs).export_bytes())
+    last = None
+    for m, entry in zip(msgs, out, strict=True):
+        if m.raw is None:
+            assert entry.get("ts") == last and ("ts" in entry) == (last is not None)
+        elif m in s.messages:
+            assert entry == m.raw
+        else:
+            assert entry.get("ts") == m.raw.get("ts") and entry["content"][0]["text"] == "e"
+        if isinstance(entry.get("ts"), int):
+            last = entry["ts"]
 
 
 def test_hidden_entries_stay_where_they_were_after_an_edit():

@@ -86,14 +86,7 @@ class RooAdapter(Adapter):
         state = session.state
         if state.container == "v2":
             return Export(write_document(state, dump_records(session.messages)))
-        entries: list[Any] = []
-        last_ts = None
-        for m in session.messages:
-            entry = _entry(m, last_ts)
-            entries.append(entry)
-            if isinstance(entry, dict) and _is_time(entry.get("ts")):
-                last_ts = entry["ts"]
-        return Export(write_document(state, entries))
+        return Export(write_document(state, _entries(session)))
 
     def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
         if session.state.container not in ("list", "body"):
@@ -131,6 +124,28 @@ class RooAdapter(Adapter):
 def _entry(m: Message, last_ts: Any) -> object:
     """A message's entry; one histview made takes the `ts` of the entry before it."""
     return encode_entry(m, {"ts": last_ts} if m.raw is None and last_ts is not None else None)
+
+
+def _entries(session: Session) -> list[Any]:
+    """Each message's entry (`_entry`, each after the one before): a message as loaded is
+    its entry as read (`written_anew`), without a look at its blocks; the `ts` of the entries
+    before a message histview made is looked for from it back, to where the last such look
+    began (each entry is looked at once at most)."""
+    loaded = {id(m) for m in session.state.loaded}
+    out: list[Any] = []
+    last_ts, seen = None, 0  # the last `ts` of the entries before out[seen]
+    for k, m in enumerate(session.messages):
+        if id(m) in loaded:
+            out.append(m.raw)
+            continue
+        for j in range(k - 1, seen - 1, -1):
+            prev = out[j]
+            if isinstance(prev, dict) and _is_time(prev.get("ts")):
+                last_ts = prev["ts"]
+                break
+        seen = k
+        out.append(_entry(m, last_ts))
+    return out
 
 
 def _entry_at(messages: list[Message], k: int) -> object:
