@@ -348,18 +348,50 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         use = res.use
         if res.is_duplicate:
             first = use.results[0]
-            out.add(
-                "duplicate-tool-result",
-                res.mi,
-                res.bi,
-                res.tool_id,
-                f"another tool_result for tool_use {use.tool_id} ({use.name}); the first is in "
-                f"message {out.nb(first.mi, first.block)}, and each tool_use must have a single result.",
-                key=key,
-            )
+            _duplicate(out, res.mi, res.bi, res.block, use.block, first.mi, first.block, key)
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
+    for asked, home in p.checked_copies:
+        _copies(msgs, out, asked, home)
+
+
+def _copies(msgs: list[Message], out: _Collector, asked: int, home: int) -> None:
+    """duplicate-tool-result for each second copy of a turn answered twice
+    (`Pairing.checked_copies`), as said of a duplicate result above."""
+    calls = [b for b in msgs[asked].blocks if b.type == TOOL_USE]
+    msg = msgs[home]
+    answers = [
+        (bi, b)
+        for bi, b in enumerate(msg.blocks)
+        if b.type == TOOL_RESULT or (b.tool_id and b.type != TOOL_USE)
+    ]
+    n = len(calls)
+    for call, (_, first), (bi, copy) in zip(calls, answers[:n], answers[n:], strict=True):
+        _duplicate(out, home, bi, copy, call, home, first, (msg.uid, copy.bid))
+
+
+def _duplicate(
+    out: _Collector,
+    mi: int,
+    bi: int,
+    block: Block,
+    call: Block,
+    first_mi: int,
+    first: Block,
+    key: tuple[Hashable, ...],
+) -> None:
+    """duplicate-tool-result: `block` (at `mi`, `bi`) answers `call`, already answered by
+    `first` (at `first_mi`)."""
+    out.add(
+        "duplicate-tool-result",
+        mi,
+        bi,
+        block.tool_id,
+        f"another tool_result for tool_use {call.tool_id} ({call.name or '?'}); the first is in "
+        f"message {out.nb(first_mi, first)}, and each tool_use must have a single result.",
+        key=key,
+    )
 
 
 def _pending_end(target: str) -> str:

@@ -101,13 +101,21 @@ class Pairing:
     @property
     def checked(self) -> Pairing:
         """The pairing of `checked_uses` and `checked_results`, by message too (itself; a
-        `LeanPairing`'s, its usual pairs not in it): what a reader may ask without the
-        whole pairing being built."""
+        `LeanPairing`'s, its usual pairs and `checked_copies` not in it): what a reader may
+        ask without the whole pairing being built."""
         return self
 
     def whole(self) -> Pairing:
         """The pairing of every call and result (a `LeanPairing`'s built now)."""
         return self
+
+    @property
+    def checked_copies(self) -> list[tuple[int, int]]:
+        """(`LeanPairing`) The turns (call message, home) whose calls and results are not
+        built because the home answers each call twice: its results in the calls' order, then
+        the same again (Gemini CLI 0.61 writes every result twice). The one thing a rule says
+        of such a turn is duplicate-tool-result for each second copy."""
+        return []
 
 
 class LeanPairing(Pairing):
@@ -123,6 +131,7 @@ class LeanPairing(Pairing):
         next_live: dict[int, int],
         prev_live: dict[int, int],
         odd: Pairing,
+        copies: list[tuple[int, int]],
     ) -> None:
         self._messages = messages
         self._remap = remap
@@ -132,6 +141,7 @@ class LeanPairing(Pairing):
         self.prev_live = prev_live
         self.wrong_role = False
         self._odd = odd
+        self._copies = copies
 
     @property
     def checked_uses(self) -> list[Use]:
@@ -147,6 +157,10 @@ class LeanPairing(Pairing):
 
     def whole(self) -> Pairing:
         return self._built()
+
+    @property
+    def checked_copies(self) -> list[tuple[int, int]]:
+        return self._copies
 
     def _built(self) -> Pairing:
         if self._whole is None:
@@ -194,16 +208,21 @@ def pair(
     result is built and paired as the whole pairing pairs it (the ids of the usual pairs
     are their own, so nothing else reaches them). A block in the wrong role's message makes
     the whole pairing. `all_usual`: whether `usual_id` holds for each of a list of ids, in
-    one go (a session's calls are read at once, not turn by turn)."""
+    one go (a session's calls are read at once, not turn by turn).
+
+    A turn whose home answers its calls twice (`checked_copies`: the results in the calls'
+    order, then the same ids again, each call's id in no other call and no other result) is
+    left out too: the whole pairing gives each call its two results, the second a
+    duplicate."""
     live = [i for i, m in enumerate(messages) if not m.hidden and m.malformed is None]
     next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
     prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
     if usual_id is not None:
         got = _usual_ids(messages, live, usual_id, all_usual)
         if got is not None:
-            usual, others = got
+            usual, others, copies = got
             odd = _pair(messages, others, next_live, prev_live, remap, usual)
-            return LeanPairing(list(messages), remap, live, next_live, prev_live, odd)
+            return LeanPairing(list(messages), remap, live, next_live, prev_live, odd, copies)
     return _pair(messages, live, next_live, prev_live, remap, frozenset())
 
 
@@ -212,10 +231,10 @@ def _usual_ids(
     live: list[int],
     usual_id: Callable[[str | None], bool],
     all_usual: Callable[[list[str | None]], bool] | None = None,
-) -> tuple[set[str], list[int]] | None:
-    """The ids of the usual pairs (see `pair`), from each message's `tool_ids`, and the live
-    messages holding any other call or result (in order); None when a tool block sits in
-    the wrong role's message."""
+) -> tuple[set[str], list[int], list[tuple[int, int]]] | None:
+    """The ids of the usual pairs (see `pair`), from each message's `tool_ids`, the live
+    messages holding any other call or result (in order) and the turns answered twice
+    (`Pairing.checked_copies`); None when a tool block sits in the wrong role's message."""
     calls_seen: list[str | None] = []
     answers_seen: list[str | None] = []
     # (call message, its home, their calls and answers): the turns that may be usual
@@ -256,13 +275,25 @@ def _usual_ids(
         waiting = ()
     if waiting:
         others.append(asked)
-    repeated = _repeated(calls_seen) | _repeated(answers_seen)
+    repeated_calls, _ = _repeated(calls_seen)
+    repeated_answers, twice = _repeated(answers_seen)
+    repeated = repeated_calls | repeated_answers
     every = all_usual is not None and all_usual(calls_seen)  # every call's id usual
     usual: set[str] = set()
+    copies: list[tuple[int, int]] = []
     for asked, home, calls, answers in turns:
         if answers == calls and repeated.isdisjoint(calls) and (every or all(map(usual_id, calls))):
             usual.update(calls)  # type: ignore[arg-type]  # (usual_id refuses None and "")
             continue  # the usual turn: every call answered, in order
+        if (
+            len(answers) == 2 * len(calls)
+            and answers[: len(calls)] == calls == answers[len(calls) :]
+            and twice.issuperset(calls)
+            and repeated_calls.isdisjoint(calls)
+            and (every or all(map(usual_id, calls)))
+        ):
+            copies.append((asked, home))  # every call answered, in order, then again
+            continue
         answered = set(answers)
         some = False  # some call of the turn is usual
         for tid in calls:
@@ -273,14 +304,21 @@ def _usual_ids(
             others.append(asked)
         if not some or not usual.issuperset(answers):
             others.append(home)
-    return usual, sorted(set(others))
+    return usual, sorted(set(others)), copies
 
 
-def _repeated(ids: list[str | None]) -> set[str | None]:
-    """The ids that occur more than once."""
+def _repeated(ids: list[str | None]) -> tuple[set[str | None], set[str | None]]:
+    """The ids that occur more than once, and those that occur exactly twice."""
     if len(ids) == len(set(ids)):
-        return set()
-    return {tid for tid, n in Counter(ids).items() if n > 1}
+        return set(), set()
+    more: set[str | None] = set()
+    twice: set[str | None] = set()
+    for tid, n in Counter(ids).items():
+        if n > 1:
+            more.add(tid)
+            if n == 2:
+                twice.add(tid)
+    return more, twice
 
 
 def _pair(

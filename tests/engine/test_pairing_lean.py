@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repair import analysis
-from repair.model import Message, Session, block_from_anthropic
+from repair.model import Block, Message, Session, block_from_anthropic
 from repair.pairing import LeanPairing, pair
 from tests.engine.engine_factory import R, S, T, U, pairing_facts
 
@@ -42,6 +42,10 @@ def _turn(draw) -> list[Message]:
             st.just(calls),
             st.just(calls),
             st.permutations(calls),
+            # answered twice (Gemini CLI 0.61 writes each result twice), or more
+            st.just([*calls, *calls]),
+            st.just([*calls, *calls]),
+            st.just([*calls, *calls, calls[0]]),
             st.lists(st.sampled_from([*_IDS, "x9"]), max_size=3),
         )
     )
@@ -52,23 +56,34 @@ def _turn(draw) -> list[Message]:
         )
     )
     meta = [{} if t is None else {"timestamp": float(t)} for t in stamps]
+    text = draw(st.sampled_from([False, False, True]))  # Cline's text answers
+
+    def answer(i: str) -> Block:
+        if roles[1] != "user":  # an assistant after the calls: a text (a result there is
+            return block_from_anthropic(T(i))  # in the wrong role)
+        if text:
+            return Block("text", T("[x] Result:"), tool_id=i or None)
+        return block_from_anthropic(R(i))
+
     return [
         Message(roles[0], tuple(block_from_anthropic(U(i)) for i in calls), meta=meta[0]),
-        Message(
-            roles[1],
-            # an assistant after the calls: a text (a result there is in the wrong role)
-            tuple(block_from_anthropic(R(i) if roles[1] == "user" else T(i)) for i in answers),
-            meta=meta[1],
-        ),
+        Message(roles[1], tuple(map(answer, answers)), meta=meta[1]),
     ]
 
 
-def _usual_turns(n: int) -> list[Message]:
-    """n turns of one call answered in the next message."""
+def _usual_turns(n: int, twice: int = 0) -> list[Message]:
+    """n turns of one call answered in the next message, then `twice` turns of two calls
+    answered twice over (the results, then the same again)."""
     out = []
     for k in range(n):
         out.append(Message("assistant", (block_from_anthropic(U(f"c{k}")),)))
         out.append(Message("user", (block_from_anthropic(R(f"c{k}")),)))
+    for k in range(twice):
+        ids = (f"d{k}", f"e{k}")
+        out.append(
+            Message("assistant", tuple(block_from_anthropic(b) for b in (T("calls"), *map(U, ids))))
+        )
+        out.append(Message("user", tuple(block_from_anthropic(R(i)) for i in ids * 2)))
     return out
 
 
@@ -83,25 +98,29 @@ def _findings(session: Session, target: str, lean: bool) -> list:
 @given(
     parts=st.lists(st.one_of(_turn(), _turn(), _message.map(lambda m: [m])), max_size=8),
     usual=st.integers(0, 3),
+    twice=st.integers(0, 2),
     target=st.sampled_from(["anthropic", "bedrock", "openai-chat", "gemini"]),
     remap=st.booleans(),
 )
-def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, target, remap):
+def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, twice, target, remap):
     """Random turns and messages (repeated, missing, refused and id-less ids, results
-    before calls, stamps out of order, hidden messages, blocks in the wrong role's message)
-    and usual turns: the same findings, the same whole pairing."""
-    msgs = [m for part in parts for m in part] + _usual_turns(usual)
+    before calls, results written twice, stamps out of order, hidden messages, blocks in
+    the wrong role's message) and usual turns: the same findings, the same whole pairing."""
+    msgs = [m for part in parts for m in part] + _usual_turns(usual, twice)
     session = S(*msgs, target=target)
     assert _findings(session, target, lean=True) == _findings(session, target, lean=False)
     rules = analysis._IdRules.of(target)
     p = pair(msgs, remap=remap, usual_id=rules.fine, all_usual=rules.all_fine)
     assert pairing_facts(p) == pairing_facts(pair(msgs, remap=remap))
     if isinstance(p, LeanPairing):
-        # what it left out are usual pairs: each call answered once, in the message after it
+        # what it left out are usual pairs (each call answered once, in the message after
+        # it) and calls answered twice there (`checked_copies`)
         left = {u.block.bid for u in p.uses} - {u.block.bid for u in p.checked_uses}
+        copies = dict(p.checked_copies)
         for u in p.uses:
             if u.block.bid in left:
-                assert u.dup_of is None and len(u.results) == 1 and u.results[0].mi == u.home
+                assert u.dup_of is None and {r.mi for r in u.results} == {u.home}
+                assert len(u.results) == (2 if copies.get(u.mi) == u.home else 1)
 
 
 @settings(max_examples=300, deadline=None)
@@ -130,6 +149,31 @@ def test_a_session_of_usual_turns_builds_no_call_or_result():
     assert isinstance(p, LeanPairing)
     assert p.checked_uses == [] and p.checked_results == []
     assert len(p.uses) == 50 and all(len(u.results) == 1 for u in p.uses)
+
+
+def test_results_written_twice_build_no_call_or_result_and_each_copy_is_a_duplicate():
+    msgs = _usual_turns(2, twice=3)
+    p = pair(msgs, usual_id=analysis._IdRules.of("gemini").fine)
+    assert isinstance(p, LeanPairing)
+    assert p.checked_uses == [] and p.checked_results == [] and len(p.checked_copies) == 3
+    got = analysis.analyze(S(*msgs, target="gemini"), "gemini")
+    assert [(f.code, f.position, f.block_index, f.tool_use_id) for f in got.findings] == [
+        ("duplicate-tool-result", mi, bi, tid)
+        for mi, k in ((5, 0), (7, 1), (9, 2))
+        for bi, tid in ((2, f"d{k}"), (3, f"e{k}"))
+    ]
+
+
+def test_a_result_written_a_third_time_elsewhere_is_paired_the_whole_way():
+    """A turn answered twice over whose call is answered once more in another message (before
+    or after it): not left out, so the third result is said of as the whole pairing says."""
+    for extra in (0, 3):
+        msgs = _usual_turns(1, twice=1)
+        msgs.insert(extra, Message("user", (block_from_anthropic(R("d0")),)))
+        session = S(*msgs, target="gemini")
+        assert _findings(session, "gemini", lean=True) == _findings(session, "gemini", lean=False)
+        p = pair(msgs, usual_id=analysis._IdRules.of("gemini").fine)
+        assert isinstance(p, LeanPairing) and p.checked_copies == []
 
 
 def test_a_block_in_the_wrong_role_pairs_the_whole_session():
