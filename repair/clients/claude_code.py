@@ -384,6 +384,7 @@ def _light(messages: list[Message]) -> Request:
     made_text: set[int] = set()
     msgs: list[_Light] = []
     resolved: set[str | None] = set()  # (`_drop_unresolved_calls`)
+    append = msgs.append
     for pos, m in enumerate(messages):
         if not m.live:
             continue
@@ -392,29 +393,30 @@ def _light(messages: list[Message]) -> Request:
         count, n_results = m.block_counts()
         # its results' ids: its answers, unless a block of another type answers a call
         results = answers if len(answers) == n_results else _result_ids(m.blocks)
-        resolved.update(results)
+        if results:
+            resolved.update(results)
+        role = m.role
         if (
-            m.role == "user"
+            role == "user"
             and len(results) != count  # (results alone: nothing to join)
             and not _nothing_to_join(m)
             and _of_records(m.blocks)
         ):
             made_text.update(id(b) for b in m.blocks if isinstance(b.data, str))  # `_user_joined`
-        msgs.append([m.role or "user", m, [pos], calls, results, count])
+        append([role or "user", m, [pos], calls, results, count])
     msgs = _light_drop_unresolved(msgs, req, made_text, resolved)
     msgs = _light_pair_results(msgs, req, made_text)
-    for e in msgs:
+    numbers: list[int | None] = [None] * len(messages)
+    for n, e in enumerate(msgs):
+        for p in e[2]:
+            if numbers[p] is None:
+                numbers[p] = n
         x = e[1]
         if e[0] != "user" or (isinstance(x, Message) and x.plain_shape()):
             continue  # (a plain message holds no blank text)
         blocks = _blocks(x)
         if not _light_string(blocks, made_text):
             _light_user_wire(blocks, e[2], req)
-    numbers: list[int | None] = [None] * len(messages)
-    for n, e in enumerate(msgs):
-        for p in e[2]:
-            if numbers[p] is None:
-                numbers[p] = n
     req.counted = Counted(WIRES["anthropic"].split, numbers, len(msgs))
     return req
 

@@ -7,7 +7,9 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from ..jsonio import InexactNumbers, JsonNumber, reads_exactly
+import orjson
+
+from ..jsonio import InexactNumbers, JsonNumber, loads_fast, reads_exactly
 from ..model import Message, Session
 from ..place import Place
 
@@ -200,9 +202,10 @@ def each_line_value(lines: list[JsonlLine], keep: bool = True) -> Iterator[Any]:
             ln._take(raw)
             yield ln._value
             continue
+        parse = ln._parse
         try:
-            value = ln._parse(raw)
-        except (ValueError, RecursionError):  # blank or not JSON: read as `_take` reads it
+            value = (orjson.loads if parse is loads_fast else parse)(raw)
+        except (ValueError, RecursionError):  # blank, not JSON, or for the stdlib: `_take`
             ln._take(raw)
             value = ln._value
             ln.release()

@@ -307,8 +307,12 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
         elif w.stop == "cycle":
             stop = f"the chain loops back to {w.stop_uuid}"
     main_side = bool(chain) and nodes[chain[-1]].sidechain
-    on_chain = set(chain)
-    off = [n for n in nodes.values() if n.type in MESSAGE_TYPES and n.uuid not in on_chain]
+    not_on = nodes.keys() - chain  # (in C: after the recovery it is often empty)
+    off = (
+        [n for n in nodes.values() if n.uuid in not_on and n.type in MESSAGE_TYPES]
+        if not_on
+        else []
+    )
     root = roots(g) if off else {}
     main_root = root.get(chain[0]) if chain else None
     boundary = _boundary_line(f, chain)

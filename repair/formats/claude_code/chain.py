@@ -333,51 +333,48 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
     the timestamp string). Returns the new chain and the number of lines recovered."""
     nodes = g.nodes
     on = set(chain)
-    off_asst: list[Node] = []
-    off_res: list[Node] = []
+    sibs: dict[str, list[Node]] = {}  # each group's off-chain assistant lines, in map order
+    results_by_parent: dict[str, list[Node]] = {}  # off-chain results, in map order
+    with_results: set[str] = set()  # the groups of their parents
     for n in nodes.values():
         if n.uuid in on:
             continue
         if n.type == "assistant":
-            off_asst.append(n)
+            if n.mid is not None:
+                sibs.setdefault(n.mid, []).append(n)
         elif n.type == "user" and n.parent is not None and n.results:
-            off_res.append(n)
-    if not off_asst and not off_res:
+            p = nodes.get(n.parent)
+            if p is not None and p.mid is not None:
+                results_by_parent.setdefault(n.parent, []).append(n)
+                with_results.add(p.mid)
+    if not sibs and not with_results:
         return chain, 0
-    wanted: set[str] = {n.mid for n in off_asst if n.mid is not None}
-    for n in off_res:  # each has a parent
-        p = nodes.get(n.parent) if n.parent is not None else None
-        if p is not None and p.mid is not None:
-            wanted.add(p.mid)
-    if not wanted:
-        return chain, 0
-    last_on: dict[str, int] = {}  # each wanted group's last line on the chain
-    for i, n in enumerate(map(nodes.__getitem__, chain)):
-        if n.mid in wanted:
-            last_on[n.mid] = i
-    groups: dict[str, list[str]] = {}
-    for n in nodes.values():
-        if n.mid is not None and n.mid in last_on:
-            groups.setdefault(n.mid, []).append(n.uuid)
-    results_by_parent: dict[str, list[str]] = {}
-    for n in off_res:
-        if n.parent is not None:
-            results_by_parent.setdefault(n.parent, []).append(n.uuid)
+    wanted = sibs.keys() | with_results
+    mids = [nodes[u].mid for u in chain]
+    last_on = {mid: i for i, mid in enumerate(mids) if mid in wanted}  # the last on the chain
+    # each group's results: by its members in map order, each member's in map order
+    results: dict[str, list[Node]] = {}
+    if with_results:
+        for n in nodes.values():
+            mid = n.mid
+            if mid is not None and mid in with_results and mid in last_on:
+                got = results_by_parent.get(n.uuid)
+                if got is not None:
+                    results.setdefault(mid, []).extend(got)
+    # (a line is in one group at most: an assistant line by its message.id, a result by its
+    # parent's, so no line is taken twice)
     inserts: dict[int, list[str]] = {}
-    taken: set[str] = set()
-    for mid, members in groups.items():
-        sib = [m for m in members if m not in on and m not in taken]
-        res = [r for m in members for r in results_by_parent.get(m, ()) if r not in taken]
-        if not sib and not res:
-            continue
+    taken = 0
+    for mid, i in last_on.items():
+        sib = sibs.get(mid, [])
+        res = results.get(mid, [])
         if len(sib) > 1:
-            sib.sort(key=lambda u: nodes[u].ts)
+            sib.sort(key=_ts_of)
         if len(res) > 1:
-            res.sort(key=lambda u: nodes[u].ts)
-        taken.update(sib)
-        taken.update(res)
-        inserts.setdefault(last_on[mid], []).extend(sib + res)
-    if not inserts:
+            res.sort(key=_ts_of)
+        taken += len(sib) + len(res)
+        inserts[i] = [n.uuid for n in sib] + [n.uuid for n in res]
+    if not taken:
         return chain, 0
     out: list[str] = []
     start = 0
@@ -386,7 +383,11 @@ def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
         out += inserts[i]
         start = i + 1
     out += chain[start:]
-    return out, len(taken)
+    return out, taken
+
+
+def _ts_of(n: Node) -> str:
+    return n.ts
 
 
 def roots(g: Graph) -> dict[str, str]:

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 
 from ...files import FileText
 from ...model import (
-    LAZY,
     THINKING_TYPES,
     TOOL_RESULT,
     TOOL_USE,
@@ -162,14 +161,14 @@ class RecordBlock(Block):
 class RecordMessage(LazyMessage):
     """A message built from records (`origin`: their line indexes), whose `Block`s are made
     from the records' content items when first asked for (`LazyMessage`: the builder sets
-    the tool ids and plain shape a check reads, from the items); `raw` (its record, or its
-    records in a list) is read from the file's lines when asked for, so the messages do not
-    hold the records' envelopes (on a file whose lines were released, each ask parses them
-    again); `src` is derived from its first record as a RecordBlock's is, and `meta` is made
-    from the timestamp, uuid and hidden reason it keeps when asked for (not a dict per
-    message of a 1 GB file)."""
+    the tool ids, plain shape and block counts a check reads, from the items); `raw` (its
+    record, or its records in a list) is read from the file's lines when asked for, so the
+    messages do not hold the records' envelopes (on a file whose lines were released, each
+    ask parses them again); `src` is derived from its first record as a RecordBlock's is,
+    and `meta` is made from the timestamp, uuid and hidden reason it keeps when asked for
+    (not a dict per message of a 1 GB file)."""
 
-    __slots__ = ("_held", "_lines", "_meta", "_ts", "_uuid", "_why", "_parts", "_order", "_n")
+    __slots__ = ("_held", "_lines", "_meta", "_ts", "_uuid", "_why", "_parts", "_order")
     _held: Any
     _lines: Any
     _meta: Any
@@ -178,7 +177,6 @@ class RecordMessage(LazyMessage):
     _why: str | None
     _parts: list[Sequence[Any]]  # each record's content items, in `origin`'s order
     _order: int  # how its blocks are sent (`_sent_order`)
-    _n: int  # how many blocks it holds
 
     def _make_blocks(self) -> tuple[Block, ...]:
         lines, origin = self._lines, self._origin
@@ -191,12 +189,6 @@ class RecordMessage(LazyMessage):
 
     def _make_src(self) -> dict[str, Any] | None:
         return {"line": self._origin[0] + 1}
-
-    def block_counts(self) -> tuple[int, int]:
-        ids = self._tool_ids
-        if ids is None or self._blocks is not LAZY:
-            return Message.block_counts(self)
-        return self._n, len(ids[1])  # (each tool_result is one answer, and only they are)
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -381,7 +373,7 @@ def _resume_drop(items: Sequence[Any]) -> str | None:
     return None
 
 
-@dataclass(eq=False)
+@dataclass(slots=True, eq=False)
 class _Acc:
     """A message being built from records (line indexes `recs`, in chain order; `parts`:
     each record's content items)."""
@@ -406,7 +398,7 @@ def _sent_order(acc: _Acc, items: Sequence[Any]) -> int:
         return _AS_READ
     if acc.role == "user":
         return _RESULTS_FIRST if acc.results else _AS_READ
-    if acc.role == "assistant" and _use_before_other(map(_item_type, items)):
+    if acc.role == "assistant" and _use_before_other(items):
         return _USES_LAST
     return _AS_READ
 
@@ -425,11 +417,13 @@ def _in_order(seq: Sequence[Any], order: int, type_of: Callable[[Any], str]) -> 
     return tuple(seq)
 
 
-def _use_before_other(types: Iterable[str]) -> bool:
-    """A tool_use comes before another kind of block, and no thinking is interleaved."""
+def _use_before_other(items: Iterable[Any]) -> bool:
+    """A tool_use comes before another kind of block, and no thinking is interleaved (of
+    content items: a string content is a text block)."""
     seen_use = False
     other_after = False
-    for t in types:
+    for item in items:
+        t = "text" if type(item) is str else item["type"]
         if t in THINKING_TYPES:
             return False
         if t == TOOL_USE:
@@ -439,13 +433,16 @@ def _use_before_other(types: Iterable[str]) -> bool:
     return other_after
 
 
+_UNKNOWN: Any = (None, False)  # facts not read: `Message.tool_ids` reads the blocks when asked
+
+
 def _facts(items: Sequence[Any]) -> tuple[ToolIds | None, bool]:
     """What `Message.tool_ids` reads of blocks made of these items (in the order sent):
     their tool ids and plain shape (None, False: not known, read from the blocks when asked
     for: a string content merged with other records' blocks)."""
     if len(items) == 1 and type(items[0]) is str:
         return ((), ()), not text_is_blank(items[0])
-    return _facts_of_list(items) or (None, False)  # type: ignore[arg-type]  # (any sequence)
+    return _facts_of_list(items) or _UNKNOWN  # type: ignore[arg-type]  # (any sequence)
 
 
 class _Builder:
@@ -473,117 +470,157 @@ class _Builder:
         self.thinking_only: list[tuple[int, str | None]] = []
         self.with_content: set[str] = set()
         self._floor = 0  # items before this index take no more records (flush)
-        # for the live walk back (`_assistant_home`) in O(1): the newest assistant item per
-        # message.id, and the items it cannot walk past (a user message without results, a
-        # sent or malformed record), oldest first
+        # for the live walk back in O(1) (an assistant record's home: walking back over
+        # tool-result messages, API-error records and assistant messages of other ids to one
+        # of its message.id): the newest assistant item per message.id, and the items the
+        # walk cannot pass (a user message without results, a sent or malformed record),
+        # oldest first
         self._by_mid: dict[str | None, int] = {}
         self._barriers: list[int] = []
 
     @property
     def out(self) -> list[Message]:
-        msgs = []
+        msgs: list[Message] = []
+        append = msgs.append
+        lines, recs, hidden = self.file.lines, self.file.recs, self.hidden
+        why = self.reason if hidden else None
+        unmade = RecordMessage.unmade
         for item in self.items:
-            if isinstance(item, Message):
-                msgs.append(item)
+            if not isinstance(item, _Acc):
+                append(item)  # (a message made as it was added)
                 continue
-            msgs.append(self._message(item))
+            origin, parts = item.recs, item.parts
+            if len(parts) == 1:
+                items, order = parts[0], _AS_READ
+            else:
+                items = [x for part in parts for x in part]
+                order = _AS_READ if hidden else _sent_order(item, items)
+                if order != _AS_READ:
+                    items = _in_order(items, order, _item_type)
+            # a hidden message is not paired: its tool ids are read from its blocks if asked
+            facts = _UNKNOWN if hidden else _facts(items)
+            idx = origin[0]
+            m: RecordMessage = unmade(
+                item.role,
+                _LAZY,
+                facts,  # type: ignore[arg-type]  # (None: not known, as `Message._tool_ids`)
+                hidden,
+                tuple(origin),
+            )
+            ids = facts[0]
+            if ids is not None:  # each tool_result is one answer, and only they are
+                m._counts = (len(items), len(ids[1]))
+            first = recs[idx]
+            m._meta = _DERIVED
+            m._lines = lines
+            m._ts = _epoch(first.ts)
+            uuid = first.uuid
+            m._uuid = uuid if type(uuid) is str else None
+            m._why = why
+            m._parts = parts
+            m._order = order
+            lineno = lines[idx].lineno
+            if lineno != idx + 1:
+                m._src = {"line": lineno}
+            append(m)
         return msgs
 
     def add(self, idx: int) -> None:
-        rec = self.file.recs[idx]
-        role = rec.role
-        if rec.bad is not None:
-            self.flush()
-            self._single(idx, malformed=f"{role} record: {rec.bad}")
-            self.flush()
-            return
-        items = rec.items
-        if items is None:
-            items = rec.content()
-        mid = None
-        if role == "assistant":
-            mid = rec.mid
-            if not self.hidden:
-                if rec.api_error:
-                    self._single(
-                        idx,
-                        blocks=self._blocks(idx, items),
-                        hidden="an API error record (Claude Code does not send it)",
-                    )
-                    return
-                drop = (
-                    None  # (the usual call: a record of one tool_use)
-                    if len(items) == 1 and type(items[0]) is dict and items[0]["type"] == TOOL_USE
-                    else _resume_drop(items)
-                )
-                if drop == "blank" or idx in self.skip:
-                    return  # not sent: passes through like an attachment
-                if drop in ("thinking", "empty"):
-                    self.thinking_only.append((idx, mid))
-                elif mid is not None:
-                    self.with_content.add(mid)
-            home = self._assistant_home(mid)
-        else:
-            if not self.hidden and rec.api_error:
+        self.add_all((idx,))
+
+    def add_all(self, idxs: Iterable[int]) -> None:
+        """`add` of each record in turn (a chain's records in one call: the usual record, one
+        block joining the message before it or starting one, is read here, not in calls)."""
+        recs, out, hidden, skip = self.file.recs, self.items, self.hidden, self.skip
+        by_mid, barriers = self._by_mid, self._barriers
+        for idx in idxs:
+            rec = recs[idx]
+            role = rec.role
+            if rec.bad is not None:
+                self.flush()
+                self._single(idx, malformed=f"{role} record: {rec.bad}")
+                self.flush()
+                continue
+            items = rec.items
+            if items is None:
+                items = rec.content()
+            if not hidden and rec.api_error:
                 self._single(
                     idx,
                     blocks=self._blocks(idx, items),
                     hidden="an API error record (Claude Code does not send it)",
                 )
-                return
-            home = self._user_home()
-        if home is None:
-            home = _Acc(role, mid, [], [])
-            self.items.append(home)
+                continue
+            home: _Acc | None
             if role == "assistant":
-                self._by_mid[mid] = len(self.items) - 1
+                mid = rec.mid
+                if hidden:  # records not sent: only neighbours of one message.id merge
+                    last = out[-1] if len(out) > self._floor else None
+                    home = (
+                        last
+                        if type(last) is _Acc
+                        and last.role == role
+                        and mid is not None
+                        and last.mid == mid
+                        else None
+                    )
+                else:
+                    drop = (
+                        None  # (the usual call: a record of one tool_use)
+                        if len(items) == 1
+                        and type(items[0]) is dict
+                        and items[0]["type"] == TOOL_USE
+                        else _resume_drop(items)
+                    )
+                    if drop == "blank" or idx in skip:
+                        continue  # not sent: passes through like an attachment
+                    if drop == "thinking" or drop == "empty":
+                        self.thinking_only.append((idx, mid))
+                    elif mid is not None:
+                        self.with_content.add(mid)
+                    # the newest assistant item of this id, unless a user message without
+                    # results, a sent or malformed record or a flush comes after it
+                    k = by_mid.get(mid)
+                    if k is None or k < self._floor or (barriers and k < barriers[-1]):
+                        home = None
+                    else:
+                        got = out[k]
+                        home = got if type(got) is _Acc else None  # (by_mid: assistant items)
+                if home is None:
+                    out.append(_Acc(role, mid, [idx], [items]))
+                    by_mid[mid] = len(out) - 1
+                    continue  # (an assistant item holds no result: an assistant merge walks
+                    # past user items only)
             else:
-                self._barriers.append(len(self.items) - 1)  # until it holds a result
-        home.recs.append(idx)
-        home.parts.append(items)
-        if home.results:
-            return
-        for item in items:
-            if type(item) is dict and item["type"] == TOOL_RESULT:
-                home.results = True
-                if self._barriers and self.items[self._barriers[-1]] is home:
-                    # a user item takes records only while it is the newest (API-error
-                    # records aside, which are no barrier), so it is the newest barrier
-                    self._barriers.pop()
-                break
-
-    def _open(self) -> Iterator[Message | _Acc]:
-        """The items that may still take records, newest first."""
-        items = self.items
-        for k in range(len(items) - 1, self._floor - 1, -1):
-            yield items[k]
-
-    def _assistant_home(self, mid: str | None) -> _Acc | None:
-        if not self.hidden:
-            # the walk below, indexed: the newest assistant item of this id, unless a user
-            # message without results, a sent or malformed record or a flush comes after it
-            k = self._by_mid.get(mid)
-            if k is None or k < self._floor or (self._barriers and k < self._barriers[-1]):
-                return None
-            item = self.items[k]
-            return item if isinstance(item, _Acc) else None  # by_mid holds assistant items
-        for item in self._open():
-            if isinstance(item, Message):
-                if self.hidden or not item.hidden or item.malformed is not None:
-                    return None
-                continue  # an API-error record: not sent, no barrier
-            if item.role == "assistant":
-                if item.mid == mid and (mid is not None or not self.hidden):
-                    return item
-            elif not item.results:
-                return None
-            if self.hidden:
-                return None  # records not sent: only neighbours merge
-        return None
+                last = out[-1] if len(out) > self._floor else None
+                if type(last) is _Acc:  # `_user_home`, its usual first step
+                    home = last if last.role == "user" else None
+                else:
+                    home = self._user_home()
+                if home is None:
+                    home = _Acc(role, None, [idx], [items])
+                    out.append(home)
+                    barriers.append(len(out) - 1)  # until it holds a result
+                else:
+                    home.recs.append(idx)
+                    home.parts.append(items)
+                    if home.results:
+                        continue
+                for item in items:
+                    if type(item) is dict and item["type"] == TOOL_RESULT:
+                        home.results = True
+                        if barriers and out[barriers[-1]] is home:
+                            # a user item takes records only while it is the newest (API-error
+                            # records aside, which are no barrier), so it is the newest barrier
+                            barriers.pop()
+                        break
+                continue
+            home.recs.append(idx)
+            home.parts.append(items)
 
     def _user_home(self) -> _Acc | None:
         items, hidden = self.items, self.hidden
-        for k in range(len(items) - 1, self._floor - 1, -1):  # `_open`, without a generator
+        for k in range(len(items) - 1, self._floor - 1, -1):  # the items still taking records
             item = items[k]
             if isinstance(item, _Acc):
                 return item if item.role == "user" else None
@@ -631,39 +668,6 @@ class _Builder:
     def _blocks(self, idx: int, items: Sequence[Any]) -> tuple[Block, ...]:
         return _blocks_of(items, idx, self.file.lines[idx].lineno)
 
-    def _message(self, acc: _Acc) -> Message:
-        lines = self.file.lines
-        recs, parts = acc.recs, acc.parts
-        first = self.file.recs[recs[0]]
-        if len(parts) == 1:
-            items, order = parts[0], _AS_READ
-        else:
-            items = [item for part in parts for item in part]
-            order = _AS_READ if self.hidden else _sent_order(acc, items)
-            if order != _AS_READ:
-                items = _in_order(items, order, _item_type)
-        # a hidden message is not paired: its tool ids are read from its blocks if asked
-        facts = (None, False) if self.hidden else _facts(items)
-        m: RecordMessage = RecordMessage.unmade(
-            acc.role,
-            _LAZY,
-            facts,  # type: ignore[arg-type]  # (None: not known, as `Message._tool_ids`)
-            self.hidden,
-            tuple(recs),
-        )
-        m._meta = _DERIVED
-        m._lines = lines
-        m._ts = _epoch(first.ts)
-        m._uuid = first.uuid if type(first.uuid) is str else None
-        m._why = self.reason if self.hidden else None
-        m._parts = parts
-        m._order = order
-        m._n = len(items)
-        lineno = lines[recs[0]].lineno
-        if lineno != recs[0] + 1:
-            m._src = {"line": lineno}
-        return m
-
 
 def _meta(first: Any, hidden_reason: str | None) -> dict[str, Any]:
     if type(first) is not dict:
@@ -704,14 +708,12 @@ def build_view(
     nodes = file.graph.nodes
     idxs = [n.idx for n in map(nodes.__getitem__, chain) if n.type in MESSAGE_TYPES]
     live = _Builder(file)
-    for idx in idxs:
-        live.add(idx)
+    live.add_all(idxs)
     live.flush()
     orphans = live.orphan_thinking()
     if orphans:  # rare: build again without the thinking/empty records Claude Code drops
         live = _Builder(file, skip=orphans)
-        for idx in idxs:
-            live.add(idx)
+        live.add_all(idxs)
         live.flush()
     extra = _Builder(file, hidden=True)
     prev_reason = None
