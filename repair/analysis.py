@@ -90,13 +90,13 @@ def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     request = None
     if client is not None and (not client.only_repairs or _may_repair(p, msgs)):
         request = _sending(client, session, whole)
-    numbers, sent = _numbers(msgs, target, request)
+    numbers, sent = _numbers(msgs, target, request, len(p.live))
     out = _collect(p, msgs, target, numbers, request)
     if client is not None and client.only_repairs:
         repairs = any(codes.get(f.code).repair_by_client(target) for f in out.findings)
         if repairs != (request is not None):
             request = _sending(client, session, whole) if repairs else None
-            numbers, sent = _numbers(msgs, target, request)
+            numbers, sent = _numbers(msgs, target, request, len(p.live))
             out = _collect(p, msgs, target, numbers, request)
     records = add_record_findings(session, out)
     findings = out.findings + list(session.load_findings)
@@ -145,10 +145,10 @@ def _may_repair(p: Pairing, msgs: list[Message]) -> bool:
 
 
 def _numbers(
-    msgs: list[Message], target: str, request: wire.Request | None
+    msgs: list[Message], target: str, request: wire.Request | None, live: int
 ) -> tuple[list[int | None], int]:
     if request is None:
-        return wire.provider_numbers(msgs, target)
+        return wire.provider_numbers(msgs, target, live)
     return request.numbering(len(msgs), wire.wire_for(target))
 
 
@@ -169,10 +169,11 @@ def _collect(
     _shape_findings(p, msgs, out, only)
     _time_findings(p, msgs, out, only)
     _client_findings(msgs, out)
-    for i in range(len(msgs)) if only is None else sorted(only):
-        m = msgs[i]
-        if m.malformed is not None:
-            out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
+    if len(p.live) < len(msgs):  # (a malformed message is not live)
+        for i in range(len(msgs)) if only is None else sorted(only):
+            m = msgs[i]
+            if m.malformed is not None:
+                out.add("malformed", i, None, None, m.malformed, key=(m.uid,))
     if only is not None:
         out.findings = [f for f in out.findings if f.position in only]
     return out

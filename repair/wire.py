@@ -526,11 +526,15 @@ def entry_of(m: Message, number: int, block: Block, wire: Wire) -> int:
     return number
 
 
-def provider_numbers(messages: list[Message], target: str) -> tuple[list[int | None], int]:
+def provider_numbers(
+    messages: list[Message], target: str, live: int | None = None
+) -> tuple[list[int | None], int]:
     """messages.N of each message as the target's provider numbers the messages as they are,
     and how many entries it receives (linear: each sent message's entries are counted, not
-    rendered)."""
+    rendered). `live`: how many of them are live, where the caller counted them."""
     wire = wire_for(target)
+    if live == len(messages) and wire.split is _whole:
+        return list(range(live)), live  # each message sent whole, in order
     count = _COUNTS.get(wire.split)
     out: list[int | None] = []
     n = 0

@@ -282,15 +282,19 @@ class EntryMessage(LazyMessage):
         return {"path": self._path}
 
 
-def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
+def messages_from_entries(
+    entries: list[Any], prefix: str, each: Callable[[Message, Any], None] | None = None
+) -> list[Message]:
     """`message_from_entry` for each entry, in one pass over a well-formed entry and its
     content (the checks folded into reading its tool ids and shape: `EntryMessage`);
-    anything unusual goes the long way, which says what is wrong."""
+    anything unusual goes the long way, which says what is wrong. `each(message, entry)`:
+    what a format reads of each entry besides (Roo's keys), while the entry is at hand."""
     out: list[Message] = []
     append = out.append
     unmade = EntryMessage.unmade
     for n, entry in enumerate(entries):
         path = f"{prefix}/{n}"
+        m: Message | None = None
         if type(entry) is dict:
             role = entry.get("role")
             if role == "user" or role == "assistant":
@@ -298,15 +302,17 @@ def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
                 if isinstance(content, list):
                     facts = _facts_of_list(content)
                     if facts is not None:
-                        m: EntryMessage = unmade(role, entry, facts, False)
-                        m._path = path
-                        append(m)
-                        continue
+                        made: EntryMessage = unmade(role, entry, facts, False)
+                        made._path = path
+                        m = made
                 elif isinstance(content, str):
                     blocks = (Block(TEXT, content, src={"path": f"{path}/content"}),)
-                    append(Message(role, blocks, entry, src={"path": path}, origin=blocks))
-                    continue
-        append(message_from_entry(entry, path))
+                    m = Message(role, blocks, entry, src={"path": path}, origin=blocks)
+        if m is None:
+            m = message_from_entry(entry, path)
+        append(m)
+        if each is not None:
+            each(m, entry)
     return out
 
 

@@ -18,7 +18,7 @@ from repair.formats.anthropic_list import (
     messages_from_entries,
     untouched,
 )
-from repair.formats.roo.meta import apply_roo_meta
+from repair.formats.roo.meta import RooMeta, apply_roo_meta
 from repair.model import Message, Session
 
 _IDS = st.sampled_from(["t1", "t2", "t3", "", None, 7, "bad id"])
@@ -61,6 +61,24 @@ def _entry(draw) -> Any:
     stamp = draw(st.one_of(st.none(), st.integers(0, 5)))
     if stamp is not None:
         entry["ts"] = stamp * 1000
+    # Roo's condense and truncation keys (a tag takes effect where its summary or marker is)
+    for key, value in draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    ("isSummary", True),
+                    ("condenseId", "c1"),
+                    ("condenseParent", "c1"),
+                    ("condenseParent", "c2"),
+                    ("isTruncationMarker", True),
+                    ("truncationId", "t1"),
+                    ("truncationParent", "t1"),
+                ]
+            ),
+            max_size=2,
+        )
+    ):
+        entry[key] = value
     return entry
 
 
@@ -85,10 +103,15 @@ def _found(msgs: list[Message], target: str) -> list[tuple]:
 
 
 def _load(entries: list[Any], roo: bool, lazy: bool) -> list[Message]:
+    """The lazy way as the loaders read (Roo's keys read as each message is made: `RooMeta`),
+    the long way a message at a time, then Roo's keys (`apply_roo_meta`)."""
     if lazy:
-        msgs = messages_from_entries(entries, "/messages")
-    else:
-        msgs = [message_from_entry(e, f"/messages/{n}") for n, e in enumerate(entries)]
+        reader = RooMeta()
+        msgs = messages_from_entries(entries, "/messages", reader.see if roo else None)
+        if roo:
+            reader.done()
+        return msgs
+    msgs = [message_from_entry(e, f"/messages/{n}") for n, e in enumerate(entries)]
     if roo:
         apply_roo_meta(msgs)
     return msgs
@@ -103,8 +126,9 @@ def _load(entries: list[Any], roo: bool, lazy: bool) -> list[Message]:
 )
 def test_entry_messages_are_the_long_ways(entries, roo, made_first, target):
     """Random entries (blank, missing and odd texts, odd ids and types, items that are no
-    block, Cline text results, role-less and unreadable entries): findings as the long way
-    finds them, then the same messages, blocks and tool ids."""
+    block, Cline text results, role-less and unreadable entries, Roo's condense and
+    truncation keys): findings as the long way finds them, then the same messages, blocks
+    and tool ids."""
     lazy = _load(entries, roo, lazy=True)
     whole = _load(entries, roo, lazy=False)
     if made_first:

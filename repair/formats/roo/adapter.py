@@ -30,7 +30,7 @@ from ..anthropic_list import (
 )
 from ..base import Adapter, Edited, Export, Probe
 from ..registry import register
-from .meta import apply_roo_meta, roo_tags
+from .meta import RooMeta, apply_roo_meta, roo_tags
 from .v2 import dump_records, first_record, load_v2
 
 if TYPE_CHECKING:
@@ -75,8 +75,11 @@ class RooAdapter(Adapter):
             apply_roo_meta(messages, first_record)
         else:
             prefix = "" if shape.container == "list" else "/messages"
-            messages = messages_from_entries(shape.entries, prefix)
-            tags = apply_roo_meta(messages)  # one message per entry: the document's tags
+            # Roo's keys read as each message is made (one message per entry: the
+            # document's tags)
+            reader = RooMeta()
+            messages = messages_from_entries(shape.entries, prefix, reader.see)
+            tags = reader.done()
         state = make_state(probe, shape.container, messages)
         if shape.container != "v2":
             state.tags = tags

@@ -50,22 +50,37 @@ def apply_roo_meta(
 ) -> tuple[set[str], set[str]]:
     """Set `meta` (timestamp, summary/marker flags) and `hidden` from the Roo keys of each
     message's record (`record_of`; None: its `raw`), and pair Cline's text results
-    (`_pair`). Runs once at load, on freshly built messages; `tags`: those of the
-    whole document (`roo_tags`) when `messages` are only some of its messages. One pass
-    over the records, then the tags (a tag takes effect only when its summary or marker
-    exists). Returns the tags it applied (without `tags`: `roo_tags` of the messages'
-    records)."""
-    summaries: set[str] = set()
-    markers: set[str] = set()
-    tagged: list[tuple[Message, dict[str, Any]]] = []
-    asking: Message | None = None  # the assistant message a user message would answer
+    (`_pair`): `RooMeta` over freshly built messages. `tags`: those of the whole document
+    (`roo_tags`) when `messages` are only some of its messages. Returns the tags it applied
+    (without `tags`: `roo_tags` of the messages' records)."""
+    reader = RooMeta()
+    see = reader.see
     for m in messages:
-        # Cline's text results (in this pass: its loop is the one that reads every message)
+        see(m, m.raw if record_of is None else record_of(m))
+    return reader.done(tags)
+
+
+class RooMeta:
+    """`apply_roo_meta` a message at a time, in order (`see`; a loader calls it as it makes
+    each message, its record at hand), then the tags (`done`: a tag takes effect only when
+    its summary or marker exists)."""
+
+    __slots__ = ("summaries", "markers", "tagged", "asking")
+
+    def __init__(self) -> None:
+        self.summaries: set[str] = set()
+        self.markers: set[str] = set()
+        self.tagged: list[tuple[Message, dict[str, Any]]] = []
+        self.asking: Message | None = None  # the assistant message a user message would answer
+
+    def see(self, m: Message, rec: Any) -> None:
+        # Cline's text results
         if m.malformed is None:
             role = m.role
             if role == "assistant":
-                asking = m
+                self.asking = m
             elif role == "user":
+                asking = self.asking
                 if asking is not None:
                     # (the usual case first: no call, or every call
                     # answered by a tool_result block, often in the order of the calls)
@@ -76,15 +91,14 @@ def apply_roo_meta(
                         answers = (m.tool_ids() if got is None else got)[1]
                         if calls != answers and not set(calls).issubset(answers):
                             _pair(asking, m)
-                asking = None
+                    self.asking = None
             elif role is not None:
-                asking = None
+                self.asking = None
             # (a role-less reasoning item sits between turns: the turn goes on)
         else:
-            asking = None
-        rec = m.raw if record_of is None else record_of(m)
+            self.asking = None
         if not isinstance(rec, dict):
-            continue
+            return
         ts = rec.get("ts")
         if type(ts) is int or type(ts) is float:  # (`timestamp_seconds`, spelt out)
             m.meta["timestamp"] = ts / 1000.0
@@ -93,19 +107,21 @@ def apply_roo_meta(
         if rec.get("isSummary") is True:
             m.meta["is_summary"] = True
             if isinstance(rec.get("condenseId"), str):
-                summaries.add(rec["condenseId"])
+                self.summaries.add(rec["condenseId"])
         if rec.get("isTruncationMarker") is True:
             m.meta["is_truncation_marker"] = True
             if isinstance(rec.get("truncationId"), str):
-                markers.add(rec["truncationId"])
+                self.markers.add(rec["truncationId"])
         if "condenseParent" in rec or "truncationParent" in rec:
-            tagged.append((m, rec))
-    if tags is not None:
-        summaries, markers = tags
-    for m, rec in tagged:
-        _apply_tag(m, rec, "condenseParent", summaries, "condensed into summary")
-        _apply_tag(m, rec, "truncationParent", markers, "hidden by sliding-window truncation")
-    return summaries, markers
+            self.tagged.append((m, rec))
+
+    def done(self, tags: tuple[set[str], set[str]] | None = None) -> tuple[set[str], set[str]]:
+        """The tags applied; `tags`: the whole document's (else those seen)."""
+        summaries, markers = (self.summaries, self.markers) if tags is None else tags
+        for m, rec in self.tagged:
+            _apply_tag(m, rec, "condenseParent", summaries, "condensed into summary")
+            _apply_tag(m, rec, "truncationParent", markers, "hidden by sliding-window truncation")
+        return summaries, markers
 
 
 def _apply_tag(m: Message, rec: dict[str, Any], key: str, targets: set[str], reason: str) -> None:
