@@ -30,9 +30,10 @@ chain) are made again after each step.
 A step that inserts or drops messages (a result moved home out of a message it empties, a
 result inserted as a message of its own) is a `Shift` (`changes`): one stretch of the
 list replaced by more or fewer messages, every position after it moved. The pairing is
-moved first (`_moved`: the calls and results after the stretch are copies at their new
-positions, the old analysis keeps its own; the live messages, the per-message lists and
-the id index move with them, the id index lazily), then the stretch, both ends of every
+moved first (`_moved`: a `moved.MovedPairing` reads the calls and results of the last
+whole pairing through the shifts since, copying one at its new position when it is first
+read, so the step costs what it reads, not what follows the stretch; the old analysis
+keeps its own; the id index moves the same way), then the stretch, both ends of every
 link that crosses it and the live messages next to it are paired again as above. The
 request's entries after the stretch move with it, the provider's numbers after it move by
 the entries the stretch gained or lost, and every finding is made again (positions and
@@ -50,19 +51,18 @@ included), Claude Code sessions included, and after any stretch replaced by anot
 
 from __future__ import annotations
 
-import sys
 import weakref
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from itertools import groupby
-from operator import attrgetter, is_, itemgetter
+from collections.abc import Callable, Iterable
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
 from .analysis import Analysis, _collect, add_record_findings, finding_order
 from .gcpause import gc_paused
 from .model import Message, Session
+from .moved import UNMOVED, MovedPairing, Own, Runs, compose, forward
+from .moved import Shift as Shift  # (where tui/ finds it)
 from .pairing import Pairing, Result, Use, pair
 
 if TYPE_CHECKING:
@@ -72,31 +72,6 @@ _Tool = TypeVar("_Tool", Use, Result)  # a call or a result
 
 # Beyond this share of the messages, pairing them again is no cheaper than the whole.
 _MAX_SHARE = 0.2
-
-
-@dataclass(frozen=True, slots=True)
-class Shift:
-    """Messages came or went, in one stretch: `old[start:old_stop]` became
-    `new[start:stop]` (the messages around it are the same objects), so every position at
-    or after `old_stop` moved by `delta`."""
-
-    start: int
-    old_stop: int
-    stop: int
-
-    @property
-    def delta(self) -> int:
-        return self.stop - self.old_stop
-
-    def moved(self, k: int) -> int | None:
-        """Where old position `k` is now (None: it was in the stretch)."""
-        if k < self.start:
-            return k
-        return None if k < self.old_stop else k + self.stop - self.old_stop
-
-    def inverse(self) -> Shift:
-        """The shift that takes the new positions back (an undo)."""
-        return Shift(self.start, self.stop, self.old_stop)
 
 
 Change = frozenset[int] | Shift  # what a step changed: positions (as many messages) or a Shift
@@ -209,8 +184,8 @@ def _reanalyze(
     records = {id(f) for f in before.records}
     positions = sorted(where)
     view = Pairing(
-        _at(pairing.uses, positions),
-        _at(pairing.results, positions),
+        pairing.calls_in(positions),
+        pairing.results_in(positions),
         pairing.live,
         pairing.next_live,
         pairing.prev_live,
@@ -277,87 +252,37 @@ def _renumbered(
 
 
 def _moved(p: Pairing, new: list[Message], shift: Shift) -> tuple[Pairing, set[int]] | None:
-    """`p` with its positions moved by `shift` (in the new message list): the calls and
-    results after the stretch are copies at their new positions (the old pairing keeps
-    its own), those in it are left out; and the positions to pair again: the stretch, the
-    live messages next to it, and both ends of every link that crosses it (a call before
-    it answered after it). Live messages are found again in `new`."""
+    """`p` with its positions moved by `shift` (in the new message list): a `MovedPairing`
+    that reads the calls and results after the stretch at their new positions when asked
+    for (those in it are left out), and the positions to pair again: the stretch, the live
+    messages next to it, and both ends of every link that crosses it (a call before it
+    answered after it: a `MovedPairing` moves a call and what it links to together). Live
+    messages are found again in `new`."""
+    if isinstance(p, MovedPairing):
+        root, runs, own, gone_ids = p.root, p.runs, p.own, p.gone_ids
+    else:
+        root, runs, own, gone_ids = p, UNMOVED, {}, frozenset()
     d = shift.delta
     start, old_stop = shift.start, shift.old_stop
-    old_uses, old_results = p.uses, p.results
-    ua = bisect_left(old_uses, start, key=_mi)
-    ub = bisect_left(old_uses, old_stop, lo=ua, key=_mi)
-    ra = bisect_left(old_results, start, key=_mi)
-    rb = bisect_left(old_results, old_stop, lo=ra, key=_mi)
-    tail_uses, tail_results = old_uses[ub:], old_results[rb:]
-    # (this runs over every call and result after the stretch: spelt out)
-    moved_uses = [
-        Use(
-            u.mi + d,
-            u.bi,
-            u.block,
-            u.order,
-            None if u.home is None else u.home + d,
-            u.results,
-            u.dup_of,
-            u.partner,
-            u.wrong_role,
-        )
-        for u in tail_uses
-    ]
-    moved_results = [
-        Result(r.mi + d, r.bi, r.block, r.use, r.before_use, r.partner, r.wrong_role)
-        for r in tail_results
-    ]
-    use_of = dict(zip(map(id, tail_uses), moved_uses, strict=True)).get
-    result_of = dict(zip(map(id, tail_results), moved_results, strict=True)).get
-    seeds = set(range(shift.start, shift.stop))
-    # links between copies go to the copies; a link out of them crosses the stretch (or
-    # reaches into it), and both its ends are paired again
-    for u in moved_uses:
-        got = u.results
-        if len(got) == 1 and (x := result_of(id(got[0]))) is not None:
-            u.results = [x]
-        elif got:
-            u.results = [result_of(id(r)) or r for r in got]
-            for r in got:
-                if result_of(id(r)) is None:
-                    _cross(seeds, u, r, start)
-        if u.dup_of is not None:
-            u.dup_of = use_of(id(u.dup_of)) or u.dup_of
-        if u.partner is not None:
-            y = result_of(id(u.partner))
-            if y is None:
-                _cross(seeds, u, u.partner, start)
-            else:
-                u.partner = y
-    for r in moved_results:
-        if r.use is not None:
-            z = use_of(id(r.use))
-            if z is None:
-                _cross(seeds, r, r.use, start)
-            else:
-                r.use = z
-        if r.partner is not None:
-            z = use_of(id(r.partner))
-            if z is None:
-                _cross(seeds, r, r.partner, start)
-            else:
-                r.partner = z
-    uses_by_message = _before(p.uses_by_message, old_uses[:ua], start)
-    for k, g in groupby((u for u in moved_uses if not u.wrong_role), _mi):
-        uses_by_message[k] = list(g)
-    results_by_message = _before(p.results_by_message, old_results[:ra], start)
-    for k, g2 in groupby(moved_results, _mi):
-        results_by_message[k] = list(g2)
+    seeds = set(range(start, shift.stop))
+    for lo, hi in _long_links(root):
+        a, b = forward(runs, lo), forward(runs, hi)
+        if a is not None and b is not None and a not in own:
+            _cross(seeds, a, b, shift)
+    for calls, _, answers in own.values():
+        for u in calls:
+            for x in (*u.results, u.dup_of, u.partner):
+                if x is not None:
+                    _cross(seeds, min(u.mi, x.mi), max(u.mi, x.mi), shift)
+        for r in answers or ():
+            if r.use is not None:
+                _cross(seeds, min(r.mi, r.use.mi), max(r.mi, r.use.mi), shift)
     old_live = p.live
     k1 = bisect_left(old_live, start)
     k2 = bisect_left(old_live, old_stop, lo=k1)
     live = old_live[:k1]
     live += [i for i in range(start, shift.stop) if new[i].live]
-    live += [i + d for i in old_live[k2:]]
-    next_live = dict(zip(live, live[1:], strict=False))
-    prev_live = dict(zip(live[1:], live, strict=False))
+    live += [i + d for i in old_live[k2:]] if d else old_live[k2:]
     # the live messages next to the stretch: a call's home, a result's turn
     k = bisect_left(live, shift.start)
     if k > 0:
@@ -366,44 +291,90 @@ def _moved(p: Pairing, new: list[Message], shift: Shift) -> tuple[Pairing, set[i
     if k < len(live):
         seeds.add(live[k])
     wrong_at = {x for x in (shift.moved(k) for k in _wrong_at(p)) if x is not None}
-    out = Pairing(
-        old_uses[:ua] + moved_uses,
-        old_results[:ra] + moved_results,
-        live,
-        next_live,
-        prev_live,
-        uses_by_message,
-        results_by_message,
-        bool(wrong_at),
+    out = MovedPairing(
+        root, compose(runs, shift), _own_moved(own, shift), gone_ids, live, bool(wrong_at)
     )
     out.__dict__["_ids_at"] = _ids_at(p).moved(shift)
     out.__dict__["_wrong_at"] = wrong_at
     return out, seeds
 
 
-def _before(
-    by_message: Mapping[int, list[_Tool]], head: list[_Tool], start: int
-) -> dict[int, list[_Tool]]:
-    """The entries of `by_message` before position `start`, where `head` are the calls or
-    results there: read from whichever is shorter."""
-    if len(head) * 2 > len(by_message):
-        return {k: v for k, v in by_message.items() if k < start}
-    out: dict[int, list[_Tool]] = {}
-    for x in head:
-        k = x.mi
-        if k not in out:
-            got = by_message.get(k)
-            if got is not None:
-                out[k] = got
+def _own_moved(own: dict[int, Own], shift: Shift) -> dict[int, Own]:
+    """The calls and results paired again since the root pairing, after `shift`: those
+    after its stretch copied at their new positions (links among them to the copies)."""
+    d = shift.delta
+    out: dict[int, Own] = {}
+    copies: dict[int, Use | Result] = {}
+    later: list[Use | Result] = []
+    for mi, (calls, turn, answers) in own.items():
+        k = shift.moved(mi)
+        if k is None:
+            continue
+        if k == mi:
+            out[mi] = calls, turn, answers
+            continue
+        new_calls = [copies.setdefault(id(u), _copy(u, d)) for u in calls]
+        new_answers = [copies.setdefault(id(r), _copy(r, d)) for r in answers or ()]
+        later += new_calls
+        later += new_answers
+        new_turn = None if turn is None else [copies[id(u)] for u in turn]
+        out[k] = new_calls, new_turn, new_answers or None  # type: ignore[assignment]
+    for x in later:
+        if isinstance(x, Use):
+            x.results = [copies.get(id(r), r) for r in x.results]  # type: ignore[misc]
+            if x.dup_of is not None:
+                x.dup_of = copies.get(id(x.dup_of), x.dup_of)  # type: ignore[assignment]
+            if x.partner is not None:
+                x.partner = copies.get(id(x.partner), x.partner)  # type: ignore[assignment]
+        else:
+            if x.use is not None:
+                x.use = copies.get(id(x.use), x.use)  # type: ignore[assignment]
+            if x.partner is not None:
+                x.partner = copies.get(id(x.partner), x.partner)  # type: ignore[assignment]
     return out
 
 
-def _cross(seeds: set[int], moved: Use | Result, other: Use | Result, start: int) -> None:
-    """A moved call or result linked to one that was not moved: both are paired again (one
-    in the stretch is paired again with it, its ids among those the step replaced)."""
-    seeds.add(moved.mi)
-    if other.mi < start:
-        seeds.add(other.mi)
+def _copy(x: _Tool, d: int) -> _Tool:
+    """A call or result moved by `d` (its links are set by the caller)."""
+    if isinstance(x, Use):
+        home = None if x.home is None else x.home + d
+        return Use(
+            x.mi + d, x.bi, x.block, x.order, home, x.results, x.dup_of, x.partner, x.wrong_role
+        )
+    return Result(x.mi + d, x.bi, x.block, x.use, x.before_use, x.partner, x.wrong_role)
+
+
+def _cross(seeds: set[int], a: int, b: int, shift: Shift) -> None:
+    """A link between positions `a` <= `b` (before `shift`) that crosses its stretch or
+    reaches into it from outside: the ends outside it are paired again (an end in it is
+    paired again with its ids, among those the step replaced)."""
+    start, old_stop = shift.start, shift.old_stop
+    if b < start or a >= old_stop or (start <= a and b < old_stop):
+        return
+    if a < start:
+        seeds.add(a)
+    if b >= old_stop:
+        seeds.add(b + shift.delta)
+
+
+def _long_links(p: Pairing) -> list[tuple[int, int]]:
+    """The links of a whole pairing between calls and results (a result's call, a call's
+    duplicate, a mismatched partner) that a shift may cross without both ends being the
+    live messages next to its stretch: neither in one message nor in two live messages in
+    a row (its positions, lower first; kept with the pairing)."""
+    got = p.__dict__.get("_long_links")
+    if got is None:
+        got = []
+        nxt = p.next_live.get
+        for u in p.uses:
+            m = u.mi
+            for x in (*u.results, u.dup_of, u.partner):
+                if x is not None and x.mi != m:
+                    lo, hi = (m, x.mi) if m < x.mi else (x.mi, m)
+                    if nxt(lo) != hi:
+                        got.append((lo, hi))
+        p.__dict__["_long_links"] = got
+    return got
 
 
 def _resend(
@@ -550,11 +521,11 @@ class _IdIndex:
     def __init__(
         self,
         base: dict[str, list[int]],
-        moves: tuple[tuple[int, int, int], ...] | None = None,
+        moves: Runs | None = None,
         own: dict[str, list[int]] | None = None,
     ) -> None:
         self.base = base
-        self.moves = moves  # (first, end, by) runs of base positions, sorted; None: none moved
+        self.moves = moves  # the runs of base positions still there; None: none moved
         self.own = own if own is not None else {}
 
     def get(self, tid: str) -> list[int]:
@@ -565,28 +536,14 @@ class _IdIndex:
         moves = self.moves
         if moves is None:
             return at
-        out = []
-        for k in at:
-            i = bisect_right(moves, k, key=_first) - 1
-            if i >= 0 and k < moves[i][1]:
-                out.append(k + moves[i][2])
-        return out
+        return [k for k in (forward(moves, k) for k in at) if k is not None]
 
     def moved(self, shift: Shift) -> _IdIndex:
         """The index after `shift`."""
         own = {
             tid: [k for k in map(shift.moved, at) if k is not None] for tid, at in self.own.items()
         }
-        runs: list[tuple[int, int, int]] = []
-        for first, end, by in self.moves if self.moves is not None else ((0, sys.maxsize, 0),):
-            # the run's positions now are [first + by, end + by): cut at the stretch
-            cut1 = min(max(shift.start - by, first), end)
-            cut2 = min(max(shift.old_stop - by, first), end)
-            if first < cut1:
-                runs.append((first, cut1, by))
-            if cut2 < end:
-                runs.append((cut2, end, by + shift.delta))
-        return _IdIndex(self.base, tuple(runs), own)
+        return _IdIndex(self.base, compose(self.moves or UNMOVED, shift), own)
 
     def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _IdIndex:
         """The index after the calls and results carrying `ids` were paired again."""
@@ -605,9 +562,6 @@ class _IdIndex:
             if x.tool_id:
                 own.setdefault(x.tool_id, []).append(x.mi)
         return _IdIndex(self.base, self.moves, own)
-
-
-_first = itemgetter(0)
 
 
 def _ids_at(p: Pairing) -> _IdIndex:
@@ -629,8 +583,10 @@ def prepare(analysis: Analysis) -> None:
     """Index the analysis's calls and results by tool id now (a worker does it after a
     whole analysis), so that the first step after it need not."""
     with gc_paused():
-        _ids_at(analysis.pairing)
-        _wrong_at(analysis.pairing)
+        p = analysis.pairing
+        _ids_at(p)
+        _wrong_at(p)
+        _long_links(p.root if isinstance(p, MovedPairing) else p)
         if analysis.request is not None:
             _first_sent(analysis.request)
 
@@ -715,6 +671,38 @@ def _pair_again(
             u.home = order[u.home]
     for r in sub.results:
         r.mi = order[r.mi]
+    fresh: list[Use | Result] = [*sub.uses, *sub.results]
+    wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in fresh if x.wrong_role}
+    out: Pairing
+    if isinstance(p, MovedPairing):
+        out = _own_paired_again(p, redo, ids, sub, order, bool(wrong_at))
+    else:
+        out = _replaced(p, redo, sub, order, bool(wrong_at))
+    out.__dict__["_ids_at"] = _ids_at(p).replaced(ids, fresh)
+    out.__dict__["_wrong_at"] = wrong_at
+    out.__dict__["_from"] = (weakref.ref(p), frozenset(redo))
+    return out
+
+
+def _own_paired_again(
+    p: MovedPairing, redo: list[int], ids: set[str], sub: Pairing, order: list[int], wrong: bool
+) -> MovedPairing:
+    """A moved pairing with the calls and results of the messages at `redo` paired again
+    (`sub`, its positions those of `order`): its own now."""
+    calls: dict[int, list[Use]] = {mi: [] for mi in redo}
+    for u in sub.uses:
+        calls[u.mi].append(u)
+    turns = {order[k]: got for k, got in sub.uses_by_message.items()}
+    answers = {order[k]: got for k, got in sub.results_by_message.items()}
+    own = dict(p.own)
+    for mi in redo:
+        own[mi] = calls[mi], turns.get(mi), answers.get(mi)
+    return MovedPairing(p.root, p.runs, own, p.gone_ids | ids, p.live, wrong, p.memo)
+
+
+def _replaced(p: Pairing, redo: list[int], sub: Pairing, order: list[int], wrong: bool) -> Pairing:
+    """`p` with the calls and results of the messages at `redo` replaced by those of
+    `sub` (its positions those of `order`)."""
     uses_by_message = dict(p.uses_by_message)
     results_by_message = dict(p.results_by_message)
     for mi in redo:
@@ -726,9 +714,7 @@ def _pair_again(
         results_by_message[order[k]] = answers
     uses = _replace(p.uses, redo, sub.uses)
     results = _replace(p.results, redo, sub.results)
-    fresh: list[Use | Result] = [*sub.uses, *sub.results]
-    wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in fresh if x.wrong_role}
-    out = Pairing(
+    return Pairing(
         uses,
         results,
         p.live,
@@ -736,12 +722,8 @@ def _pair_again(
         p.prev_live,
         uses_by_message,
         results_by_message,
-        bool(wrong_at),
+        wrong,
     )
-    out.__dict__["_ids_at"] = _ids_at(p).replaced(ids, fresh)
-    out.__dict__["_wrong_at"] = wrong_at
-    out.__dict__["_from"] = (weakref.ref(p), frozenset(redo))
-    return out
 
 
 def paired_again(a: Pairing, b: Pairing) -> frozenset[int] | None:
@@ -790,15 +772,6 @@ def _replace(items: list[_Tool], positions: list[int], fresh: list[_Tool]) -> li
             k += 1
         start = hi
     out += items[start:]
-    return out
-
-
-def _at(items: list[_Tool], positions: list[int]) -> list[_Tool]:
-    """The calls or results (in file order) of the messages at `positions` (sorted)."""
-    out: list[_Tool] = []
-    for mi in positions:
-        lo = bisect_left(items, mi, key=_mi)
-        out += items[lo : bisect_right(items, mi, lo=lo, key=_mi)]
     return out
 
 

@@ -12,10 +12,11 @@ others and is marked `wrong_role`; it takes no place in a turn.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TypeGuard
 
 from .gcpause import gc_paused
@@ -116,6 +117,33 @@ class Pairing:
         the same again (Gemini CLI 0.61 writes every result twice). The one thing a rule says
         of such a turn is duplicate-tool-result for each second copy."""
         return []
+
+    def calls_in(self, positions: Iterable[int]) -> list[Use]:
+        """The calls of the messages at `positions` (sorted), in file order (those in the
+        wrong role's message too)."""
+        uses = self.uses
+        out: list[Use] = []
+        for mi in positions:
+            lo = bisect_left(uses, mi, key=_mi)
+            out += uses[lo : bisect_right(uses, mi, lo=lo, key=_mi)]
+        return out
+
+    def results_in(self, positions: Iterable[int]) -> list[Result]:
+        """The results of the messages at `positions` (sorted), in file order."""
+        out: list[Result] = []
+        at = self.results_by_message
+        for mi in positions:
+            out += at.get(mi, ())
+        return out
+
+    def tool_ids(self) -> set[str]:
+        """Every usable id a call or result carries."""
+        return {u.tool_id for u in self.uses if u.tool_id} | {
+            r.tool_id for r in self.results if r.tool_id
+        }
+
+
+_mi = attrgetter("mi")  # a call's or result's message position
 
 
 class LeanPairing(Pairing):

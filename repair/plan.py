@@ -363,9 +363,7 @@ class _Ctx:
 
     def all_ids(self) -> set[str]:
         if self._ids is None:
-            self._ids = {u.tool_id for u in self.p.uses if u.tool_id} | {
-                r.tool_id for r in self.p.results if r.tool_id
-            }
+            self._ids = self.p.tool_ids()
         return self._ids
 
     def build(self, code: str, action: str, findings: list[Finding]) -> Built:

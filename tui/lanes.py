@@ -212,8 +212,8 @@ def _intervals(
         uses: Iterable[Use] = pairing.uses
         results: Iterable[Result] = pairing.results
     else:
-        uses = _at(pairing.uses, owners)
-        results = [r for mi in owners for r in pairing.results_by_message.get(mi, ())]
+        uses = pairing.calls_in(owners)
+        results = pairing.results_in(owners)
     out: list[Interval] = []
     for use in uses:
         iv = _use_interval(use, table, travel)
@@ -458,18 +458,8 @@ def _shifted(
     return out, (min(lo, k0), max(hi, after)), owners
 
 
-_mi = attrgetter("mi")
 _start = attrgetter("start")
 _end = attrgetter("end")
-
-
-def _at(uses: list[Use], positions: list[int]) -> list[Use]:
-    """The calls (in file order) of the messages at `positions` (sorted)."""
-    out: list[Use] = []
-    for mi in positions:
-        lo = bisect_left(uses, mi, key=_mi)
-        out += uses[lo : bisect_right(uses, mi, lo=lo, key=_mi)]
-    return out
 
 
 def _span(lane: list[Interval], starts: list[int], lo: int, hi: int) -> tuple[int, int]:

@@ -6,6 +6,7 @@ sample and corpus file, fuzzed copies of them and generated sessions."""
 from __future__ import annotations
 
 import json
+import operator
 import random
 
 import pytest
@@ -18,6 +19,8 @@ from repair import plan as plan_module
 from repair.analysis import Analysis, analyze
 from repair.errors import InputError
 from repair.formats import load_bytes, load_session
+from repair.moved import MovedPairing
+from repair.pairing import Pairing
 from repair.plan import Choices, apply_fixes, make_plan, settle
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
@@ -31,12 +34,50 @@ SEEDS = seeds()
 def facts(a: Analysis) -> dict:
     """Everything an analysis says, by value."""
     return {
+        "lookups": lookups(a.pairing, len(a.numbers)),
         "findings": [(f.to_json(), f.position, f.key, f.severity) for f in a.findings],
         "numbers": a.numbers,
         "sent": a.sent,
         "target": a.target,
         **pairing_facts(a.pairing),
     }
+
+
+def _place(x) -> tuple | None:
+    return None if x is None else (x.mi, x.bi)
+
+
+def lookups(p: Pairing, n: int) -> dict:
+    """What the pairing answers one message at a time (a pairing moved by steps reads it
+    through their shifts, its calls and results copied when first read), asked before
+    anything reads it whole; then whether its calls and results link to each other, by
+    identity, and to none outside it (a link to a call or result of the pairing it was
+    moved from would name an old position)."""
+    by_message = {
+        mi: (
+            [_place(u) for u in p.calls_in([mi])],
+            [_place(u) for u in p.uses_by_message.get(mi, [])],
+            mi in p.uses_by_message,
+            [_place(r) for r in p.results_by_message.get(mi, [])],
+            mi in p.results_by_message,
+            p.next_live.get(mi),
+            p.prev_live.get(mi),
+        )
+        for mi in range(n + 1)
+    }
+    uses, results = p.calls_in(range(n)), p.results_in(range(n))
+    assert all(map(operator.is_, uses, p.uses)) and len(uses) == len(p.uses)
+    assert all(map(operator.is_, results, p.results)) and len(results) == len(p.results)
+    mine = {id(x) for x in (*uses, *results)}
+    for u in uses:
+        assert all(r.use is u for r in u.results)
+        assert u.partner is None or u.partner.partner is u
+        assert u.dup_of is None or id(u.dup_of) in mine
+        assert all(id(r) in mine for r in u.results)
+    for r in results:
+        assert r.use is None or (id(r.use) in mine and any(x is r for x in r.use.results))
+        assert r.partner is None or r.partner.partner is r
+    return {"by_message": by_message, "tool_ids": p.tool_ids()}
 
 
 class Counted:
@@ -197,24 +238,79 @@ def test_messages_inserted_or_dropped_anywhere_are_followed(doc, extra, at, drop
     """Any stretch of messages replaced by more or fewer (not only what a fix does: a
     message stamped later or of another role put before others, a final message dropped),
     every position after it moved: the increment equals the whole analysis."""
+    _follow(doc, [(extra, at, drop)], fmt, target)
+
+
+_U = {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}
+_far = [  # a call answered four turns later: the link crosses a stretch put between them
+    {"role": "user", "content": "start", "ts": 1000},
+    {"role": "assistant", "content": [_U], "ts": 1001},
+    *(
+        {"role": role, "content": text, "ts": 1002 + k}
+        for k, (role, text) in enumerate([("user", "a"), ("assistant", "b")] * 3)
+    ),
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}]},
+    {"role": "assistant", "content": [{**_U, "id": "t3"}, {**_U, "id": "t3"}], "ts": 1009},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x9", "content": "c"}]},
+]
+_stretch = st.tuples(st.lists(_maybe_stamped, max_size=3), st.integers(0, 12), st.integers(0, 3))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_maybe_stamped, min_size=1, max_size=12),
+    stretches=st.lists(_stretch, min_size=1, max_size=4),
+    fmt=st.sampled_from(["roo", "anthropic"]),
+    target=st.sampled_from(_TARGETS),
+)
+@example(
+    doc=_far, stretches=[([], 4, 1), ([], 4, 1), ([], 8, 1)], fmt="anthropic", target="anthropic"
+)
+@example(
+    doc=_far,
+    stretches=[([{"role": "user", "content": "x"}], 5, 0), ([_far[2]], 4, 0), ([], 11, 1)],
+    fmt="anthropic",
+    target="anthropic",
+)
+def test_several_stretches_replaced_in_a_row_are_followed(doc, stretches, fmt, target):
+    """Stretches replaced one after the other, each analysis made from the one before (a
+    pairing moved by the shifts so far, moved again: its runs composed, the calls and
+    results paired again since moved too, a link that crosses the new stretch paired
+    again): each equals the whole analysis, and the first still answers as it did."""
+    _follow(doc, stretches, fmt, target)
+
+
+def _follow(doc: list, stretches: list, fmt: str, target: str) -> None:
+    """Load `doc`, replace each (messages, at, how many) stretch in turn, following the
+    analysis by the increment: each equals the whole analysis; the first is unchanged."""
     try:
         session = load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format=fmt, target=target)
-        others = load_bytes(json.dumps(extra).encode(), "/tmp/x.json", format=fmt, target=target)
     except InputError:
-        return
-    msgs = session.messages
-    at = min(at, len(msgs))
-    new = msgs[:at] + others.messages + msgs[at + drop :]
-    if len(new) == len(msgs):
         return
     before = analyze(session, whole=True)
     incremental.prepare(before)
-    after = session.copy_with(new)
-    change = incremental.changes(msgs, new)
-    assert isinstance(change, incremental.Shift)
-    got = incremental.reanalyze(before, msgs, after, change)
-    if got is not None:
+    first, said = before, facts(before)
+    for extra, at, drop in stretches:
+        try:
+            others = load_bytes(
+                json.dumps(extra).encode(), "/tmp/x.json", format=fmt, target=target
+            )
+        except InputError:
+            break
+        msgs = session.messages
+        at = min(at, len(msgs))
+        new = msgs[:at] + others.messages + msgs[at + drop :]
+        if len(new) == len(msgs):
+            continue
+        after = session.copy_with(new)
+        change = incremental.changes(msgs, new)
+        assert isinstance(change, incremental.Shift)
+        got = incremental.reanalyze(before, msgs, after, change)
+        if got is None:
+            break
         assert facts(got) == facts(analyze(after))
+        session, before = after, got
+    assert facts(first) == said
 
 
 def _long(n: int) -> bytes:
@@ -298,6 +394,42 @@ def test_a_claude_code_step_that_inserts_or_drops_a_message_is_followed(monkeypa
     wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
     assert _shifting_steps(wb, _same_as_whole)
     assert counted.answered >= 1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_claude_code_steps_that_insert_or_drop_messages_in_a_row_are_followed(monkeypatch, seed):
+    """Several fixes in a row that insert or drop a message, then others, all undone and
+    redone, then apply-all: the analysis after each is made from the one before (a pairing
+    moved by the shifts so far, not copied) and equals the whole one."""
+    counted = Counted(monkeypatch)
+    data, _ = gen_claude_code(600, seed)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    done: list[str] = []
+    for _ in range(3):
+        n = len(wb.session.messages)
+        fix = next(
+            (f for f in wb.plan.actionable if len(apply_fixes(wb.session, [f])[0].messages) != n),
+            None,
+        )
+        if fix is None:
+            break
+        assert wb.apply(fix) is not None
+        done.append(f"{fix.code} -> {fix.action} (shifts)")
+        _same_as_whole(wb, done)
+        assert isinstance(wb.analysis.pairing, MovedPairing)
+    assert len(done) >= 2
+    done += _steps(wb, random.Random(seed), 4, _same_as_whole)
+    while wb.done:
+        wb.undo()
+        done.append("undo")
+        _same_as_whole(wb, done)
+    while wb.undone:
+        wb.redo()
+        done.append("redo")
+        _same_as_whole(wb, done)
+    assert counted.answered >= 3
+    wb.apply_all()
+    _same_as_whole(wb, [*done, "apply-all"])
 
 
 def test_a_step_that_changes_what_claude_code_sends_renumbers_every_finding(monkeypatch):

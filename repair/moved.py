@@ -1,0 +1,307 @@
+"""Positions moved by steps whose messages came or went, read through the shifts rather
+than rewritten (repair.incremental).
+
+A `Shift` replaces one stretch of the message list by more or fewer messages: every
+position after it moves. The shifts since a pairing was made whole compose into `Runs`:
+the runs of its positions still there, each with what it moved by. A `MovedPairing` is a
+pairing read that way: its calls and results are those of the pairing made whole (`root`),
+at the positions the runs give them, copied when first read (a call or result and those it
+links to move together: a link across a shift's stretch is paired again, so every link
+lies within one run), and those of the messages paired again since (`own`), at their
+positions now. A step that inserts a message near the start of a long session so moves
+what it reads, not everything after the message.
+"""
+
+from __future__ import annotations
+
+import sys
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from operator import attrgetter, itemgetter
+from typing import TypeVar
+
+from .pairing import Pairing, Result, Use
+
+_T = TypeVar("_T")
+_V = TypeVar("_V")
+
+Run = tuple[int, int, int]  # (first, end, by): the positions [first, end) are now at + by
+Runs = tuple[Run, ...]  # sorted, not overlapping
+UNMOVED: Runs = ((0, sys.maxsize, 0),)
+
+
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """Messages came or went, in one stretch: `old[start:old_stop]` became
+    `new[start:stop]` (the messages around it are the same objects), so every position at
+    or after `old_stop` moved by `delta`."""
+
+    start: int
+    old_stop: int
+    stop: int
+
+    @property
+    def delta(self) -> int:
+        return self.stop - self.old_stop
+
+    def moved(self, k: int) -> int | None:
+        """Where old position `k` is now (None: it was in the stretch)."""
+        if k < self.start:
+            return k
+        return None if k < self.old_stop else k + self.stop - self.old_stop
+
+    def inverse(self) -> Shift:
+        """The shift that takes the new positions back (an undo)."""
+        return Shift(self.start, self.stop, self.old_stop)
+
+
+def compose(runs: Runs, shift: Shift) -> Runs:
+    """The runs after one more shift."""
+    out: list[Run] = []
+    for first, end, by in runs:
+        # the run's positions now are [first + by, end + by): cut at the stretch
+        cut1 = min(max(shift.start - by, first), end)
+        cut2 = min(max(shift.old_stop - by, first), end)
+        if first < cut1:
+            out.append((first, cut1, by))
+        if cut2 < end:
+            out.append((cut2, end, by + shift.delta))
+    return tuple(out)
+
+
+_first = itemgetter(0)
+
+
+def _now(run: Run) -> int:
+    return run[0] + run[2]
+
+
+def forward(runs: Runs, k: int) -> int | None:
+    """Where position `k` (before the shifts) is now; None: gone with a stretch."""
+    i = bisect_right(runs, k, key=_first) - 1
+    if i >= 0 and k < runs[i][1]:
+        return k + runs[i][2]
+    return None
+
+
+def backward(runs: Runs, k: int) -> int | None:
+    """What position `k` now moved by (None: not one of the positions before)."""
+    i = bisect_right(runs, k, key=_now) - 1
+    if i >= 0:
+        first, end, by = runs[i]
+        if k < end + by:
+            return by
+    return None
+
+
+Own = tuple[list[Use], list[Use] | None, list[Result] | None]  # a message's calls, turn, results
+
+
+class MovedPairing(Pairing):
+    """`root` (a whole pairing) read through `runs`, with the calls and results of the
+    messages paired again since (`own`: position now -> every call of the message, in
+    block order; its turn, as `uses_by_message` holds it; its results; every position
+    paired again has an entry). `gone_ids`: the ids of root's calls and results that are
+    no longer read (paired again or dropped: every call and result of an id is paired
+    again with it). The copies of root's calls and results are made when first read
+    (`memo`, shared by the pairings with the same runs). Equal by value to the whole
+    pairing of the messages now (tests/engine/test_incremental.py)."""
+
+    def __init__(
+        self,
+        root: Pairing,
+        runs: Runs,
+        own: dict[int, Own],
+        gone_ids: frozenset[str],
+        live: list[int],
+        wrong_role: bool,
+        memo: dict[int, Use | Result] | None = None,
+    ) -> None:
+        self.root = root
+        self.runs = runs
+        self.own = own
+        self.gone_ids = gone_ids
+        self.live = live
+        self.next_live = neighbours(live, 1)
+        self.prev_live = neighbours(live, -1)
+        self.wrong_role = wrong_role
+        self.memo: dict[int, Use | Result] = {} if memo is None else memo
+        self._root_uses = root.uses
+        self._turns: dict[int, list[Use] | None] = {}
+        self._answers: dict[int, list[Result] | None] = {}
+        self._whole: tuple[list[Use], list[Result]] | None = None
+        self.uses_by_message = Lookup(self._turn, self._keys_of(root.uses_by_message, 1))
+        self.results_by_message = Lookup(self._results, self._keys_of(root.results_by_message, 2))
+
+    # a call or result of root at the position it moved to (`by`), and those it links to
+    def _use(self, u: Use, by: int) -> Use:
+        if not by:
+            return u
+        c = self.memo.get(id(u))
+        if c is None:
+            home = u.home
+            home = None if home is None else home + by
+            c = Use(u.mi + by, u.bi, u.block, u.order, home, [], None, None, u.wrong_role)
+            self.memo[id(u)] = c
+            if u.results:
+                c.results = [self._result(r, by) for r in u.results]
+            if u.dup_of is not None:
+                c.dup_of = self._use(u.dup_of, by)
+            if u.partner is not None:
+                c.partner = self._result(u.partner, by)
+        assert isinstance(c, Use)
+        return c
+
+    def _result(self, r: Result, by: int) -> Result:
+        if not by:
+            return r
+        c = self.memo.get(id(r))
+        if c is None:
+            c = Result(r.mi + by, r.bi, r.block, None, r.before_use, None, r.wrong_role)
+            self.memo[id(r)] = c
+            if r.use is not None:
+                c.use = self._use(r.use, by)
+            if r.partner is not None:
+                c.partner = self._use(r.partner, by)
+        assert isinstance(c, Result)
+        return c
+
+    def calls_in(self, positions: Iterable[int]) -> list[Use]:
+        out: list[Use] = []
+        uses = self._root_uses
+        for mi in positions:
+            own = self.own.get(mi)
+            if own is not None:
+                out += own[0]
+                continue
+            by = backward(self.runs, mi)
+            if by is None:
+                continue
+            k = mi - by
+            lo = bisect_left(uses, k, key=_mi)
+            out += [self._use(u, by) for u in uses[lo : bisect_right(uses, k, lo=lo, key=_mi)]]
+        return out
+
+    def _turn(self, mi: int) -> list[Use] | None:
+        return self._read(mi, 1, self._turns, self.root.uses_by_message, self._use)
+
+    def _results(self, mi: int) -> list[Result] | None:
+        return self._read(mi, 2, self._answers, self.root.results_by_message, self._result)
+
+    def _read(
+        self,
+        mi: int,
+        part: int,
+        cache: dict[int, list[_T] | None],
+        at: Mapping[int, list[_T]],
+        copy: Callable[[_T, int], _T],
+    ) -> list[_T] | None:
+        """Message `mi`'s turn (`part` 1) or results (2): its own, or root's moved."""
+        own = self.own.get(mi)
+        if own is not None:
+            return own[part]  # type: ignore[return-value]
+        if mi in cache:
+            return cache[mi]
+        by = backward(self.runs, mi)
+        got = None if by is None else at.get(mi - by)
+        if got is not None and by:
+            got = [copy(x, by) for x in got]
+        cache[mi] = got
+        return got
+
+    def _keys_of(self, at: Mapping[int, list[_T]], part: int) -> Callable[[], list[int]]:
+        def keys() -> list[int]:
+            out = [k for k in (forward(self.runs, k) for k in at) if k is not None]
+            out = [k for k in out if k not in self.own]
+            out += [k for k, got in self.own.items() if got[part]]
+            return sorted(out)
+
+        return keys
+
+    def _made_whole(self) -> tuple[list[Use], list[Result]]:
+        if self._whole is None:
+            uses: list[Use] = []
+            results: list[Result] = []
+            own, runs = self.own, self.runs
+            for u in self.root.uses:
+                k = forward(runs, u.mi)
+                if k is not None and k not in own:
+                    uses.append(self._use(u, k - u.mi))
+            for r in self.root.results:
+                k = forward(runs, r.mi)
+                if k is not None and k not in own:
+                    results.append(self._result(r, k - r.mi))
+            for calls, _, answers in own.values():
+                uses += calls
+                results += answers or ()
+            uses.sort(key=_place)
+            results.sort(key=_place)
+            self._whole = uses, results
+        return self._whole
+
+    @property
+    def uses(self) -> list[Use]:  # type: ignore[override]
+        return self._made_whole()[0]
+
+    @property
+    def results(self) -> list[Result]:  # type: ignore[override]
+        return self._made_whole()[1]
+
+    def tool_ids(self) -> set[str]:
+        out = self.root.tool_ids() - self.gone_ids
+        for calls, _, answers in self.own.values():
+            out.update(u.tool_id for u in calls if u.tool_id)
+            out.update(r.tool_id for r in answers or () if r.tool_id)
+        return out
+
+
+_mi = attrgetter("mi")
+
+
+def _place(x: Use | Result) -> tuple[int, int]:
+    return x.mi, x.bi
+
+
+class Lookup(Mapping[int, _V]):
+    """A mapping read when asked for (`get`), its keys listed only when iterated."""
+
+    __slots__ = ("_get", "_keys")
+
+    def __init__(self, get: Callable[[int], _V | None], keys: Callable[[], list[int]]):
+        self._get = get
+        self._keys = keys
+
+    def get(self, k: int, default: _V | None = None) -> _V | None:  # type: ignore[override]
+        got = self._get(k)
+        return default if got is None else got
+
+    def __getitem__(self, k: int) -> _V:
+        got = self._get(k)
+        if got is None:
+            raise KeyError(k)
+        return got
+
+    def __contains__(self, k: object) -> bool:
+        return isinstance(k, int) and self._get(k) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+
+def neighbours(live: list[int], step: int) -> Lookup[int]:
+    """Live message -> the next (`step` 1) or previous (-1) live message, read from the
+    list of live messages."""
+
+    def get(k: int) -> int | None:
+        i = bisect_left(live, k)
+        if i < len(live) and live[i] == k:
+            j = i + step
+            if 0 <= j < len(live):
+                return live[j]
+        return None
+
+    return Lookup(get, lambda: live[:-1] if step > 0 else live[1:])
