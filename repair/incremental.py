@@ -452,22 +452,15 @@ def _resend(
         and part.messages[0].positions[:1] == [start]
     ):
         return None  # the client no longer keeps the message the stretch starts with
-    i1 = first[start] if start > 0 else 0
-    i2 = first[old_stop] if old_stop < len(old) else len(req.messages)
-    tail = req.messages[i2:]
-    if d:
-        SentMessage = wire.SentMessage
-        tail = [
-            SentMessage(
-                sm.role,
-                sm.blocks,
-                [sm.positions[0] + d] if len(sm.positions) == 1 else [k + d for k in sm.positions],
-            )
-            for sm in tail
-        ]
+    i1 = first.get(start) if start > 0 else 0
+    i2 = first.get(old_stop) if old_stop < len(old) else len(req.messages)
+    assert i1 is not None and i2 is not None
+    # the sent messages after the stretch are those before, their positions moved when
+    # read (`Request.moved`), not copied
     request = wire.Request(
         req.sender,
-        req.messages[:i1] + part.messages + tail,
+        req.messages[:i1] + part.messages + req.messages[i2:],
+        moved=_moved_runs(req.moved, i1, i2, len(part.messages), d),
         client=req.client,
         left_out=[e for e in req.left_out if e[0] < start]
         + part.left_out
@@ -491,15 +484,74 @@ def _resend(
     delta = entry - end
     after = before.numbers[old_stop:]
     numbers += [k if k is None else k + delta for k in after] if delta else after
+    grew = len(part.messages) - (i2 - i1)
+    mine_first = {sm.positions[0]: i1 + k for k, sm in enumerate(part.messages) if sm.positions}
+    request.__dict__["_first_sent"] = _FirstSent(first, start, stop, d, mine_first, grew)
     return request, numbers, before.sent + delta, start, stop
 
 
-def _first_sent(req: wire.Request) -> dict[int, int]:
+def _moved_runs(
+    moved: tuple[tuple[int, int], ...], i1: int, i2: int, size: int, d: int
+) -> tuple[tuple[int, int], ...]:
+    """A request's `moved` runs after its sent messages [i1, i2) were replaced by `size`
+    made now and the positions of those after them moved by `d`."""
+    at_i2 = 0  # what the message at i2 moved by
+    out: list[tuple[int, int]] = []
+    for i, by in moved:
+        if i < i1:
+            out.append((i, by))
+        if i <= i2:
+            at_i2 = by
+    out.append((i1, 0))
+    out.append((i1 + size, at_i2 + d))
+    out += [(i - i2 + i1 + size, by + d) for i, by in moved if i > i2]
+    runs: list[tuple[int, int]] = []
+    for i, by in out:
+        if runs and runs[-1][0] == i:
+            runs.pop()
+        if (runs[-1][1] if runs else 0) != by:
+            runs.append((i, by))
+    return tuple(runs)
+
+
+class _FirstSent:
+    """`_first_sent` of a request spliced from `before`'s: the stretch [start, stop) read
+    from its own (`mine`), the positions after it from `before`'s, moved. A chain of
+    steps is read through in turn; past `_DEPTH` steps it is made whole."""
+
+    __slots__ = ("before", "start", "stop", "d", "mine", "grew", "depth")
+
+    def __init__(
+        self,
+        before: dict[int, int] | _FirstSent,
+        start: int,
+        stop: int,
+        d: int,
+        mine: dict[int, int],
+        grew: int,
+    ) -> None:
+        self.before, self.start, self.stop, self.d = before, start, stop, d
+        self.mine, self.grew = mine, grew
+        self.depth: int = before.depth + 1 if isinstance(before, _FirstSent) else 1
+
+    def get(self, k: int) -> int | None:
+        if k < self.start:
+            return self.before.get(k)
+        if k < self.stop:
+            return self.mine.get(k)
+        got = self.before.get(k - self.d)
+        return None if got is None else got + self.grew
+
+
+_DEPTH = 16
+
+
+def _first_sent(req: wire.Request) -> dict[int, int] | _FirstSent:
     """Session position -> the index of the sent message it opens (kept with the request:
     each step's spliced request gets its own)."""
     got = req.__dict__.get("_first_sent")
-    if got is None:
-        got = {sm.positions[0]: i for i, sm in enumerate(req.messages) if sm.positions}
+    if got is None or (isinstance(got, _FirstSent) and got.depth > _DEPTH):
+        got = {ps[0]: i for i, ps in enumerate(req.positions()) if ps}
         req.__dict__["_first_sent"] = got
     return got
 

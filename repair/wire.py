@@ -17,7 +17,7 @@ its provider's (`Target.rules`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +116,10 @@ class Request:
     # a request counted, not built (`Client.light`, for the analysis): no `messages`, only
     # what the analysis reads of them
     counted: Counted | None = None
+    # positions that moved since the sent messages were made (a step that inserts or drops
+    # messages, repair.incremental): (index, by) runs, sorted: the messages from that index
+    # to the next run's are at their positions + by
+    moved: tuple[tuple[int, int], ...] = ()
     _touched: set[int] | None = None
     # `block_entry`'s map, for the wire it was made on
     _entries: tuple[Callable[[SentMessage], list[list[int]]], dict[int, int]] | None = field(
@@ -149,12 +153,22 @@ class Request:
             return list(c.numbers), c.total
         out: list[int | None] = [None] * count
         n = 0
-        for sm in self.messages:
-            for p in sm.positions:
+        for sm, positions in zip(self.messages, self.positions(), strict=True):
+            for p in positions:
                 if out[p] is None:
                     out[p] = n
             n += len(wire.split(sm))
         return out, n
+
+    def positions(self) -> Iterator[list[int]]:
+        """Each sent message's positions in the session now (`moved`)."""
+        if not self.moved:
+            yield from (sm.positions for sm in self.messages)
+            return
+        runs = [(0, 0), *self.moved, (len(self.messages), 0)]
+        for (i, by), (j, _) in zip(runs, runs[1:], strict=False):
+            for sm in self.messages[i:j]:
+                yield [p + by for p in sm.positions] if by else sm.positions
 
     def block_numbers(self, wire: Wire) -> dict[int, int]:
         """id(block) -> the wire entry that carries it (where a message splits into several)."""
@@ -193,10 +207,10 @@ class Request:
         if self.counted is not None:
             raise ValueError("a counted request has no blocks")
         out: list[tuple[int | None, Block | None]] = []
-        for sm in self.messages:
+        for sm, positions in zip(self.messages, self.positions(), strict=True):
             for group in wire.split(sm):
                 block = next((sm.blocks[i].block for i in group if sm.blocks[i].block), None)
-                pos = sm.positions[0] if sm.positions else None
+                pos = positions[0] if positions else None
                 out.append((pos, block))
         return out
 

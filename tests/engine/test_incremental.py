@@ -14,11 +14,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bench.gen import gen_claude_code
-from repair import incremental
+from repair import clients, incremental, wire
 from repair import plan as plan_module
 from repair.analysis import Analysis, analyze
 from repair.errors import InputError
 from repair.formats import load_bytes, load_session
+from repair.model import Session
 from repair.moved import MovedPairing
 from repair.pairing import Pairing
 from repair.plan import Choices, apply_fixes, make_plan, settle
@@ -147,6 +148,33 @@ def _shifting_steps(wb: Workbench, check) -> list[str]:
 
 def _same_as_whole(wb: Workbench, done: list[str]) -> None:
     assert facts(wb.analysis) == facts(analyze(wb.session)), done
+    _same_request(wb.analysis, wb.session)
+
+
+def _said(req: wire.Request) -> list:
+    """A request by value: each sent message at its positions now, what it leaves out."""
+    return [
+        [
+            (sm.role, [(b.type, b.tool_id, b.name, b.data) for b in sm.blocks], ps)
+            for sm, ps in zip(req.messages, req.positions(), strict=True)
+        ],
+        sorted((k, b.bid, why) for k, b, why in req.left_out),  # (in no order that counts)
+        req.answered,
+    ]
+
+
+def _same_request(a: Analysis, session: Session) -> None:
+    """The client's request the increment spliced (the sent messages after a stretch those
+    before it, read at their moved positions) is the one the client sends for the whole
+    session, and finds the same sent message at each position."""
+    if a.request is None or a.request.counted is not None:  # (counted, not built: no messages)
+        return
+    whole = clients.get(session.target).send(session)
+    assert _said(a.request) == _said(whole)
+    first, expected = incremental._first_sent(a.request), incremental._first_sent(whole)
+    assert [first.get(k) for k in range(len(session.messages) + 1)] == [
+        expected.get(k) for k in range(len(session.messages) + 1)
+    ]
 
 
 @over_mutated_seeds(SEEDS, 120, mutations=(0, 2), steps=(1, 8))
@@ -402,6 +430,9 @@ def test_claude_code_steps_that_insert_or_drop_messages_in_a_row_are_followed(mo
     redone, then apply-all: the analysis after each is made from the one before (a pairing
     moved by the shifts so far, not copied) and equals the whole one."""
     counted = Counted(monkeypatch)
+    # the request's index of sent messages by position, read through the steps' splices,
+    # is made whole again after two
+    monkeypatch.setattr(incremental, "_DEPTH", 2)
     data, _ = gen_claude_code(600, seed)
     wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
     done: list[str] = []
