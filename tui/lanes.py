@@ -101,7 +101,6 @@ def _order(iv: Interval) -> tuple[int, int, int]:
 class LaneLayout:
     lanes: list[list[Interval]]
     starts: list[list[int]]
-    own: dict[int, Interval]  # row key -> the interval this row's block belongs to
     used_lanes: int
     table: RowTable  # the rows the keys are read against
     pairing: Pairing | None = None  # what it was drawn from (relayout compares)
@@ -114,9 +113,19 @@ class LaneLayout:
         iv = self.lanes[lane][k]
         return iv if iv.end >= key else None
 
+    def owner(self, key: int) -> Interval | None:
+        """The interval the block at row key `key` belongs to (one of its points: an
+        interval's points are no other's, and a lane's intervals do not overlap; read
+        from the lanes, so that a step that moves the keys after it need not index them)."""
+        for lane in range(len(self.lanes)):
+            iv = self.covering(lane, key)
+            if iv is not None and key in iv.points:
+                return iv
+        return None
+
     def own_at(self, row: int) -> Interval | None:
         """The interval of the block on row `row` (None: a message row, or no lane)."""
-        return self.own.get(self.table.key(row))
+        return self.owner(self.table.key(row))
 
     def rows_of(self, iv: Interval) -> tuple[int, int]:
         """The first and last row the interval spans."""
@@ -127,8 +136,13 @@ class LaneLayout:
         """`width` gutter cells for `row`: (character, state or None)."""
         key = self.table.key(row)
         out: list[tuple[str, str | None]] = []
-        for lane in range(min(width, len(self.lanes))):
+        mine = None
+        for lane in range(len(self.lanes)):
             iv = self.covering(lane, key)
+            if iv is not None and key in iv.points:
+                mine = iv
+            if lane >= width:
+                continue
             if iv is None:
                 out.append((" ", None))
                 continue
@@ -144,7 +158,6 @@ class LaneLayout:
                 ch = mid
             out.append((ch, state))
         out.extend((" ", None) for _ in range(width - len(out)))
-        mine = self.own.get(key)
         if mine is not None:
             if mine.lane >= width:
                 if width:
@@ -251,12 +264,8 @@ def layout(pairing: Pairing, table: RowTable) -> LaneLayout:
     intervals = _intervals(pairing, table, travel)
     intervals.sort(key=_order)
     lanes = _colour(intervals)
-    own: dict[int, Interval] = {}
-    for iv in intervals:
-        for p in iv.points:
-            own[p] = iv
     starts = [[iv.start for iv in lane] for lane in lanes]
-    return LaneLayout(lanes, starts, own, len(lanes), table, pairing, travel)
+    return LaneLayout(lanes, starts, len(lanes), table, pairing, travel)
 
 
 # Beyond this share of the messages drawn again, the whole layout is no dearer.
@@ -304,7 +313,7 @@ def relayout(
         return layout(pairing, table)
     # every interval with an end in a dirty message goes, and with it every interval drawn
     # from the same message as one that goes: they are drawn again from the new pairing
-    old_table, own = before.table, before.own
+    old_table = before.table
     gone: dict[int, Interval] = {}
     owners = set(dirty)
     todo = list(dirty)
@@ -313,7 +322,7 @@ def relayout(
         if mi >= len(old_table.message_row):
             continue
         for ri in old_table.message_rows(mi)[1:]:
-            iv = own.get(old_table.key(ri))
+            iv = before.owner(old_table.key(ri))
             if iv is not None and id(iv) not in gone:
                 gone[id(iv)] = iv
                 if iv.owner not in owners:
@@ -321,9 +330,7 @@ def relayout(
                     todo.append(iv.owner)
     fresh = _intervals(pairing, table, travel, sorted(owners))
     if not gone and not fresh and span is None:
-        return LaneLayout(
-            before.lanes, before.starts, own, before.used_lanes, table, pairing, travel
-        )
+        return LaneLayout(before.lanes, before.starts, before.used_lanes, table, pairing, travel)
     moved = [*gone.values(), *fresh]
     lo = min((iv.start for iv in moved), default=span[0] if span else 0)
     hi = max((iv.end for iv in moved), default=span[1] if span else 0)
@@ -381,16 +388,7 @@ def relayout(
     while new_lanes and not new_lanes[-1]:
         new_lanes.pop()
         new_starts.pop()
-    own = dict(own)
-    for iv in gone.values():
-        for p in iv.points:
-            if own.get(p) is iv:
-                del own[p]
-    for lane in coloured:
-        for iv in lane:
-            for p in iv.points:
-                own[p] = iv
-    return LaneLayout(new_lanes, new_starts, own, len(new_lanes), table, pairing, travel)
+    return LaneLayout(new_lanes, new_starts, len(new_lanes), table, pairing, travel)
 
 
 def _shifted(
@@ -408,12 +406,9 @@ def _shifted(
     lanes: list[list[Interval]] = []
     starts: list[list[int]] = []
     gone: list[Interval] = []
-    own: dict[int, Interval] = {}
-    cuts: list[int] = []
     for lane, st in zip(before.lanes, before.starts, strict=True):
         a = bisect_left(lane, k0, key=_end)  # the first that ends in or after the stretch
         b = max(a, bisect_left(st, k1))  # the first that starts after it
-        cuts.append(a)
         gone += lane[a:b]
         moved: list[Interval] = []
         # (this runs over every interval after the stretch: spelt out)
@@ -434,27 +429,16 @@ def _shifted(
                 iv.rank,
             )
             moved.append(c)
-            for p in pts:
-                own[p] = c
         lanes.append(lane[:a] + moved)
         starts.append(st[:a] + [k + dk for k in st[b:]])
     while lanes and not lanes[-1]:
         lanes.pop()
         starts.pop()
-    # the intervals kept where they were: from the lanes or from the index, the shorter
-    if sum(cuts) * 2 < len(before.own):
-        for lane, a in zip(before.lanes, cuts, strict=True):
-            for iv in lane[:a]:
-                for p in iv.points:
-                    own[p] = iv
-    else:
-        out_of = {id(iv) for iv in gone}
-        own.update((k, iv) for k, iv in before.own.items() if k < k0 and id(iv) not in out_of)
     lo = min((iv.start for iv in gone), default=k0)
     hi = max((iv.end + dk if iv.end >= k1 else after for iv in gone), default=after)
     owners = {o for o in (shift.moved(iv.owner) for iv in gone) if o is not None}
     travel = frozenset(k if k < k0 else k + dk for k in before.travel if not k0 <= k < k1)
-    out = LaneLayout(lanes, starts, own, len(lanes), table, before.pairing, travel)
+    out = LaneLayout(lanes, starts, len(lanes), table, before.pairing, travel)
     return out, (min(lo, k0), max(hi, after)), owners
 
 

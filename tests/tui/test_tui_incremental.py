@@ -45,7 +45,8 @@ def _lanes(lay: LaneLayout) -> dict:
     return {
         "lanes": ivs,
         "starts": lay.starts,
-        "own": {k: (iv.start, iv.end, iv.lane) for k, iv in lay.own.items()},
+        # the interval of each row's block, read from the lanes
+        "own": [(iv.start, iv.end, iv.lane) if (iv := lay.own_at(r)) else None for r in rows],
         "used": lay.used_lanes,
         # what is drawn, row by row (the first rows and the last: keys read against the table)
         "cells": [lay.cells(r, 8) for r in sorted({*rows[:60], *rows[-60:]})],
