@@ -53,8 +53,9 @@ from __future__ import annotations
 
 import weakref
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
-from operator import attrgetter, is_
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from operator import attrgetter, indexOf, is_
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
@@ -851,11 +852,17 @@ def changes(old: list[Message], new: list[Message]) -> Change:
     if got is not None:
         return got
     n = min(len(old), len(new))
-    same = list(map(is_, old, new))
-    a = same.index(False) if False in same else n
-    same = list(map(is_, reversed(old), reversed(new)))[: n - a]
-    b = same.index(False) if False in same else n - a
+    a = _same_run(map(is_, old, new), n)
+    b = _same_run(map(is_, islice(reversed(old), n - a), reversed(new)), n - a)
     return Shift(a, len(old) - b, len(new) - b)
+
+
+def _same_run(same: Iterator[bool], n: int) -> int:
+    """How many of `same` are True before the first False (`n`: none is False)."""
+    try:
+        return indexOf(same, False)
+    except ValueError:
+        return n
 
 
 def changed_positions(old: list[Message], new: list[Message]) -> frozenset[int] | None:

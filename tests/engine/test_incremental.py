@@ -589,3 +589,30 @@ def test_a_claude_code_step_that_pairs_nothing_again_is_followed():
     wb.apply_all()
     assert wb.done
     assert facts(wb.analysis) == facts(analyze(wb.session))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    n=st.integers(0, 12),
+    at=st.integers(0, 12),
+    drop=st.integers(0, 4),
+    put=st.lists(st.integers(0, 12), max_size=4),
+)
+def test_what_a_step_changed_is_the_stretch_between_the_longest_same_ends(n, at, drop, put):
+    """`changes`: the messages at each end that are the same objects, as many as there
+    are (a message put in again is the same object), the stretch between them what
+    changed."""
+    old = [object() for _ in range(n)]
+    at = min(at, n)
+    new = old[:at] + [old[k] if k < n else object() for k in put] + old[at + drop :]
+    got = incremental.changes(old, new)
+    if len(old) == len(new):
+        assert got == frozenset(i for i in range(n) if old[i] is not new[i])
+        return
+    assert isinstance(got, incremental.Shift)
+    a, b = got.start, len(old) - got.old_stop
+    assert len(new) - got.stop == b and a + b <= min(len(old), len(new))
+    assert all(x is y for x, y in zip(old[:a], new[:a], strict=True))
+    assert all(x is y for x, y in zip(old[len(old) - b :], new[len(new) - b :], strict=True))
+    assert a == len(old) or a == len(new) or old[a] is not new[a]
+    assert a + b == min(len(old), len(new)) or old[-b - 1] is not new[-b - 1]
