@@ -62,7 +62,7 @@ from . import clients, codes, wire
 from .analysis import Analysis, _collect, add_record_findings, finding_order
 from .gcpause import gc_paused
 from .model import Message, Session
-from .moved import UNMOVED, MovedPairing, Own, Runs, compose, forward
+from .moved import UNMOVED, MovedPairing, Own, Runs, compose, forward, spliced
 from .moved import Shift as Shift  # (where tui/ finds it)
 from .pairing import Pairing, Result, Use, pair
 
@@ -461,7 +461,7 @@ def _resend(
     request = wire.Request(
         req.sender,
         req.messages[:i1] + part.messages + req.messages[i2:],
-        moved=_moved_runs(req.moved, i1, i2, len(part.messages), d),
+        moved=spliced(req.moved, i1, i2, len(part.messages), d),
         client=req.client,
         left_out=[e for e in req.left_out if e[0] < start]
         + part.left_out
@@ -489,30 +489,6 @@ def _resend(
     mine_first = {sm.positions[0]: i1 + k for k, sm in enumerate(part.messages) if sm.positions}
     request.__dict__["_first_sent"] = _FirstSent(first, start, stop, d, mine_first, grew)
     return request, numbers, before.sent + delta, start, stop
-
-
-def _moved_runs(
-    moved: tuple[tuple[int, int], ...], i1: int, i2: int, size: int, d: int
-) -> tuple[tuple[int, int], ...]:
-    """A request's `moved` runs after its sent messages [i1, i2) were replaced by `size`
-    made now and the positions of those after them moved by `d`."""
-    at_i2 = 0  # what the message at i2 moved by
-    out: list[tuple[int, int]] = []
-    for i, by in moved:
-        if i < i1:
-            out.append((i, by))
-        if i <= i2:
-            at_i2 = by
-    out.append((i1, 0))
-    out.append((i1 + size, at_i2 + d))
-    out += [(i - i2 + i1 + size, by + d) for i, by in moved if i > i2]
-    runs: list[tuple[int, int]] = []
-    for i, by in out:
-        if runs and runs[-1][0] == i:
-            runs.pop()
-        if (runs[-1][1] if runs else 0) != by:
-            runs.append((i, by))
-    return tuple(runs)
 
 
 class _FirstSent:

@@ -95,6 +95,32 @@ def backward(runs: Runs, k: int) -> int | None:
     return None
 
 
+Spans = tuple[tuple[int, int], ...]  # (index, by) runs of a list: from the index on (to the
+# next), what is read there moved by `by`; before the first, by nothing
+
+
+def spliced(spans: Spans, i1: int, i2: int, size: int, d: int) -> Spans:
+    """A list's `Spans` after its items [i1, i2) were replaced by `size` made now (moved
+    by nothing) and what those after them hold moved by `d` more."""
+    at_i2 = 0  # what the item at i2 moved by
+    out: list[tuple[int, int]] = []
+    for i, by in spans:
+        if i < i1:
+            out.append((i, by))
+        if i <= i2:
+            at_i2 = by
+    out.append((i1, 0))
+    out.append((i1 + size, at_i2 + d))
+    out += [(i - i2 + i1 + size, by + d) for i, by in spans if i > i2]
+    runs: list[tuple[int, int]] = []
+    for i, by in out:
+        if runs and runs[-1][0] == i:
+            runs.pop()
+        if (runs[-1][1] if runs else 0) != by:
+            runs.append((i, by))
+    return tuple(runs)
+
+
 Own = tuple[list[Use], list[Use] | None, list[Result] | None]  # a message's calls, turn, results
 
 

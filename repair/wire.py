@@ -118,7 +118,7 @@ class Request:
     counted: Counted | None = None
     # positions that moved since the sent messages were made (a step that inserts or drops
     # messages, repair.incremental): (index, by) runs, sorted: the messages from that index
-    # to the next run's are at their positions + by
+    # to the next run's are at their positions + by (`moved.Spans`)
     moved: tuple[tuple[int, int], ...] = ()
     _touched: set[int] | None = None
     # `block_entry`'s map, for the wire it was made on

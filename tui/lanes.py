@@ -8,8 +8,10 @@ even when rows come or go before it. The colouring restarts at each clear point 
 interval crosses): after a step only the stretch between the clear points around what
 changed is coloured again (`relayout`), and the result is the whole layout's. A step that
 inserts or drops messages (a `Shift`) moves the keys after its stretch: those intervals are
-copies with their keys moved (`_shifted`), those reaching into or across the stretch are
-drawn again, and the colouring is made again around them as above.
+kept as they are, each lane's `spans` saying from which interval on the keys read moved by
+how much (`_shifted`: a step costs the intervals it draws, not those after it), those
+reaching into or across the stretch are drawn again, and the colouring is made again
+around them as above.
 
 Rendering a row asks `cells(row, width)`: per lane one bisect into that lane's sorted,
 non-overlapping intervals, so the cost per row does not depend on the session size.
@@ -20,11 +22,12 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 
 from repair import codes
 from repair.incremental import Shift, paired_again, shifted_again
+from repair.moved import Spans, spliced
 from repair.pairing import Pairing, Result, Use
 
 from .rows import _KEY_SHIFT, RowTable, key_message, row_key
@@ -99,18 +102,65 @@ def _order(iv: Interval) -> tuple[int, int, int]:
 
 @dataclass
 class LaneLayout:
+    """Each lane's intervals in order and their starts, their keys as made: a lane's
+    `spans` say where the keys moved since (a step that inserts or drops messages moves
+    the keys after it: `_shifted`), and an interval is read at its keys now (`at`: a copy
+    when they moved, made once)."""
+
     lanes: list[list[Interval]]
     starts: list[list[int]]
     used_lanes: int
     table: RowTable  # the rows the keys are read against
     pairing: Pairing | None = None  # what it was drawn from (relayout compares)
     travel: frozenset[int] = frozenset()
+    spans: list[Spans] = field(default_factory=list)  # per lane (missing: none moved)
+    _moved: dict[int, Interval] = field(default_factory=dict, repr=False, compare=False)
+
+    def spans_of(self, lane: int) -> Spans:
+        return self.spans[lane] if lane < len(self.spans) else ()
+
+    def at(self, lane: int, k: int) -> Interval:
+        """Interval `k` of `lane`, at its keys now."""
+        iv = self.lanes[lane][k]
+        by = 0
+        for i, b in self.spans_of(lane):
+            if i > k:
+                break
+            by = b
+        if not by:
+            return iv
+        got = self._moved.get(id(iv))
+        if got is None:
+            got = self._moved[id(iv)] = _moved_interval(iv, by)
+        return got
+
+    def drawn(self) -> list[list[Interval]]:
+        """Every lane's intervals at their keys now."""
+        return [[self.at(lane, k) for k in range(len(ivs))] for lane, ivs in enumerate(self.lanes)]
+
+    def index(self, lane: int, key: int, *, ends: bool = False, right: bool = True) -> int:
+        """How many intervals of `lane` start (`ends`: end), at their keys now, at or before
+        `key` (`right`), or before it."""
+        items, st = self.lanes[lane], self.starts[lane]
+        segs = ((0, 0), *self.spans_of(lane))
+        for j in range(len(segs) - 1, -1, -1):
+            f, by = segs[j]
+            e = segs[j + 1][0] if j + 1 < len(segs) else len(items)
+            if f >= e:
+                continue
+            first = (items[f].end if ends else st[f]) + by
+            if first < key or (right and first == key):
+                cut = bisect_right if right else bisect_left
+                if ends:
+                    return cut(items, key - by, f, e, key=_end)
+                return cut(st, key - by, f, e)
+        return 0
 
     def covering(self, lane: int, key: int) -> Interval | None:
-        k = bisect_right(self.starts[lane], key) - 1
+        k = self.index(lane, key) - 1
         if k < 0:
             return None
-        iv = self.lanes[lane][k]
+        iv = self.at(lane, k)
         return iv if iv.end >= key else None
 
     def owner(self, key: int) -> Interval | None:
@@ -268,6 +318,22 @@ def layout(pairing: Pairing, table: RowTable) -> LaneLayout:
     return LaneLayout(lanes, starts, len(lanes), table, pairing, travel)
 
 
+def _moved_interval(iv: Interval, dk: int) -> Interval:
+    """`iv` with its keys moved by `dk` (whole messages)."""
+    pts = iv.points
+    pts = (pts[0] + dk, pts[1] + dk) if len(pts) == 2 else tuple([p + dk for p in pts])
+    return Interval(
+        iv.start + dk,
+        iv.end + dk,
+        iv.state,
+        pts,
+        iv.lane,
+        tuple([t + dk for t in iv.travel]) if iv.travel else (),
+        iv.owner + (dk >> _KEY_SHIFT),
+        iv.rank,
+    )
+
+
 # Beyond this share of the messages drawn again, the whole layout is no dearer.
 _MAX_SHARE = 0.2
 
@@ -330,7 +396,9 @@ def relayout(
                     todo.append(iv.owner)
     fresh = _intervals(pairing, table, travel, sorted(owners))
     if not gone and not fresh and span is None:
-        return LaneLayout(before.lanes, before.starts, before.used_lanes, table, pairing, travel)
+        return LaneLayout(
+            before.lanes, before.starts, before.used_lanes, table, pairing, travel, before.spans
+        )
     moved = [*gone.values(), *fresh]
     lo = min((iv.start for iv in moved), default=span[0] if span else 0)
     hi = max((iv.end for iv in moved), default=span[1] if span else 0)
@@ -340,18 +408,18 @@ def relayout(
     lanes, starts = before.lanes, before.starts
     while True:
         lo0, hi0 = lo, hi
-        for lane, st in zip(lanes, starts, strict=True):
-            a, b = _span(lane, st, lo, hi)
+        for lane in range(len(lanes)):
+            a, b = _span(before, lane, lo, hi)
             if a < b:
-                lo = min(lo, lane[a].start)
-                hi = max(hi, lane[b - 1].end)
+                lo = min(lo, before.at(lane, a).start)
+                hi = max(hi, before.at(lane, b - 1).end)
         if (lo, hi) == (lo0, hi0):
             break
-    slices = [_span(lane, st, lo, hi) for lane, st in zip(lanes, starts, strict=True)]
+    slices = [_span(before, lane, lo, hi) for lane in range(len(lanes))]
     kept = [
         iv
-        for lane, (a, b) in zip(lanes, slices, strict=True)
-        for iv in lane[a:b]
+        for lane, (a, b) in enumerate(slices)
+        for iv in (before.at(lane, k) for k in range(a, b))
         if id(iv) not in gone
     ]
     # coloured again: a kept interval whose lane changes is copied (the layout on screen
@@ -375,29 +443,35 @@ def relayout(
     ]
     new_lanes: list[list[Interval]] = []
     new_starts: list[list[int]] = []
+    new_spans: list[Spans] = []
     for k in range(max(len(lanes), len(coloured))):
         mid = coloured[k] if k < len(coloured) else []
+        sp: Spans = ()
         if k < len(lanes):
             a, b = slices[k]
-            lane = lanes[k][:a] + mid + lanes[k][b:]
+            items = lanes[k][:a] + mid + lanes[k][b:]
             st = starts[k][:a] + [iv.start for iv in mid] + starts[k][b:]
+            sp = spliced(before.spans_of(k), a, b, len(mid), 0)
         else:
-            lane, st = mid, [iv.start for iv in mid]
-        new_lanes.append(lane)
+            items, st = mid, [iv.start for iv in mid]
+        new_lanes.append(items)
         new_starts.append(st)
+        new_spans.append(sp)
     while new_lanes and not new_lanes[-1]:
         new_lanes.pop()
         new_starts.pop()
-    return LaneLayout(new_lanes, new_starts, len(new_lanes), table, pairing, travel)
+        new_spans.pop()
+    return LaneLayout(new_lanes, new_starts, len(new_lanes), table, pairing, travel, new_spans)
 
 
 def _shifted(
     before: LaneLayout, shift: Shift, table: RowTable
 ) -> tuple[LaneLayout, tuple[int, int], set[int]]:
     """`before` read at the positions after `shift` (against `table`, the rows after
-    it): the intervals after the stretch are copies with their keys moved, those that
-    reach into it or across it are left out. Returns the layout, the span (in row keys
-    now) the intervals left out covered, and the messages they were drawn from."""
+    it): the intervals after the stretch kept as they are, their keys moved when read (the
+    lanes' `spans`), those that reach into it or across it left out. Returns the layout,
+    the span (in row keys now) the intervals left out covered, and the messages they were
+    drawn from."""
     k0 = row_key(shift.start, None)  # the stretch, before: [k0, k1)
     k1 = row_key(shift.old_stop, None)
     d = shift.delta
@@ -405,50 +479,43 @@ def _shifted(
     after = row_key(shift.stop, None)  # the first key after the stretch now
     lanes: list[list[Interval]] = []
     starts: list[list[int]] = []
+    spans: list[Spans] = []
     gone: list[Interval] = []
-    for lane, st in zip(before.lanes, before.starts, strict=True):
-        a = bisect_left(lane, k0, key=_end)  # the first that ends in or after the stretch
-        b = max(a, bisect_left(st, k1))  # the first that starts after it
-        gone += lane[a:b]
-        moved: list[Interval] = []
-        # (this runs over every interval after the stretch: spelt out)
-        for iv in lane[b:]:
-            pts = iv.points
-            if len(pts) == 2:
-                pts = (pts[0] + dk, pts[1] + dk)
-            else:
-                pts = tuple([p + dk for p in pts])
-            c = Interval(
-                iv.start + dk,
-                iv.end + dk,
-                iv.state,
-                pts,
-                iv.lane,
-                tuple([t + dk for t in iv.travel]) if iv.travel else (),
-                iv.owner + d,
-                iv.rank,
-            )
-            moved.append(c)
-        lanes.append(lane[:a] + moved)
-        starts.append(st[:a] + [k + dk for k in st[b:]])
+    for k, (lane, st) in enumerate(zip(before.lanes, before.starts, strict=True)):
+        a = before.index(k, k0, ends=True, right=False)  # the first that ends in or after it
+        b = max(a, before.index(k, k1, right=False))  # the first that starts after it
+        gone += [before.at(k, i) for i in range(a, b)]
+        lanes.append(lane[:a] + lane[b:])
+        starts.append(st[:a] + st[b:])
+        spans.append(spliced(before.spans_of(k), a, b, 0, dk))
     while lanes and not lanes[-1]:
         lanes.pop()
         starts.pop()
+        spans.pop()
     lo = min((iv.start for iv in gone), default=k0)
     hi = max((iv.end + dk if iv.end >= k1 else after for iv in gone), default=after)
     owners = {o for o in (shift.moved(iv.owner) for iv in gone) if o is not None}
     travel = frozenset(k if k < k0 else k + dk for k in before.travel if not k0 <= k < k1)
-    out = LaneLayout(lanes, starts, len(lanes), table, before.pairing, travel)
+    out = LaneLayout(lanes, starts, len(lanes), table, before.pairing, travel, spans)
+    for k, sp in enumerate(spans):
+        if len(sp) > _MAX_SPANS:  # read whole again: a copy of each interval moved
+            out.lanes[k] = [out.at(k, i) for i in range(len(lanes[k]))]
+            out.starts[k] = [iv.start for iv in out.lanes[k]]
+            out.spans[k] = ()
     return out, (min(lo, k0), max(hi, after)), owners
+
+
+# Past this many runs of moved keys in a lane, its intervals are moved at once.
+_MAX_SPANS = 16
 
 
 _start = attrgetter("start")
 _end = attrgetter("end")
 
 
-def _span(lane: list[Interval], starts: list[int], lo: int, hi: int) -> tuple[int, int]:
-    """The slice of `lane` (sorted, not overlapping) of the intervals that meet [lo, hi]."""
-    a = bisect_right(starts, lo) - 1
-    if a < 0 or lane[a].end < lo:
+def _span(lay: LaneLayout, lane: int, lo: int, hi: int) -> tuple[int, int]:
+    """The slice of a lane (sorted, not overlapping) of the intervals that meet [lo, hi]."""
+    a = lay.index(lane, lo) - 1
+    if a < 0 or lay.at(lane, a).end < lo:
         a += 1
-    return a, max(a, bisect_right(starts, hi))
+    return a, max(a, lay.index(lane, hi))

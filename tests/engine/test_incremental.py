@@ -146,6 +146,42 @@ def _shifting_steps(wb: Workbench, check) -> list[str]:
     return done
 
 
+def shifting_in_a_row(wb: Workbench, check, n: int) -> list[str]:
+    """Apply up to `n` fixes in a row, each the first that inserts or drops a message,
+    checking each state; the steps done."""
+    done: list[str] = []
+    for _ in range(n):
+        count = len(wb.session.messages)
+        fix = next(
+            (
+                f
+                for f in wb.plan.actionable
+                if len(apply_fixes(wb.session, [f])[0].messages) != count
+            ),
+            None,
+        )
+        if fix is None:
+            break
+        assert wb.apply(fix) is not None
+        done.append(f"{fix.code} -> {fix.action} (shifts)")
+        check(wb, done)
+    return done
+
+
+def all_undone_and_redone(wb: Workbench, check) -> list[str]:
+    """Undo every step, then redo them all, checking each state; the steps done."""
+    done: list[str] = []
+    while wb.done:
+        wb.undo()
+        done.append("undo")
+        check(wb, done)
+    while wb.undone:
+        wb.redo()
+        done.append("redo")
+        check(wb, done)
+    return done
+
+
 def _same_as_whole(wb: Workbench, done: list[str]) -> None:
     assert facts(wb.analysis) == facts(analyze(wb.session)), done
     _same_request(wb.analysis, wb.session)
@@ -435,29 +471,16 @@ def test_claude_code_steps_that_insert_or_drop_messages_in_a_row_are_followed(mo
     monkeypatch.setattr(incremental, "_DEPTH", 2)
     data, _ = gen_claude_code(600, seed)
     wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
-    done: list[str] = []
-    for _ in range(3):
-        n = len(wb.session.messages)
-        fix = next(
-            (f for f in wb.plan.actionable if len(apply_fixes(wb.session, [f])[0].messages) != n),
-            None,
-        )
-        if fix is None:
-            break
-        assert wb.apply(fix) is not None
-        done.append(f"{fix.code} -> {fix.action} (shifts)")
+
+    def check(wb: Workbench, done: list[str]) -> None:
         _same_as_whole(wb, done)
-        assert isinstance(wb.analysis.pairing, MovedPairing)
+        if done[-1].endswith("(shifts)"):
+            assert isinstance(wb.analysis.pairing, MovedPairing)
+
+    done = shifting_in_a_row(wb, check, 3)
     assert len(done) >= 2
     done += _steps(wb, random.Random(seed), 4, _same_as_whole)
-    while wb.done:
-        wb.undo()
-        done.append("undo")
-        _same_as_whole(wb, done)
-    while wb.undone:
-        wb.redo()
-        done.append("redo")
-        _same_as_whole(wb, done)
+    done += all_undone_and_redone(wb, _same_as_whole)
     assert counted.answered >= 3
     wb.apply_all()
     _same_as_whole(wb, [*done, "apply-all"])

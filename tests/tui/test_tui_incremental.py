@@ -18,7 +18,15 @@ from repair.analysis import analyze
 from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.workbench import Workbench
-from tests.engine.test_incremental import SEEDS, _entry, _long, _shifting_steps, _steps
+from tests.engine.test_incremental import (
+    SEEDS,
+    _entry,
+    _long,
+    _shifting_steps,
+    _steps,
+    all_undone_and_redone,
+    shifting_in_a_row,
+)
 from tests.fuzz_support import mutated_session, over_mutated_seeds
 from tui import lanes
 from tui.lanes import LaneLayout
@@ -37,14 +45,23 @@ def _rows(t: RowTable) -> dict:
 
 
 def _lanes(lay: LaneLayout) -> dict:
+    drawn = lay.drawn()  # at their keys now (those a step moved read through its shift)
     ivs = [
         [(iv.start, iv.end, iv.state, iv.points, iv.lane, iv.travel, iv.owner) for iv in lane]
-        for lane in lay.lanes
+        for lane in drawn
     ]
     rows = range(len(lay.table.rows))
     return {
         "lanes": ivs,
-        "starts": lay.starts,
+        # each interval found again by its start and its end now (the index reads the keys as
+        # made through the spans the steps moved them by)
+        "found": [
+            [
+                (lay.index(k, iv.start) - 1, lay.index(k, iv.end, ends=True, right=False))
+                for iv in lane
+            ]
+            for k, lane in enumerate(drawn)
+        ],
         # the interval of each row's block, read from the lanes
         "own": [(iv.start, iv.end, iv.lane) if (iv := lay.own_at(r)) else None for r in rows],
         "used": lay.used_lanes,
@@ -141,6 +158,23 @@ def test_rows_and_lanes_after_a_step_that_inserts_or_drops_a_message_are_moved(m
     follow = Follow(wb, monkeypatch)
     assert _shifting_steps(wb, follow)
     assert follow.shifted == [False, False, False]
+
+
+@pytest.mark.parametrize(("seed", "max_spans"), [(0, 16), (1, 1)])
+def test_rows_and_lanes_after_steps_that_insert_or_drop_messages_in_a_row_are_moved(
+    monkeypatch, seed, max_spans
+):
+    """Several Claude Code fixes in a row that add or drop a message, all undone and
+    redone: the lanes after each are the ones before read through the shifts so far (their
+    keys moved when read; past `max_spans` runs of them a lane's are moved at once), never
+    laid out whole, and equal the whole build."""
+    monkeypatch.setattr(lanes, "_MAX_SPANS", max_spans)
+    data, _ = gen_claude_code(600, seed)
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    follow = Follow(wb, monkeypatch)
+    assert len(shifting_in_a_row(wb, follow, 3)) >= 2
+    assert wb.done and all_undone_and_redone(wb, follow)
+    assert follow.shifted and not any(follow.shifted)
 
 
 @st.composite
