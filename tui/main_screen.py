@@ -830,6 +830,12 @@ class MainScreen(Screen[None]):
         # (until one starts a step, or opens a modal screen: the rest wait for it)
         while self._queued and not self.busy and not self.filling and not self._modal_open():
             await self.run_action(self._queued.pop(0))
+        self._update_header()
+
+    def on_screen_resume(self) -> None:
+        # a modal screen a queued key opened is closed: the keys behind it run
+        if self._queued:
+            self.call_after_refresh(self._run_queued)
 
     def _modal_open(self) -> bool:
         return self.app.screen is not self

@@ -286,6 +286,8 @@ class Timeline(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.size.width, len(self.view))
         self._cache.clear()
+        # a pane opened below (the plan) or a smaller terminal: the cursor's row stays shown
+        self.call_after_refresh(self.scroll_to_cursor)
 
     def _style(self, name: str) -> Style:
         st = self._styles.get(name)

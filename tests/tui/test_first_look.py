@@ -128,3 +128,25 @@ async def test_keys_that_need_the_workbench_wait_for_it(cc_file, monkeypatch):
             await settle(pilot)
             assert main.wb is not None and main.repair_open and not main._queued
             assert main.fixes and main.fixes == list(main.derived.fixes)
+
+
+async def test_a_key_waiting_behind_a_modal_runs_when_it_closes(cc_file, monkeypatch):
+    """`e` then `t` pressed during the first look: the export screen opens when the whole
+    is there, `t` waits for it, and runs (once) when the export screen is closed (the
+    generated session has no threads: `t` says so)."""
+    with _whole_held(monkeypatch) as gate:
+        app = HistviewApp(str(cc_file))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(pilot, lambda: app.main is not None and app.main.filling)
+            main = app.main
+            await pilot.press("e", "t")
+            assert main._queued == ["export", "threads"]
+            gate.set()
+            await _until(pilot, lambda: app.screen is not main)
+            assert main._queued == ["threads"]
+            await pilot.press("escape")
+            await settle(pilot)
+            said = [n.message for n in app._notifications]
+            assert said.count("This session has no sidechain or subagent threads.") == 1
+            assert not main._queued
+            assert "waiting" not in widget_text(app, "#header")

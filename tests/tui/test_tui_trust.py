@@ -309,6 +309,22 @@ async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
         assert (tl.current_row.mi, tl.current_row.bi) == (9, 1)  # the cursor stayed
 
 
+async def test_the_cursor_row_stays_in_view_when_the_repair_pane_opens(cc_file):
+    """A finding on the last lines of the timeline: `r` (the plan opens below, the timeline
+    shrinks) keeps the cursor's row on screen."""
+    async with opened(cc_file, (120, 40)) as (app, pilot):
+        tl = timeline(app)
+        height = tl.scrollable_content_region.height
+        while tl.cursor - tl.scroll_offset.y < height - 3:
+            await pilot.press("n")
+        row = tl.current_row_index
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.main.repair_open and tl.current_row_index == row
+        top, height = tl.scroll_offset.y, tl.scrollable_content_region.height
+        assert top <= tl.cursor < top + height
+
+
 async def test_after_apply_the_next_fix_in_order_is_selected(demo_copy):
     async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("g", "r")
