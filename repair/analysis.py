@@ -194,6 +194,10 @@ class _Collector:
         self.numbers = numbers  # position in msgs -> the provider's messages.N (None: not sent)
         self.client = client  # what the client target sends, where it is emulated
         self.wire = wire.wire_for(target)
+        # what `add` says of each code under this target, read once (a session may hold
+        # tens of thousands of findings of one code): (code, lenient) -> its client's
+        # repair, its rule, its severity when the client repairs it and when not
+        self._said: dict[tuple[str, bool], tuple[str | None, str | None, Severity, Severity]] = {}
 
     def number_of(self, mi: int, block: Block | None) -> int | None:
         """A finding's messages.N: its message's, or (where the wire splits a message into
@@ -230,12 +234,21 @@ class _Collector:
     ) -> None:
         """`repaired`: whether the client target repairs this finding, where the finder
         knows (None: as the client's emulated request tells)."""
-        declared = codes.get(code)
         msg = self.msgs[mi]
         block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
+        said = self._said.get((code, lenient))
+        if said is None:
+            declared = codes.get(code)
+            target = self.target
+            said = self._said[code, lenient] = (
+                declared.repair_by_client(target),
+                declared.rule_for(target),
+                declared.severity_for(target, lenient=lenient, repaired=True),
+                declared.severity_for(target, lenient=lenient, repaired=False),
+            )
         # what the client target sends instead; where its sending is emulated, only the
         # findings it really repairs (the block is left out or the call answered by it)
-        says = declared.repair_by_client(self.target)
+        says, rule, if_repaired, if_not = said
         if repaired is not None:
             says = says if repaired else None
         elif says is not None and self.client is not None and not self.client.repairs(block, mi):
@@ -243,14 +256,12 @@ class _Collector:
         self.findings.append(
             Finding(
                 code=code,
-                severity=declared.severity_for(
-                    self.target, lenient=lenient, repaired=says is not None
-                ),
+                severity=if_not if says is None else if_repaired,
                 message_index=self.number_of(mi, block),
                 block_index=bi,
                 tool_use_id=tool_id,
                 detail=f"{detail} {says}" if says else detail,
-                rule=declared.rule_for(self.target),
+                rule=rule,
                 source=source_of(block, msg),
                 key=(code, *key),
                 position=mi,
