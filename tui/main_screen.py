@@ -1619,12 +1619,16 @@ class MainScreen(Screen[None]):
         if not self._unexported:
             then()
             return
-        if any(isinstance(s, ConfirmScreen) and s.purpose == "loss" for s in self.app.screen_stack):
-            return  # already asking
         n = self.derived.applied if self.derived is not None else 0
+        text = f"{n} applied fix{'es are' if n != 1 else ' is'} not exported. {question}"
+        asking = [s for s in self.app.screen_stack if isinstance(s, ConfirmScreen)]
+        if any(s.purpose == "loss" and s.question == text for s in asking):
+            return  # already asking
+        if asking and asking[-1] is self.app.screen and asking[-1].purpose == "loss":
+            asking[-1].dismiss(False)  # another loss (reload, close): this one is asked instead
         self.app.push_screen(
             ConfirmScreen(
-                f"{n} applied fix{'es are' if n != 1 else ' is'} not exported. {question}",
+                text,
                 yes=yes,
                 no="Stay",
                 purpose="loss",

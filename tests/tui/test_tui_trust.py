@@ -173,6 +173,26 @@ async def test_every_quit_asks_when_fixes_are_not_exported(demo_copy, how):
         assert not app.is_running
 
 
+async def test_ctrl_q_over_the_reload_question_asks_to_quit(demo_copy):
+    """ctrl+q while "Reload the file and lose them?" is asked is not lost: the question
+    becomes the quit question (the safe answer focused), and y quits."""
+    async with opened(demo_copy, (80, 24)) as (app, pilot):
+        await pilot.press("A")
+        await settle(pilot)
+        await pilot.press("R")
+        await pilot.pause()
+        assert "Reload" in str(app.screen.query_one("#confirm-question").render())
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.focused.id == "no"
+        assert "Quit anyway?" in str(app.screen.query_one("#confirm-question").render())
+        assert sum(isinstance(s, ConfirmScreen) for s in app.screen_stack) == 1
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.pause()
+        assert not app.is_running
+
+
 async def test_overwrite_confirmation_focuses_cancel(demo_copy):
     out = demo_copy.with_name("demo_session.fixed.json")
     out.write_text("keep me")
