@@ -134,31 +134,32 @@ class Message:
         if got is None:
             # (a loop, not two comprehensions: most messages hold a block or two); the same
             # loop finds whether the shape rules need to look at the blocks (`plain_shape`)
-            calls: tuple[str | None, ...] = ()
-            answers: tuple[str | None, ...] = ()
+            # (lists, not tuples grown by `+=`: a message of 100k blocks is read in linear time)
+            calls: list[str | None] = []
+            answers: list[str | None] = []
             blocks = self.blocks
             plain = bool(blocks)
             other = False  # a block before, neither a tool_result nor a text answer
             for b in blocks:
                 btype = b.type
                 if btype == TOOL_RESULT:
-                    answers += (b.tool_id,)
+                    answers.append(b.tool_id)
                     if other:
                         plain = False
                     continue
                 if btype == TOOL_USE:
-                    calls += (b.tool_id,)
+                    calls.append(b.tool_id)
                     other = True
                     continue
                 if b.tool_id:
-                    answers += (b.tool_id,)
+                    answers.append(b.tool_id)
                     if btype != TEXT:
                         other = True
                 else:
                     other = True
                 if btype == TEXT and plain and text_is_blank(b.data):
                     plain = False
-            got = self._tool_ids = (calls, answers)
+            got = self._tool_ids = (tuple(calls), tuple(answers))
             self._plain_shape = plain
         return got
 

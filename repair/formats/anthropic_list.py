@@ -321,8 +321,9 @@ def _facts_of_list(content: list[Any]) -> tuple[ToolIds, bool] | None:
     otherwise), as the analysis reads it: the blocks' `tool_ids` and `plain_shape` (text
     blocks have no tool id yet: Cline's text results get one after, which only makes fewer
     blocks stand before a result)."""
-    calls: tuple[str | None, ...] = ()
-    answers: tuple[str | None, ...] = ()
+    # (lists, not tuples grown by `+=`: a message of 100k blocks is read in linear time)
+    calls: list[str | None] = []
+    answers: list[str | None] = []
     plain = bool(content)
     other = False  # a block that is not a tool_result came before
     for item in content:
@@ -331,13 +332,13 @@ def _facts_of_list(content: list[Any]) -> tuple[ToolIds, bool] | None:
         btype = item.get("type")
         if btype == TOOL_RESULT:
             tid = item.get("tool_use_id")
-            answers += (tid if isinstance(tid, str) else None,)
+            answers.append(tid if isinstance(tid, str) else None)
             if other:
                 plain = False
             continue
         if btype == TOOL_USE:
             tid = item.get("id")
-            calls += (tid if isinstance(tid, str) else None,)
+            calls.append(tid if isinstance(tid, str) else None)
         elif btype == TEXT:
             text = item.get("text")
             if type(text) is not str or not text or text.isspace():
@@ -345,7 +346,7 @@ def _facts_of_list(content: list[Any]) -> tuple[ToolIds, bool] | None:
         elif not isinstance(btype, str):
             return None
         other = True
-    return (calls, answers), plain
+    return (tuple(calls), tuple(answers)), plain
 
 
 def _blocks_of_list(content: list[Any], path: str) -> tuple[Block, ...]:

@@ -572,10 +572,10 @@ def _message(state: GeminiState, group: list[tuple[Turn, list[Block]]]) -> Messa
         blocks = tuple(blocks_of_first)
     else:  # the usual user message: a record's responses and the next record's
         every = list(blocks_of_first)
-        for t, bs in group[1:]:
-            if t.rec.key not in keys:
-                keys += (t.rec.key,)
+        for _, bs in group[1:]:
             every += bs
+        # each record once, in order (a dict: a group of many records stays linear)
+        keys = tuple(dict.fromkeys(t.rec.key for t, _ in group))
         blocks = tuple(every)
     recs = state.recs
     msg = Message(
