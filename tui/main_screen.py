@@ -546,7 +546,7 @@ class MainScreen(Screen[None]):
             return
         width = self.size.width - 2
         wide = width >= 100
-        right: list = [f"  {len(s.messages)} msgs  "]
+        right: list = [f"  {message_count(len(s.messages), d.sent if d else None)}  "]
         if self.head_only:
             right = [f"  first {len(s.messages)} msgs  ", ("reading…", "italic dim")]
         elif d is None:
@@ -1760,6 +1760,14 @@ def _joined(items: list[tuple[str, str]]) -> list:
         parts.append((f"{SEV_MARK[sev]} ", SEV_STYLE[sev]))
         parts.append(text)
     return parts
+
+
+def message_count(stored: int, sent: int | None) -> str:
+    """The header's count: the messages of the file; where the target receives another
+    number (a client splits, merges or leaves out messages), also that one, the number
+    `histview check` prints ("6 msgs · 11 sent")."""
+    text = f"{stored} msgs"
+    return text if sent is None or sent == stored else f"{text} · {sent} sent"
 
 
 def header_name(path: str, limit: int = 60) -> str:

@@ -53,6 +53,7 @@ class Derived:
     state: Session | None = None  # the workbench's session this was built from
     index_width: int = 1  # the number column's width: the largest messages.N's digits
     incremental: bool = False  # rows and lanes made from the state before (a step)
+    sent: int = 0  # the messages the target receives (`check`'s count: analysis.sent)
 
     @property
     def whole(self) -> bool:
@@ -102,6 +103,7 @@ def derive(
         analysis.pairing if whole else analysis.pairing.checked,
         incremental=changed is not None,
         index_width=len(str(max((k for k in analysis.numbers if k is not None), default=0))),
+        sent=analysis.sent,
     )
 
 
