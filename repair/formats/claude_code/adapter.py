@@ -34,6 +34,7 @@ from .chain import (
     PROGRESS,
     candidates,
     newest,
+    recover_lines,
     recover_parallel,
     roots,
     ts_ms,
@@ -291,37 +292,38 @@ def file_from_probe(probe: Probe) -> CCFile:
 def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     f = file_from_probe(probe)
     g = f.graph
-    nodes = g.nodes
+    index, side, kind = g.index, g.side, g.kind
     cands = candidates(g)
-    main_cands = [u for u in cands if not nodes[u].sidechain] or cands
+    main_cands = [u for u in cands if not side[index[u]]] or cands
     leaf = newest(g, main_cands)
     chain: list[str] = []
+    at: list[int] = []  # the chain's lines
     stop = None
     recovered = 0
     w = None
     if leaf is not None:
         w = walk(g, leaf)
-        chain, recovered = recover_parallel(g, w.chain)
+        at, recovered = recover_lines(g, w.at)
+        chain = list(map(g.uuid.__getitem__, at)) if recovered else w.chain
         if w.stop == "missing":
             stop = f"the chain stops at a parentUuid naming no record ({w.stop_uuid})"
         elif w.stop == "cycle":
             stop = f"the chain loops back to {w.stop_uuid}"
-    main_side = bool(chain) and nodes[chain[-1]].sidechain
-    not_on = nodes.keys() - chain  # (in C: after the recovery it is often empty)
-    off = (
-        [n for n in nodes.values() if n.uuid in not_on and n.type in MESSAGE_TYPES]
-        if not_on
-        else []
-    )
+    main_side = bool(at) and side[at[-1]]
+    not_on = set(index.values())
+    not_on.difference_update(at)  # (in C: after the recovery it is often empty)
+    # the message nodes off the chain: (uuid, line) in map order
+    uuid = g.uuid
+    off = [(uuid[i], i) for i in g.in_map_order(not_on) if kind[i] in MESSAGE_TYPES]
     root = roots(g) if off else {}
     main_root = root.get(chain[0]) if chain else None
     boundary = _boundary_line(f, chain)
 
     # sidechain components not on the main chain: their own threads
     side_groups: dict[str, list[str]] = {}
-    for n in off:
-        if n.sidechain:
-            side_groups.setdefault(root.get(n.uuid, n.uuid), []).append(n.uuid)
+    for u, i in off:
+        if side[i]:
+            side_groups.setdefault(root.get(u, u), []).append(u)
     thread_specs = []
     for members in side_groups.values():
         member_set = set(members)
@@ -330,7 +332,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
         tchain, _ = recover_parallel(g, tw.chain)
         tchain_set = set(tchain)
         off_chain = sorted(
-            (nodes[u].idx, "an abandoned branch of this sidechain")
+            (index[u], "an abandoned branch of this sidechain")
             for u in members
             if u not in tchain_set
         )
@@ -342,18 +344,18 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     for idx in g.pruned.values():
         if _is_str_in(f.lines[idx].obj.get("type"), MESSAGE_TYPES):
             hidden.append((idx, pruned_reason))
-    for n in off:
-        if n.sidechain:
+    for u, i in off:
+        if side[i]:
             continue
-        if boundary is not None and n.idx < boundary:
+        if boundary is not None and i < boundary:
             reason = pruned_reason
-        elif main_root is not None and root.get(n.uuid) == main_root:
+        elif main_root is not None and root.get(u) == main_root:
             reason = "an abandoned branch (rewind/edit): not on the resumed chain"
         else:
             reason = "not connected to the resumed conversation"
-        hidden.append((n.idx, reason))
+        hidden.append((i, reason))
     hidden.sort()
-    view = build_view(f, chain, hidden, sidechain=main_side)
+    view = build_view(f, chain, hidden, sidechain=main_side, at=at)
     session = adapter.session(
         f.path,
         view.messages,
@@ -381,10 +383,10 @@ def _boundary_line(f: CCFile, chain: list[str]) -> int | None:
     """Line index of the compact boundary the chain starts from, if any."""
     if not chain:
         return None
-    first = f.graph.nodes[chain[0]]
-    obj = f.lines[first.idx].obj
-    if first.type == "system" and obj.get("subtype") == "compact_boundary":
-        return first.idx
+    g = f.graph
+    first = g.index[chain[0]]
+    if g.kind[first] == "system" and f.lines[first].obj.get("subtype") == "compact_boundary":
+        return first
     return None
 
 

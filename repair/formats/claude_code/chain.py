@@ -12,7 +12,7 @@ their `message.id` group.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -26,6 +26,8 @@ PROGRESS = "progress"
 
 @dataclass(slots=True)
 class Node:
+    """One node as an object (`Graph.nodes`; the graph itself keeps one list per field)."""
+
     uuid: str
     idx: int  # 0-based line index of the record holding the node's content
     pos: int  # place in Claude Code's map (first occurrence), decides timestamp ties
@@ -39,24 +41,89 @@ class Node:
 
 @dataclass
 class Graph:
-    nodes: dict[str, Node]  # in map order
+    """Claude Code's map of nodes, one list per field indexed by line (no object per node):
+    `index` names each node's line in map order; the lists hold what the light pass read of
+    every line that is a node record (a line that is none, or a line a later duplicate uuid
+    replaced, is not in `index`; its entries are not read). The writer and the read-back can
+    read the same lists; `nodes` makes the objects when first asked for."""
+
     lines: list[JsonlLine]
+    index: dict[str, int] = field(default_factory=dict)  # uuid -> its line, in map order
+    kind: list[str | None] = field(default_factory=list)  # the record's type
+    uuid: list[str] = field(default_factory=list)  # ("" for a line that is no node)
+    parent: list[str | None] = field(default_factory=list)  # effective parentUuid
+    ts: list[str] = field(default_factory=list)  # timestamp as written ("" when absent)
+    side: list[bool] = field(default_factory=list)  # isSidechain
+    mid: list[str | None] = field(default_factory=list)  # an assistant record's message.id
+    results: list[bool] = field(default_factory=list)  # a user record with a tool_result
+    # a uuid written twice: the line it was first on (its place in the map; else its line)
+    first: dict[str, int] = field(default_factory=dict)
     shadowed: list[int] = field(default_factory=list)  # lines replaced by a later duplicate uuid
     bridged: int = 0  # nodes re-pointed over progress records
     pruned: dict[str, int] = field(default_factory=dict)  # pre-compaction nodes removed: line
     # lines that are no node but must be shown: (line index, reason) in file order
     odd: list[tuple[int, str]] = field(default_factory=list)
+    _nodes: dict[str, Node] | None = None
     _children: set[str] | None = None
     _roots: dict[str, str] | None = None
 
+    @classmethod
+    def of_nodes(cls, nodes: Iterable[Node]) -> Graph:
+        """The graph of these nodes, in this map order (their lists indexed by place in it;
+        `nodes` gives the very objects). No line is read: `lines` is empty."""
+        given = list(nodes)
+        n = len(given)
+        g = cls(lines=[], index={nd.uuid: k for k, nd in enumerate(given)})
+        g.kind = [nd.type for nd in given]
+        g.uuid = [nd.uuid for nd in given]
+        g.parent = [nd.parent for nd in given]
+        g.ts = [nd.ts for nd in given]
+        g.side = [nd.sidechain for nd in given]
+        g.mid = [nd.mid for nd in given]
+        g.results = [nd.results for nd in given]
+        if len(g.index) == n:
+            g._nodes = {nd.uuid: nd for nd in given}
+        return g
+
+    @property
+    def nodes(self) -> dict[str, Node]:
+        """Each node as an object, in map order (made on first ask: the writer's)."""
+        if self._nodes is None:
+            kind, parent, side, ts, mid, res = (
+                self.kind,
+                self.parent,
+                self.side,
+                self.ts,
+                self.mid,
+                self.results,
+            )
+            self._nodes = {
+                u: Node(u, i, pos, kind[i], parent[i], side[i], ts[i], mid[i], res[i])  # type: ignore[arg-type]
+                for pos, (u, i) in enumerate(self.index.items())
+            }
+        return self._nodes
+
     def obj(self, uuid: str) -> Any:
-        return self.lines[self.nodes[uuid].idx].obj
+        return self.lines[self.index[uuid]].obj
+
+    def place(self, uuid: str) -> int:
+        """A node's place in map order, as a sort key (its first line)."""
+        return self.first.get(uuid, self.index[uuid])
+
+    def in_map_order(self, lines: Iterable[int]) -> list[int]:
+        """Node lines (each the line `index` names) sorted in map order."""
+        if not self.first:  # no uuid written twice: map order is line order
+            return sorted(lines)
+        first, uuid = self.first, self.uuid
+        return sorted(lines, key=lambda i: first.get(uuid[i], i))
 
     @property
     def has_child(self) -> set[str]:
         if self._children is None:
-            self._children = {n.parent for n in self.nodes.values() if n.parent is not None}
-        return self._children
+            children = set(map(self.parent.__getitem__, self.index.values()))
+            children.discard(None)
+            self._children = children  # type: ignore[assignment]
+        return self._children  # type: ignore[return-value]
 
 
 def build_graph(
@@ -69,7 +136,16 @@ def build_graph(
     user/assistant node record (to take what the messages need of it), what it returns kept
     in `records` by line index; `release`: each line's parsed record is forgotten once read
     (`base.each_line_value`), so the whole file's records are never held at once."""
-    nodes: dict[str, Node] = {}
+    n = len(lines)
+    index: dict[str, int] = {}
+    kinds: list[str | None] = [None] * n
+    uuids: list[str] = [""] * n
+    parents: list[str | None] = [None] * n
+    stamps: list[str] = [""] * n
+    sides = [False] * n
+    mids: list[str | None] = [None] * n
+    with_results = [False] * n
+    first: dict[str, int] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
     bridged = 0
@@ -109,45 +185,60 @@ def build_graph(
         if t == PROGRESS:
             progress_anc[u] = progress_anc[p] if p in progress_anc else p
             continue
-        if p is not None and p in progress_anc:
-            p = progress_anc[p]
-            bridged += 1
-        if p is not None:  # the parent's own uuid string: one string per uuid, not two
-            parent = nodes.get(p)
-            if parent is not None:
-                p = parent.uuid
+        if p is not None:
+            if p in progress_anc:
+                p = progress_anc[p]
+                bridged += 1
+            if p is not None:  # the parent's own uuid string: one string per uuid, not two
+                j = index.get(p)
+                if j is not None:
+                    p = uuids[j]
         ts = obj.get("timestamp")
-        if type(ts) is not str:
-            ts = ""
-        side = side is True
-        mid = None  # an assistant record's message.id (a string, not empty)
-        res = False  # a user record holding a tool_result block
+        kinds[i] = t
+        uuids[i] = u
+        parents[i] = p
+        stamps[i] = ts if type(ts) is str else ""
+        if side is True:
+            sides[i] = True
         if t == "assistant" or t == "user":
             msg = obj.get("message")
             if type(msg) is dict:
                 if t == "assistant":
                     mid = msg.get("id")
-                    if type(mid) is not str or not mid:
-                        mid = None
+                    if type(mid) is str and mid:
+                        mids[i] = mid
                 else:
                     content = msg.get("content")
                     if type(content) is list:
                         for b in content:
                             if type(b) is dict and b.get("type") == "tool_result":
-                                res = True
+                                with_results[i] = True
                                 break
             if read is not None and records is not None:
                 records[i] = read(obj, i, lines[i].lineno, t)
-        old = nodes.get(u)
-        if old is None:
-            nodes[u] = Node(u, i, len(nodes), t, p, side, ts, mid, res)
-        else:
-            shadowed.append(old.idx)
-            old.idx, old.type, old.parent, old.sidechain, old.ts, old.mid = i, t, p, side, ts, mid
-            old.results = res
+        old = index.get(u)
+        index[u] = i  # (a duplicate keeps its place in the map)
+        if old is not None:
+            shadowed.append(old)
+            if u not in first:
+                first[u] = old
         if t == "system" and obj.get("subtype") == "compact_boundary":
             boundaries.append(i)
-    g = Graph(nodes=nodes, lines=lines, shadowed=shadowed, bridged=bridged, odd=odd)
+    g = Graph(
+        lines,
+        index,
+        kinds,
+        uuids,
+        parents,
+        stamps,
+        sides,
+        mids,
+        with_results,
+        first,
+        shadowed,
+        bridged,
+        odd=odd,
+    )
     if boundaries:
         _apply_preserved_segment(g, boundaries[-1])
     return g
@@ -173,27 +264,27 @@ def _apply_preserved_segment(g: Graph, boundary_idx: int) -> None:
     if not isinstance(seg, dict):
         return
     head, anchor, tail = seg.get("headUuid"), seg.get("anchorUuid"), seg.get("tailUuid")
-    nodes = g.nodes
-    if not all(isinstance(x, str) and x in nodes for x in (head, anchor, tail)):
+    index, parent = g.index, g.parent
+    if not all(isinstance(x, str) and x in index for x in (head, anchor, tail)):
         return
     keep: set[str] = set()
     u: str | None = tail
-    while u is not None and u in nodes and u not in keep:
+    while u is not None and u in index and u not in keep:
         keep.add(u)
         if u == head:
             break
-        u = nodes[u].parent
+        u = parent[index[u]]
     if head not in keep:
         return  # the tail does not reach the head: Claude Code prunes nothing
-    nodes[head].parent = anchor
-    for n in nodes.values():
-        if n.parent == anchor and n.uuid != head:
-            n.parent = tail
-    for n in list(nodes.values()):
-        if n.idx < boundary_idx and n.uuid not in keep:
-            g.pruned[n.uuid] = n.idx
-            del nodes[n.uuid]
-    g._children = None
+    parent[index[head]] = anchor
+    for u, i in index.items():
+        if parent[i] == anchor and u != head:
+            parent[i] = tail
+    for u, i in list(index.items()):
+        if i < boundary_idx and u not in keep:
+            g.pruned[u] = i
+            del index[u]
+    g._children = g._nodes = None
 
 
 _ms_cache: dict[str, float] = {}
@@ -218,28 +309,31 @@ def ts_ms(ts: str) -> float | None:
 def candidates(g: Graph) -> list[str]:
     """Leaf candidates in map order: each childless node, walked up through attachment and
     system nodes to the nearest user/assistant node."""
-    nodes, has_child = g.nodes, g.has_child
+    index, kind, parent, has_child = g.index, g.kind, g.parent, g.has_child
     found: dict[str, None] = {}
     memo: dict[str, str | None] = {}
-    for n in nodes.values():
-        if n.uuid in has_child:
+    for u in [u for u in index if u not in has_child]:
+        if kind[index[u]] in MESSAGE_TYPES:  # (the usual leaf)
+            found[u] = None
             continue
         path: list[str] = []
-        cur: Node | None = n
+        cur: str | None = u
         result: str | None = None
         while cur is not None:
-            if cur.uuid in memo:
-                result = memo[cur.uuid]
+            if cur in memo:
+                result = memo[cur]
                 break
-            if cur.type in MESSAGE_TYPES:
-                result = cur.uuid
+            i = index[cur]
+            if kind[i] in MESSAGE_TYPES:
+                result = cur
                 break
-            if cur.uuid in path:  # a cycle of system/attachment nodes
+            if cur in path:  # a cycle of system/attachment nodes
                 break
-            path.append(cur.uuid)
-            cur = nodes.get(cur.parent) if cur.parent is not None else None
-        for u in path:
-            memo[u] = result
+            path.append(cur)
+            p = parent[i]
+            cur = p if p is not None and p in index else None
+        for x in path:
+            memo[x] = result
         if result is not None:
             found[result] = None
     return list(found)
@@ -247,9 +341,10 @@ def candidates(g: Graph) -> list[str]:
 
 def newest(g: Graph, uuids: list[str]) -> str | None:
     """The newest by timestamp; on a tie the first in map order (Claude Code's strict `>`)."""
+    index, ts = g.index, g.ts
     best, best_ms = None, None
-    for u in sorted(uuids, key=lambda x: g.nodes[x].pos):
-        ms = ts_ms(g.nodes[u].ts)
+    for u in sorted(uuids, key=g.place):
+        ms = ts_ms(ts[index[u]])
         if best is None or (ms is not None and (best_ms is None or ms > best_ms)):
             best, best_ms = u, ms
     return best
@@ -279,18 +374,21 @@ class Walk:
     stop_uuid: str | None = None
     stop_at: str | None = None  # the record whose parent is missing (the first of the chain)
     bridges: list[Bridge] = field(default_factory=list)
+    at: list[int] = field(default_factory=list)  # the chain's lines (`Graph.index` of each)
 
 
 def walk(g: Graph, leaf: str) -> Walk:
-    nodes = g.nodes
+    index, parent = g.index, g.parent
     out: list[str] = []
+    at: list[int] = []
     seen: set[str] = set()
     bridges: list[Bridge] = []
     u: str | None = leaf
     stop = stop_uuid = stop_at = None
     while u is not None:
-        if u not in nodes or u in seen:
-            kind = "missing" if u not in nodes else "cycle"
+        i = index.get(u)
+        if i is None or u in seen:
+            kind = "missing" if i is None else "cycle"
             child = out[-1] if out else None
             to = fallback(g, child, seen) if child is not None else None
             if child is None or to is None:
@@ -298,112 +396,124 @@ def walk(g: Graph, leaf: str) -> Walk:
                 break
             bridges.append(Bridge(child, u, to))
             u = to
+            i = index[u]
         seen.add(u)
         out.append(u)
-        u = nodes[u].parent
+        at.append(i)
+        u = parent[i]
     out.reverse()
-    return Walk(out, stop, stop_uuid, stop_at, bridges)
+    at.reverse()
+    return Walk(out, stop, stop_uuid, stop_at, bridges, at)
 
 
 def fallback(g: Graph, uuid: str, seen: set[str]) -> str | None:
     """The node Claude Code 2.1.197 goes on with when `uuid`'s parent is missing: same
     sidechain flag, not in `seen`, stamped 0-5000 ms before it, the closest (the first in
     map order on a tie)."""
-    node = g.nodes[uuid]
-    t = ts_ms(node.ts)
+    index, side, ts = g.index, g.side, g.ts
+    at = index[uuid]
+    t = ts_ms(ts[at])
     if t is None:
         return None
+    own_side = side[at]
     best, best_d = None, None
-    for n in g.nodes.values():
-        if n.uuid in seen or n.uuid == uuid or n.sidechain != node.sidechain:
+    for u, i in index.items():
+        if u in seen or u == uuid or side[i] != own_side:
             continue
-        m = ts_ms(n.ts)
+        m = ts_ms(ts[i])
         if m is None:
             continue
         d = t - m
         if 0 <= d <= FALLBACK_MS and (best_d is None or d < best_d):
-            best, best_d = n.uuid, d
+            best, best_d = u, d
     return best
 
 
 def recover_parallel(g: Graph, chain: list[str]) -> tuple[list[str], int]:
-    """`recoverOrphanedParallelToolResults`: for each message.id group with a line on the
-    chain, insert its off-chain assistant lines, then the off-chain tool-result lines whose
-    parent is a group member, right after the group's last on-chain line (each list sorted by
-    the timestamp string). Returns the new chain and the number of lines recovered."""
-    nodes = g.nodes
-    on = set(chain)
-    sibs: dict[str, list[Node]] = {}  # each group's off-chain assistant lines, in map order
-    results_by_parent: dict[str, list[Node]] = {}  # off-chain results, in map order
+    """`recover_lines` of a chain of uuids: the new chain and the number of lines recovered."""
+    at, taken = recover_lines(g, list(map(g.index.__getitem__, chain)))
+    return (list(map(g.uuid.__getitem__, at)), taken) if taken else (chain, 0)
+
+
+def recover_lines(g: Graph, at: list[int]) -> tuple[list[int], int]:
+    """`recoverOrphanedParallelToolResults`, on the chain's lines (`Walk.at`): for each
+    message.id group with a line on the chain, insert its off-chain assistant lines, then the
+    off-chain tool-result lines whose parent is a group member, right after the group's last
+    on-chain line (each list sorted by the timestamp string). Returns the new chain's lines
+    and the number of lines recovered."""
+    index, kind, parent, mid = g.index, g.kind, g.parent, g.mid
+    off = set(index.values())
+    off.difference_update(at)
+    if not off:
+        return at, 0
+    sibs: dict[str, list[int]] = {}  # each group's off-chain assistant lines, in map order
+    results_by_parent: dict[int, list[int]] = {}  # off-chain results by parent line, map order
     with_results: set[str] = set()  # the groups of their parents
-    for n in nodes.values():
-        if n.uuid in on:
-            continue
-        if n.type == "assistant":
-            if n.mid is not None:
-                sibs.setdefault(n.mid, []).append(n)
-        elif n.type == "user" and n.parent is not None and n.results:
-            p = nodes.get(n.parent)
-            if p is not None and p.mid is not None:
-                results_by_parent.setdefault(n.parent, []).append(n)
-                with_results.add(p.mid)
+    with_result = g.results
+    for i in g.in_map_order(off):
+        t = kind[i]
+        if t == "assistant":
+            m = mid[i]
+            if m is not None:
+                sibs.setdefault(m, []).append(i)
+        elif t == "user" and with_result[i]:
+            p = parent[i]
+            j = index.get(p) if p is not None else None
+            if j is not None and (m := mid[j]) is not None:
+                results_by_parent.setdefault(j, []).append(i)
+                with_results.add(m)
     if not sibs and not with_results:
-        return chain, 0
+        return at, 0
     wanted = sibs.keys() | with_results
-    mids = [nodes[u].mid for u in chain]
-    last_on = {mid: i for i, mid in enumerate(mids) if mid in wanted}  # the last on the chain
+    mids = list(map(mid.__getitem__, at))
+    last = dict(zip(mids, range(len(mids)), strict=True))  # each id's last place on the chain
+    last_on = {m: last[m] for m in wanted if m in last}
     # each group's results: by its members in map order, each member's in map order
-    results: dict[str, list[Node]] = {}
-    if with_results:
-        for n in nodes.values():
-            mid = n.mid
-            if mid is not None and mid in with_results and mid in last_on:
-                got = results_by_parent.get(n.uuid)
-                if got is not None:
-                    results.setdefault(mid, []).extend(got)
+    results: dict[str, list[int]] = {}
+    for j in g.in_map_order(results_by_parent):
+        m = mid[j]
+        if m in last_on:
+            results.setdefault(m, []).extend(results_by_parent[j])
     # (a line is in one group at most: an assistant line by its message.id, a result by its
     # parent's, so no line is taken twice)
-    inserts: dict[int, list[str]] = {}
+    stamp = g.ts.__getitem__
+    inserts: dict[int, list[int]] = {}
     taken = 0
-    for mid, i in last_on.items():
-        sib = sibs.get(mid, [])
-        res = results.get(mid, [])
+    for m, k in last_on.items():
+        sib = sibs.get(m, [])
+        res = results.get(m, [])
         if len(sib) > 1:
-            sib.sort(key=_ts_of)
+            sib.sort(key=stamp)
         if len(res) > 1:
-            res.sort(key=_ts_of)
+            res.sort(key=stamp)
         taken += len(sib) + len(res)
-        inserts[i] = [n.uuid for n in sib] + [n.uuid for n in res]
+        inserts[k] = sib + res
     if not taken:
-        return chain, 0
-    out: list[str] = []
+        return at, 0
+    out: list[int] = []
     start = 0
-    for i in sorted(inserts):
-        out += chain[start : i + 1]
-        out += inserts[i]
-        start = i + 1
-    out += chain[start:]
+    for k in sorted(inserts):
+        out += at[start : k + 1]
+        out += inserts[k]
+        start = k + 1
+    out += at[start:]
     return out, taken
-
-
-def _ts_of(n: Node) -> str:
-    return n.ts
 
 
 def roots(g: Graph) -> dict[str, str]:
     """Each node's root (the top of its parentUuid walk), memoised: O(n)."""
     if g._roots is not None:
         return g._roots
-    nodes = g.nodes
+    index, parent = g.index, g.parent
     root: dict[str, str] = {}
-    for n in nodes.values():
-        if n.uuid in root:
+    for uuid in index:
+        if uuid in root:
             continue
         path: list[str] = []
         seen: set[str] = set()
-        u: str | None = n.uuid
-        top = n.uuid
-        while u is not None and u in nodes:
+        u: str | None = uuid
+        top = uuid
+        while u is not None and u in index:
             if u in root:
                 top = root[u]
                 break
@@ -413,7 +523,7 @@ def roots(g: Graph) -> dict[str, str]:
             seen.add(u)
             path.append(u)
             top = u
-            u = nodes[u].parent
+            u = parent[index[u]]
         for p in path:
             root[p] = top
     g._roots = root

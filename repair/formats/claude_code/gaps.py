@@ -69,7 +69,7 @@ def chain_findings(session: Session) -> list[RecordFinding]:
             parent, where = None, SIDECHAIN
         cut = [m for m in session.messages if m.hidden and m.meta.get("hidden_reason") == CUT]
         if parent:  # what the link brings back: the chain that ends at its new parent
-            back = {g.nodes[u].idx for u in walk(g, parent).chain}
+            back = set(map(g.index.__getitem__, walk(g, parent).chain))
             cut = [m for m in cut if back.intersection(_origin(m))]
         lines = sorted(st.file.lines[i].lineno for m in cut for i in _origin(m))
         line = _line(g, stop_at)
@@ -94,7 +94,7 @@ def _stop_as_written(session: Session, st: CCState, stop_at: str) -> tuple[str, 
     and the record after it takes its parentUuid (write.py), so the gap is there (and the
     record before it in the file may be a tip now: re-linking it is no longer ambiguous)."""
     g = st.file.graph
-    idx = g.nodes[stop_at].idx
+    idx = g.index[stop_at]
     if session.messages is st.view.messages or idx not in st.view.rec_blocks:
         return stop_at, set()
     for m in session.messages:
@@ -105,10 +105,9 @@ def _stop_as_written(session: Session, st: CCState, stop_at: str) -> tuple[str, 
         return stop_at, gone
     obj = st.file.lines[start].obj
     u = obj.get("uuid") if type(obj) is dict else None
-    n = g.nodes.get(u) if isinstance(u, str) else None
-    if n is None or n.idx != start:
+    if not isinstance(u, str) or g.index.get(u) != start:
         return stop_at, gone
-    return n.uuid, gone
+    return u, gone
 
 
 def relink_target(
@@ -118,8 +117,8 @@ def relink_target(
     `gone`: the lines the write deletes (no candidate)."""
     g = st.file.graph
     lines = st.file.lines
-    node = g.nodes[uuid]
-    me = lines[node.idx].obj
+    at = g.index[uuid]
+    me = lines[at].obj
     sid = me.get("sessionId")
     prompt = _snapshot_of(lines, missing)
     if prompt is not None:
@@ -128,25 +127,24 @@ def relink_target(
             f"on line {prompt} names it), which may have followed a rewind from an earlier "
             "record"
         )
-    for idx in range(node.idx - 1, -1, -1):
+    for idx in range(at - 1, -1, -1):
         obj = lines[idx].obj
         u = obj.get("uuid") if type(obj) is dict else None
-        n = g.nodes.get(u) if isinstance(u, str) else None
-        if n is None or n.idx != idx or n.sidechain or obj.get("agentId") or idx in gone:
+        if not isinstance(u, str) or g.index.get(u) != idx or g.side[idx]:
             continue
-        if obj.get("sessionId") != sid:
+        if obj.get("agentId") or idx in gone or obj.get("sessionId") != sid:
             continue
-        if n.uuid in g.has_child:
+        if u in g.has_child:
             return None, (
                 f"the gap is ambiguous: line {lines[idx].lineno}, the record before it, "
                 "already has a record after it"
             )
-        if uuid in walk(g, n.uuid).chain:
+        if uuid in walk(g, u).chain:
             return None, f"the gap is ambiguous: line {lines[idx].lineno} descends from it"
-        t_me, t_q = ts_ms(node.ts), ts_ms(n.ts)
+        t_me, t_q = ts_ms(g.ts[at]), ts_ms(g.ts[idx])
         if t_me is not None and t_q is not None and t_q > t_me:
             return None, f"the gap is ambiguous: line {lines[idx].lineno} is stamped after it"
-        return n.uuid, f"line {lines[idx].lineno}, the record before it in the file"
+        return u, f"line {lines[idx].lineno}, the record before it in the file"
     return None, "the gap is ambiguous: no record of this session comes before it"
 
 
@@ -164,7 +162,7 @@ def _snapshot_of(lines: list[JsonlLine], uuid: str | None) -> int | None:
 
 
 def _line(g: Graph, uuid: str) -> int:
-    return g.lines[g.nodes[uuid].idx].lineno
+    return g.lines[g.index[uuid]].lineno
 
 
 def _origin(m: Any) -> tuple[int, ...]:
@@ -173,7 +171,7 @@ def _origin(m: Any) -> tuple[int, ...]:
 
 
 def _gap_ms(g: Graph, a: str, b: str) -> str:
-    ta, tb = ts_ms(g.nodes[a].ts), ts_ms(g.nodes[b].ts)
+    ta, tb = ts_ms(g.ts[g.index[a]]), ts_ms(g.ts[g.index[b]])
     if ta is None or tb is None:
         return "?"
     d = (ta - tb) / 1000
@@ -186,7 +184,7 @@ def _message_at(session: Session, g: Graph, chain: list[str], uuid: str) -> int 
         k = chain.index(uuid)
     except ValueError:
         return None
-    after = {g.nodes[u].idx for u in chain[k:]}
+    after = set(map(g.index.__getitem__, chain[k:]))
     for pos, m in enumerate(session.messages):
         if m.live and isinstance(m.origin, tuple) and after.intersection(m.origin):
             return pos

@@ -702,11 +702,16 @@ def build_view(
     chain: list[str],
     hidden: list[tuple[int, str]],
     sidechain: bool = False,
+    at: list[int] | None = None,
 ) -> View:
     """Messages of one conversation: the chain's messages, with the hidden/malformed lines
-    (`hidden`: (line index, reason) in file order) placed by file position among them."""
-    nodes = file.graph.nodes
-    idxs = [n.idx for n in map(nodes.__getitem__, chain) if n.type in MESSAGE_TYPES]
+    (`hidden`: (line index, reason) in file order) placed by file position among them.
+    `at`: the chain's lines, when known."""
+    g = file.graph
+    kind = g.kind
+    if at is None:
+        at = list(map(g.index.__getitem__, chain))
+    idxs = [i for i in at if kind[i] in MESSAGE_TYPES]
     live = _Builder(file)
     live.add_all(idxs)
     live.flush()

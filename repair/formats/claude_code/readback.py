@@ -161,7 +161,7 @@ def _written_graph(
     nodes = {n.uuid: n for n in written}
     if len(nodes) != len(written):  # a uuid twice
         return None
-    return Graph(nodes=nodes, lines=[]), fresh, fresh_nodes
+    return Graph.of_nodes(nodes.values()), fresh, fresh_nodes
 
 
 def _chain(
