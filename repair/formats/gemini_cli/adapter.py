@@ -22,6 +22,7 @@ writes them.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -34,12 +35,14 @@ from ...model import (
     TOOL_RESULT,
     TOOL_USE,
     Block,
+    LazyMessage,
     Message,
     Session,
     new_bid,
     result_text,
+    text_is_blank,
 )
-from ..base import Adapter, Export, JsonlLine, Probe, line_values, own_type
+from ..base import Adapter, Export, JsonlLine, Probe, each_line_value, own_type
 from ..probe import split_lines
 from ..registry import register
 
@@ -52,6 +55,7 @@ from .history import (
     Rec,
     Replay,
     Turn,
+    Usual,
     curated_out,
     is_sent_part,
     is_thought,
@@ -88,19 +92,59 @@ class GeminiState:
     bom: bool = False
     doc: Any = None
     style: JsonStyle | None = None  # a .json chat's
-    recs: dict[int, Rec] = field(default_factory=dict)  # key -> record (live and removed)
-    pos: dict[int, int] = field(default_factory=dict)  # key -> position in the conversation
     loaded: list[Message] = field(default_factory=list)
-    original: dict[int, Block] = field(default_factory=dict)  # bid -> block as loaded
+    # noted as each block is made (a message's blocks are made when first asked for):
     part_of: dict[int, Any] = field(default_factory=dict)  # bid -> the part it was read from
     # bid -> the id as written, for a block whose part carried its own id (the tool id
     # at load is the loaded block's, `original`)
     raw_id: dict[int, str] = field(default_factory=dict)
-    rec_bids: dict[int, list[int]] = field(default_factory=dict)  # rec key -> its bids
-    rec_msgs: dict[int, set[int]] = field(default_factory=dict)  # rec key -> message uids
     skipped: dict[int, set[int]] = field(default_factory=dict)  # rec key -> unsent content[k]
     session_id: str = ""
     ids: set[str] = field(default_factory=set)  # while writing: ids taken, new ones included
+    _made: _Loaded | None = None
+    _keys: tuple[dict[int, Rec], dict[int, int]] | None = None
+
+    @property
+    def recs(self) -> dict[int, Rec]:
+        """key -> record (live and removed)."""
+        return self._by_key()[0]
+
+    @property
+    def pos(self) -> dict[int, int]:
+        """key -> position in the conversation."""
+        return self._by_key()[1]
+
+    def _by_key(self) -> tuple[dict[int, Rec], dict[int, int]]:
+        got = self._keys
+        if got is None:
+            replay = self.replay
+            recs = {rec.key: rec for rec in replay.live}
+            pos = {key: n for n, key in enumerate(recs)}
+            recs.update((rec.key, rec) for rec in replay.removed)
+            got = self._keys = (recs, pos)
+        return got
+
+    @property
+    def original(self) -> dict[int, Block]:
+        """bid -> block as loaded (every loaded message's blocks: made when first asked
+        for, by a writer)."""
+        return self._loaded().original
+
+    @property
+    def rec_bids(self) -> dict[int, list[int]]:
+        """rec key -> the bids of its blocks, in message order."""
+        return self._loaded().rec_bids
+
+    @property
+    def rec_msgs(self) -> dict[int, set[int]]:
+        """rec key -> the uids of the loaded messages made of it."""
+        return self._loaded().rec_msgs
+
+    def _loaded(self) -> _Loaded:
+        got = self._made
+        if got is None:
+            got = self._made = _Loaded.of(self.loaded)
+        return got
 
     @property
     def data(self) -> bytes:
@@ -108,6 +152,30 @@ class GeminiState:
         read again, checked, when asked for (an unedited export)."""
         held = self.held
         return held if isinstance(held, bytes) else held.read_all()
+
+
+@dataclass
+class _Loaded:
+    """What a writer compares the messages with: the loaded messages' blocks and records."""
+
+    original: dict[int, Block]
+    rec_bids: dict[int, list[int]]
+    rec_msgs: dict[int, set[int]]
+
+    @classmethod
+    def of(cls, loaded: list[Message]) -> _Loaded:
+        original: dict[int, Block] = {}
+        rec_bids: dict[int, list[int]] = {}
+        rec_msgs: dict[int, set[int]] = {}
+        for m in loaded:
+            if isinstance(m.origin, Recs):
+                for k in m.origin.keys:
+                    rec_msgs.setdefault(k, set()).add(m.uid)
+            for b in m.blocks:
+                original[b.bid] = b
+                if isinstance(b.origin, PartRef):
+                    rec_bids.setdefault(b.origin.rec, []).append(b.bid)
+        return cls(original, rec_bids, rec_msgs)
 
 
 def parse_time(value: Any) -> float | None:
@@ -208,14 +276,12 @@ class GeminiCliAdapter(Adapter):
                 lines, newline, trailing = probe.lines, probe.newline, probe.trailing_newline
             else:  # a chat of one line
                 lines, newline, trailing = split_lines(strip_bom(probe.data)[0])
-            # each line's value read once; the usual one (an object) with no other test
-            objs = line_values(lines)
+            # each line's value read once and replayed as read; the usual one (an object)
+            # with no other test
             replay = replay_lines(
-                [
-                    (i, obj)
-                    for i, obj in enumerate(objs)
-                    if type(obj) is dict or (lines[i].error is None and not lines[i].blank)
-                ]
+                (i, obj)
+                for i, obj in enumerate(each_line_value(lines))
+                if type(obj) is dict or (lines[i].error is None and not lines[i].blank)
             )
             state = GeminiState(
                 held=probe.held(),  # after the pass over the lines: a large file is not kept
@@ -230,9 +296,6 @@ class GeminiCliAdapter(Adapter):
         state.session_id = str(replay.meta.get("sessionId") or "")
         messages = _build(state, replay)
         state.loaded = list(messages)
-        for m in messages:
-            for b in m.blocks:
-                state.original[b.bid] = b
         return self.session(probe.path, messages, state, state.session_id)
 
     # ---------------------------------------------------------------- write
@@ -272,11 +335,6 @@ def _src(state: GeminiState, rec: Rec, ref: PartRef | None = None) -> dict[str, 
 
 
 def _build(state: GeminiState, replay: Replay) -> list[Message]:
-    for rec in replay.live + replay.removed:
-        state.recs[rec.key] = rec
-    for n, rec in enumerate(replay.live):
-        state.pos[rec.key] = n
-
     # turns of the live records, and the rows of records that are not sent (shown in
     # place, not part of the request): for each live record, its row or where its turns end
     turns: list[Turn] = []
@@ -284,7 +342,7 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     lines = state.kind == "jsonl"
     for rec in replay.live:
         if lines and rec.places[-1].index is None:
-            usual = _usual_turns(state, rec)
+            usual = _usual_turns(rec)
             if usual is not None:
                 turns += usual
                 rows.append(len(turns))
@@ -303,7 +361,7 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     curated_out(turns)
 
     messages: list[Message] = []
-    group: list[tuple[Turn, list[Block]]] = []
+    group: list[Turn] = []
     pending_aside: list[Message] = []
 
     def close() -> None:
@@ -322,20 +380,19 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
             continue
         for ti in range(start, row):
             t = turns[ti]
-            blocks = t.blocks
-            if blocks is None:
-                blocks = _turn_blocks(state, t, ti, ids)
+            if t.facts is None and t.blocks is None:
+                blocks = t.blocks = _turn_blocks(state, t, ti, ids)
                 sent = [b for b in blocks if b.type != "thinking"]
                 if t.hidden is None and not sent and blocks:
                     t.hidden = "only thoughts, which Gemini CLI strips before sending"
             if t.hidden is not None:
-                pending_aside.append(_hidden_turn(state, t, blocks))
+                pending_aside.append(_hidden_turn(state, t, _blocks_of(state, t)))
                 if not group:
                     close()
                 continue
-            if group and group[-1][0].role != t.role:
+            if group and group[-1].role != t.role:
                 close()
-            group.append((t, blocks))
+            group.append(t)
         start = row
     close()
     return _with_removed(state, messages, replay)
@@ -346,7 +403,6 @@ def _turn_blocks(
 ) -> list[Block]:
     rec = t.rec
     out: list[Block] = []
-    bids = state.rec_bids.setdefault(rec.key, [])
     home = rec.places[-1]
     # a record on a line of its own: its blocks share one `{"line"}` (read only, as every src)
     line_src = {"line": home.at_line + 1} if state.kind == "jsonl" and home.index is None else None
@@ -359,122 +415,163 @@ def _turn_blocks(
         src = line_src if line_src is not None else _src(state, rec, ref)
         block = _part_block(part, ref, src, state, ids.get((ti, pi), "") if ids else "")
         part_of[block.bid] = part
-        bids.append(block.bid)
         out.append(block)
     return out
 
 
-def _usual_turns(state: GeminiState, rec: Rec) -> list[Turn] | None:
-    """The turns of a record on a line of its own in the usual shape (`_usual`), their
-    blocks made as `record_turns` and `_turn_blocks` make them, without the parts between
+def _usual_turns(rec: Rec) -> list[Turn] | None:
+    """The turns of a record on a line of its own in the usual shape, read in one pass over
+    it: a gemini record whose content is a string (not empty, or with calls), without
+    thoughts, each call with an id and its result none, a string or function responses
+    with ids; a user record of function responses with ids. Their blocks are made as
+    `record_turns` and `_turn_blocks` make them (`_usual_blocks`), without the parts between
     and without a pass of `stable_ids` or `curated_out` over them: a usual turn holds no
     empty part and no call or response without an id. None: another record (the long way;
     tests/formats/test_gemini_usual.py holds the two equal)."""
     obj = rec.obj
-    if not _usual(obj):
-        return None
-    key = rec.key
-    src = {"line": rec.places[-1].at_line + 1}
-    bids = state.rec_bids.setdefault(key, [])
-    if obj["type"] == "user":
-        blocks = _response_blocks(state, bids, obj["content"], key, None, src)
-        return [Turn("user", rec, [], None, blocks)]
-    content = obj.get("content")
-    calls = obj.get("toolCalls") or ()
-    part_of = state.part_of
-    model: list[Block] = []
-    if content:
-        b = Block(
-            TEXT, {"type": TEXT, "text": content}, None, None, False, src, PartRef(key, "content")
-        )
-        part_of[b.bid] = {"text": content}
-        bids.append(b.bid)
-        model.append(b)
-    for k, tc in enumerate(calls):
-        call = {"id": tc["id"], "name": tc.get("name"), "args": tc.get("args")}
-        b = _call_block(state, call, src, PartRef(key, "call", k), "")
-        part_of[b.bid] = {"functionCall": call}
-        bids.append(b.bid)
-        model.append(b)
-    turns = [Turn("model", rec, [], None, model)]
-    out: list[Block] = []
-    for k, tc in enumerate(calls):
-        result = tc.get("result")
-        if type(result) is list:
-            out += _response_blocks(state, bids, result, key, k, src)
-        elif result:  # a string
-            resp = {"id": tc["id"], "name": tc.get("name"), "response": {"output": result}}
-            b = _result_block(state, resp, src, PartRef(key, "result", k), "")
-            part_of[b.bid] = {"functionResponse": resp}
-            bids.append(b.bid)
-            out.append(b)
-    if out:
-        turns.append(Turn("user", rec, [], None, out))
-    return turns
-
-
-def _usual(obj: dict[str, Any]) -> bool:
-    """A record in the usual shape: a gemini record whose content is a string (not empty,
-    or with calls), without thoughts, each call with an id and its result none, a string
-    or function responses with ids; a user record of function responses with ids."""
     rtype = obj.get("type")
     if rtype == "user":
         content = obj.get("content")
-        return type(content) is list and bool(content) and _usual_responses(content)
+        if type(content) is not list or not content:
+            return None
+        answers = _usual_answers(content, [])
+        if answers is None:
+            return None
+        return [Turn("user", rec, [], None, None, Usual((), tuple(answers), len(answers)))]
     thoughts = obj.get("thoughts")
     if rtype != "gemini" or not (thoughts is None or (type(thoughts) is list and not thoughts)):
-        return False
+        return None
     content = obj.get("content")
     if not (content is None or type(content) is str):
-        return False
+        return None
     calls = obj.get("toolCalls")
     if calls is None:
-        return bool(content)
-    if type(calls) is not list or not (calls or content):
-        return False
+        if not content:
+            return None
+        calls = ()
+    elif type(calls) is not list or not (calls or content):
+        return None
+    ids: list[str] = []
+    got: list[str] | None = []
     for tc in calls:
         if type(tc) is not dict:
-            return False
+            return None
         tid = tc.get("id")
         if type(tid) is not str or not tid:
-            return False
+            return None
+        if "__" in tid:
+            tid = sent_id(tid, tc.get("name"))
+        ids.append(tid)
         result = tc.get("result")
         if type(result) is list:
-            if not _usual_responses(result):
-                return False
-        elif not (result is None or type(result) is str):
-            return False
-    return True
+            got = _usual_answers(result, got)
+            if got is None:
+                return None
+        elif type(result) is str:
+            if result:
+                got.append(tid)  # type: ignore[union-attr]
+        elif result is not None:
+            return None
+    n = len(ids) + (1 if content else 0)
+    blank = bool(content) and text_is_blank(content)
+    turns = [Turn("model", rec, [], None, None, Usual(tuple(ids), (), n, blank))]
+    if got:
+        turns.append(Turn("user", rec, [], None, None, Usual((), tuple(got), len(got))))
+    return turns
 
 
-def _usual_responses(parts: list[Any]) -> bool:
-    """Function response parts with ids, and nothing else (the usual results, and the
-    usual user record)."""
+def _usual_answers(parts: list[Any], out: list[str] | None) -> list[str] | None:
+    """`out` with the ids as sent of function response parts with ids, and nothing else
+    (the usual results, and the usual user record); None: another part among them."""
+    if out is None:
+        return None
     for p in parts:
         if type(p) is not dict or p.get("thought") is not None:
-            return False
+            return None
         resp = p.get("functionResponse")
         if type(resp) is not dict or type(p.get("functionCall")) is dict:
-            return False
+            return None
         tid = resp.get("id")
         if type(tid) is not str or not tid:
-            return False
-    return True
+            return None
+        out.append(tid if "__" not in tid else sent_id(tid, resp.get("name")))
+    return out
+
+
+def _blocks_of(state: GeminiState, t: Turn) -> list[Block]:
+    """A turn's blocks: the long way's as made, a usual turn's made now."""
+    if t.blocks is not None:
+        return t.blocks
+    return _usual_blocks(state, t)
+
+
+def _usual_blocks(state: GeminiState, t: Turn) -> list[Block]:
+    """The blocks of a usual turn (`_usual_turns`), each with the id its facts read."""
+    rec, facts = t.rec, t.facts
+    assert facts is not None
+    obj = rec.obj
+    key = rec.key
+    src = {"line": rec.places[-1].at_line + 1}
+    if obj["type"] == "user":
+        return _response_blocks(state, obj["content"], key, None, src, facts.answers)
+    part_of, raw_id = state.part_of, state.raw_id
+    calls = obj.get("toolCalls") or ()
+    out: list[Block] = []
+    if t.role == "model":
+        content = obj.get("content")
+        if content:
+            b = Block(
+                TEXT,
+                {"type": TEXT, "text": content},
+                None,
+                None,
+                False,
+                src,
+                PartRef(key, "content"),
+            )
+            part_of[b.bid] = {"text": content}
+            out.append(b)
+        for k, (tc, tid) in enumerate(zip(calls, facts.calls, strict=True)):
+            call = {"id": tc["id"], "name": tc.get("name"), "args": tc.get("args")}
+            bid = new_bid()
+            raw_id[bid] = call["id"]
+            out.append(_use(call, tid, src, PartRef(key, "call", k), bid))
+            part_of[bid] = {"functionCall": call}
+        return out
+    ids = facts.answers
+    at = 0  # the ids of the results before
+    for k, tc in enumerate(calls):
+        result = tc.get("result")
+        if type(result) is list:
+            if result:
+                out += _response_blocks(state, result, key, k, src, ids[at : at + len(result)])
+                at += len(result)
+        elif result:  # a string
+            resp = {"id": tc["id"], "name": tc.get("name"), "response": {"output": result}}
+            bid = new_bid()
+            raw_id[bid] = resp["id"]
+            out.append(_answer(resp, ids[at], src, PartRef(key, "result", k), bid))
+            at += 1
+            part_of[bid] = {"functionResponse": resp}
+    return out
 
 
 def _response_blocks(
-    state: GeminiState, bids: list[int], parts: list[Any], key: int, k: int | None, src: Any
+    state: GeminiState, parts: list[Any], key: int, k: int | None, src: Any, ids: Sequence[str]
 ) -> list[Block]:
-    """The tool_result blocks of usual function response parts (`_usual_responses`): of
-    a user record's content (k None) or of `toolCalls[k].result`."""
-    part_of = state.part_of
+    """The tool_result blocks of usual function response parts (`_usual_answers`), with
+    the ids as sent, `ids`: of a user record's content (k None) or of
+    `toolCalls[k].result`."""
+    part_of, raw_id = state.part_of, state.raw_id
     out = []
-    for i, p in enumerate(parts):
-        ref = PartRef(key, "content", i) if k is None else PartRef(key, "result", k, i)
-        b = _result_block(state, p["functionResponse"], src, ref, "")
-        part_of[b.bid] = p
-        bids.append(b.bid)
-        out.append(b)
+    field, place = ("content", None) if k is None else ("result", k)
+    for i, (p, tid) in enumerate(zip(parts, ids, strict=True)):
+        resp = p["functionResponse"]
+        bid = new_bid()
+        raw_id[bid] = resp["id"]
+        ref = PartRef(key, field, i, None) if k is None else PartRef(key, field, place, i)
+        out.append(_answer(resp, tid, src, ref, bid))
+        part_of[bid] = p
     return out
 
 
@@ -517,11 +614,14 @@ def _call_block(
     state: GeminiState, call: dict[str, Any], src: Any, ref: PartRef, made_up: str
 ) -> Block:
     """The tool_use block of a `functionCall`."""
+    bid = new_bid()
+    return _use(call, _tool_id(bid, call, state, made_up), src, ref, bid)
+
+
+def _use(call: dict[str, Any], tid: str, src: Any, ref: PartRef, bid: int) -> Block:
     name = call.get("name")
     if not isinstance(name, str):
         name = "?"
-    bid = new_bid()
-    tid = _tool_id(bid, call, state, made_up)
     data = {"type": TOOL_USE, "id": tid, "name": name, "input": call.get("args")}
     return Block(TOOL_USE, data, tid, name, False, src, ref, None, bid)
 
@@ -530,19 +630,24 @@ def _result_block(
     state: GeminiState, resp: dict[str, Any], src: Any, ref: PartRef, made_up: str
 ) -> Block:
     """The tool_result block of a `functionResponse`."""
+    bid = new_bid()
+    return _answer(resp, _tool_id(bid, resp, state, made_up), src, ref, bid)
+
+
+def _answer(resp: dict[str, Any], tid: str, src: Any, ref: PartRef, bid: int) -> Block:
     response = resp.get("response")
-    is_error = isinstance(response, dict) and "error" in response
+    if type(response) is dict:
+        is_error = "error" in response
+        text = response.get("output")  # the usual response (`_response_text`'s first)
+        if type(text) is not str:
+            text = _response_text(response)
+    else:
+        is_error = isinstance(response, dict) and "error" in response
+        text = _response_text(response)
     name = resp.get("name")
     if not isinstance(name, str):
         name = None
-    bid = new_bid()
-    tid = _tool_id(bid, resp, state, made_up)
-    data = {
-        "type": TOOL_RESULT,
-        "tool_use_id": tid,
-        "content": _response_text(response),
-        "is_error": is_error,
-    }
+    data = {"type": TOOL_RESULT, "tool_use_id": tid, "content": text, "is_error": is_error}
     return Block(TOOL_RESULT, data, tid, name, is_error, src, ref, None, bid)
 
 
@@ -565,37 +670,95 @@ def _meta(rec: Rec) -> dict[str, Any]:
     return {"timestamp": t} if t is not None else {}
 
 
-def _message(state: GeminiState, group: list[tuple[Turn, list[Block]]]) -> Message:
-    first, blocks_of_first = group[0]
-    keys: tuple[int, ...] = (first.rec.key,)
+class GeminiMessage(LazyMessage):
+    """The message of consecutive usual turns of one role (`_usual_turns`), whose blocks
+    are made when first asked for (`LazyMessage`): the loader reads its tool ids, plain
+    shape and block counts from the records. Equal to the message of the same turns made at
+    load (tests/formats/test_gemini_lazy.py)."""
+
+    __slots__ = ("_state", "_turns")
+    _state: GeminiState
+    _turns: tuple[Turn, ...]
+
+    def _make_blocks(self) -> tuple[Block, ...]:
+        state = self._state
+        out: list[Block] = []
+        for t in self._turns:
+            out += _usual_blocks(state, t)
+        return tuple(out)
+
+    def _make_src(self) -> dict[str, Any] | None:
+        return {"line": self._turns[0].rec.places[-1].at_line + 1}
+
+
+def _message(state: GeminiState, group: list[Turn]) -> Message:
+    first = group[0]
+    role = "assistant" if first.role == "model" else "user"
     if len(group) == 1:
-        blocks = tuple(blocks_of_first)
+        keys: tuple[int, ...] = (first.rec.key,)
+        raw = [first.rec.obj]
+        if first.facts is not None:
+            return _unmade(state, group, role, raw, Recs(keys))
     else:  # the usual user message: a record's responses and the next record's
-        every = list(blocks_of_first)
-        for _, bs in group[1:]:
-            every += bs
         # each record once, in order (a dict: a group of many records stays linear)
-        keys = tuple(dict.fromkeys(t.rec.key for t, _ in group))
+        recs = {t.rec.key: t.rec for t in group}
+        keys = tuple(recs)
+        raw = [rec.obj for rec in recs.values()]
+        if all(t.facts is not None for t in group):
+            return _unmade(state, group, role, raw, Recs(keys))
+    if len(group) == 1:
+        blocks = tuple(_blocks_of(state, first))
+    else:
+        every: list[Block] = []
+        for t in group:
+            every += _blocks_of(state, t)
         blocks = tuple(every)
-    recs = state.recs
-    msg = Message(
-        "assistant" if first.role == "model" else "user",
-        blocks,
-        [recs[k].obj for k in keys],
-        _meta(first.rec),
-        False,
-        None,
-        _src(state, first.rec),
-        Recs(keys),
+    return Message(
+        role, blocks, raw, _meta(first.rec), False, None, _src(state, first.rec), Recs(keys)
     )
-    rec_msgs = state.rec_msgs
-    for k in keys:
-        got = rec_msgs.get(k)
-        if got is None:
-            rec_msgs[k] = {msg.uid}
-        else:
-            got.add(msg.uid)
-    return msg
+
+
+def _unmade(
+    state: GeminiState, group: list[Turn], role: str, raw: list[Any], origin: Recs
+) -> GeminiMessage:
+    """The message of usual turns, its blocks to come; its facts read as `Message.tool_ids`
+    reads them from the blocks (a usual turn holds either results or none)."""
+    if len(group) == 1:  # the usual message: one turn
+        f = group[0].facts
+        assert f is not None
+        calls, answers, n = f.calls, f.answers, f.n
+        results = n if answers else 0
+        plain = n > 0 and not f.blank
+    else:
+        every_call: list[str] = []  # (lists, not tuples grown by `+=`: linear in turns)
+        every_answer: list[str] = []
+        n = results = 0
+        plain = True
+        other = False  # a block before that is not a result
+        for t in group:
+            f = t.facts
+            assert f is not None
+            if f.answers:
+                if other:
+                    plain = False
+                every_answer += f.answers
+                results += f.n
+            elif f.n:
+                every_call += f.calls
+                other = True
+                if f.blank:
+                    plain = False
+            n += f.n
+        calls, answers = tuple(every_call), tuple(every_answer)
+        plain = plain and n > 0
+    m: GeminiMessage = GeminiMessage.unmade(role, raw, ((calls, answers), plain), False, origin)
+    m._state = state
+    m._turns = tuple(group)
+    m._counts = (n, results)
+    stamp = parse_time(group[0].rec.obj.get("timestamp"))
+    if stamp is not None:
+        m.meta["timestamp"] = stamp
+    return m
 
 
 def _hidden_turn(state: GeminiState, t: Turn, blocks: list[Block]) -> Message:
@@ -609,7 +772,6 @@ def _hidden_turn(state: GeminiState, t: Turn, blocks: list[Block]) -> Message:
         src=_src(state, t.rec),
         origin=Recs((t.rec.key,)),
     )
-    state.rec_msgs.setdefault(t.rec.key, set()).add(msg.uid)
     return msg
 
 
@@ -624,7 +786,6 @@ def _display_blocks(state: GeminiState, rec: Rec) -> list[Block]:
             ref = PartRef(rec.key, "content", k if isinstance(content, list) else None)
             b = Block(TEXT, {"type": TEXT, "text": text}, src=_src(state, rec, ref), origin=ref)
             state.part_of[b.bid] = p
-            state.rec_bids.setdefault(rec.key, []).append(b.bid)
             out.append(b)
     return out
 
@@ -640,7 +801,6 @@ def _hidden_record(state: GeminiState, rec: Rec, why: str) -> Message:
         src=_src(state, rec),
         origin=Recs((rec.key,)),
     )
-    state.rec_msgs.setdefault(rec.key, set()).add(msg.uid)
     return msg
 
 
@@ -654,7 +814,6 @@ def _malformed_record(state: GeminiState, rec: Rec, why: str) -> Message:
         src=_src(state, rec),
         origin=Recs((rec.key,)),
     )
-    state.rec_msgs.setdefault(rec.key, set()).add(msg.uid)
     return msg
 
 

@@ -23,6 +23,7 @@ cut from call ids and empty text parts are dropped (`stripToolCallIdPrefixes`).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,8 +74,9 @@ class Replay:
     array_key: dict[int | None, tuple[str, ...]]  # line -> key path of its messages array
 
 
-def replay_lines(objs: list[tuple[int | None, Any]]) -> Replay:
-    """Replay parsed lines `(line index, value)` in order (non-JSON lines are left out)."""
+def replay_lines(objs: Iterable[tuple[int | None, Any]]) -> Replay:
+    """Replay parsed lines `(line index, value)` in order (non-JSON lines are left out), as
+    they are read: one pass over the file."""
     order: dict[str, Rec] = {}
     removed: list[Rec] = []
     meta: dict[str, Any] = {}
@@ -100,7 +102,19 @@ def replay_lines(objs: list[tuple[int | None, Any]]) -> Replay:
             removed.append(rec)
 
     for idx, obj in objs:
-        if not isinstance(obj, dict):
+        if type(obj) is dict:
+            rid = obj.get("id")
+            if type(rid) is str and "$rewindTo" not in obj:  # the usual line: a record
+                rec = order.get(rid)
+                if rec is None:
+                    serial += 1
+                    place = Place(idx)
+                    order[rid] = Rec(serial, rid, obj, place, [place])
+                else:
+                    rec.obj = obj
+                    rec.places.append(Place(idx))
+                continue
+        elif not isinstance(obj, dict):
             if idx is None:  # a .json chat: its loader took the document for an object
                 raise ValueError("the chat document is not an object")
             bad.append((idx, f"the record is {_kind(obj)}, not an object"))
@@ -164,15 +178,29 @@ class PartRef:
 
 @dataclass(slots=True)
 class Turn:
-    """A turn of the history; `blocks`, where the loader made them from a record in the
-    usual shape (adapter.py, `_usual_turns`), with no `parts`: none without an id, none
-    empty."""
+    """A turn of the history. A turn of a record in the usual shape (adapter.py,
+    `_usual_turns`: none without an id, none empty) has no `parts` but `facts`, what a
+    check reads of it without its blocks; its `blocks` are made when its message's are.
+    The long way's turns have their `blocks` once made (`_turn_blocks`)."""
 
     role: str  # "user" | "model"
     rec: Rec
     parts: list[tuple[Any, PartRef]]
     hidden: str | None = None  # why Gemini CLI does not send it
     blocks: list[Any] | None = None
+    facts: Usual | None = None
+
+
+@dataclass(slots=True)
+class Usual:
+    """A usual turn's blocks as a check reads them: the ids of its calls and of its
+    results as sent (a usual turn holds either: the model turn its text and calls, a user
+    turn only results), how many blocks it holds, and whether its text is blank."""
+
+    calls: tuple[str, ...]
+    answers: tuple[str, ...]
+    n: int
+    blank: bool = False
 
 
 def part_text(value: Any) -> str:

@@ -1,0 +1,160 @@
+"""Gemini CLI messages whose blocks are made when asked for (`GeminiMessage`, the loader's
+usual path) are the messages made at load: the same blocks, places, tool ids, plain shape
+and block counts, the same findings and numbers under every target (the Gemini CLI
+client's light twin counting them from what the loader read, `clients.gemini_cli.light`),
+whether their blocks were made before the analysis or not; an untouched, a fixed or an
+edited session is written as the one made at load is."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair import analysis, clients, wire
+from repair.errors import ExportRefused
+from repair.formats import load_bytes
+from repair.formats.gemini_cli.adapter import GeminiMessage
+from repair.model import Message, Session
+from repair.plan import apply_all
+from tests.formats.gemini_chats import chats
+
+
+def _both(data: bytes) -> tuple[Session, Session]:
+    """The session as loaded, and the same file's with every message made at load (a plain
+    `Message` of the same fields: its tool ids, shape and counts read from its blocks)."""
+    lazy = load_bytes(data, path="chat.jsonl", format="gemini-cli")
+    whole = load_bytes(data, path="chat.jsonl", format="gemini-cli")
+    made = [
+        Message(m.role, m.blocks, m.raw, dict(m.meta), m.hidden, m.malformed, m.src, m.origin)
+        if isinstance(m, GeminiMessage)
+        else m
+        for m in whole.messages
+    ]
+    whole.messages = made
+    whole.state.loaded = list(made)
+    return lazy, whole
+
+
+def _facts(m: Message) -> tuple:
+    return (m.role, m.raw, m.hidden, m.malformed, m.src, m.meta, m.origin)
+
+
+def _block_facts(m: Message) -> list[tuple]:
+    return [
+        (b.type, b.data, b.tool_id, b.name, b.is_error, b.src, b.place(), b.origin)
+        for b in m.blocks
+    ]
+
+
+def _noted(session: Session) -> list[tuple]:
+    """What the writer notes of each block as loaded (by position: block ids differ
+    between two loads)."""
+    state = session.state
+    return [
+        (state.part_of.get(b.bid), state.raw_id.get(b.bid), state.original.get(b.bid) is b)
+        for m in session.messages
+        for b in m.blocks
+    ]
+
+
+def _found(session: Session, target: str) -> list:
+    got = analysis.analyze(session, target)
+    found = [(f.to_json(), f.position, f.severity, f.client_repair) for f in got.findings]
+    return [*found, got.numbers, got.sent]
+
+
+def _sent(session: Session) -> list:
+    """What the Gemini CLI client sends, counted by its light twin: each message's number,
+    and where it closes the history."""
+    req = clients.get("gemini-cli").light(session)  # type: ignore[union-attr]
+    return [req.numbering(len(session.messages), wire.WIRES["gemini"]), req.added_after]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    data=chats(),
+    made_first=st.booleans(),
+    target=st.sampled_from(["gemini-cli", "gemini", "anthropic"]),
+)
+def test_gemini_messages_are_the_ones_made_at_load(data, made_first, target):
+    """Random chats (records in the usual shape and next to it, written again, rewound,
+    replaced by a `$set`): the same findings, numbers, counts, messages, blocks and tool
+    ids as the messages made at load, and the same file written back."""
+    lazy, whole = _both(data)
+    if made_first:
+        for m in lazy.messages:
+            m.blocks  # noqa: B018 (made before the analysis)
+    assert [m.block_counts() for m in lazy.messages] == [m.block_counts() for m in whole.messages]
+    assert _sent(lazy) == _sent(whole)
+    assert _found(lazy, target) == _found(whole, target)
+    assert [m.tool_ids() for m in lazy.messages] == [m.tool_ids() for m in whole.messages]
+    assert [m.plain_shape() for m in lazy.messages] == [m.plain_shape() for m in whole.messages]
+    assert [_facts(m) for m in lazy.messages] == [_facts(m) for m in whole.messages]
+    assert [_block_facts(m) for m in lazy.messages] == [_block_facts(m) for m in whole.messages]
+    assert _noted(lazy) == _noted(whole)
+    assert lazy.export_bytes() == whole.export_bytes() == data
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(data=chats(), picks=st.data())
+def test_an_edited_gemini_session_is_written_as_the_one_made_at_load(data, picks):
+    """Every finding fixed, or a message dropped and another's blocks reversed, in both
+    sessions alike (blocks not made before the edit in the loaded one): the same file
+    written, the same records left out, or the same refusal."""
+    lazy, whole = _both(data)
+    drop = picks.draw(st.integers(0, len(lazy.messages)))
+    turn = picks.draw(st.integers(0, len(lazy.messages)))
+
+    def written(session: Session, fix: bool) -> Any:
+        if fix:
+            edited, _ = apply_all(session)
+        else:
+            msgs = [
+                m.with_blocks(m.blocks[::-1]) if k == turn else m
+                for k, m in enumerate(session.messages)
+                if k != drop
+            ]
+            edited = session.copy_with(msgs)
+        try:
+            done = edited.export()
+        except ExportRefused as e:
+            return str(e)
+        return done.data, done.dropped_records
+
+    for fix in (False, True):
+        assert written(lazy, fix) == written(whole, fix)
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+def test_a_clean_gemini_check_makes_no_block():
+    """A chat in the usual shape (calls answered once, in the gemini record's own
+    toolCalls): a check under the client target reads no message's blocks."""
+    call = {
+        "id": "ls__c1",
+        "name": "ls",
+        "args": {},
+        "result": [{"functionResponse": {"id": "ls__c1", "name": "ls", "response": {}}}],
+    }
+    lines = [
+        {"sessionId": "s-1", "projectHash": "ab" * 32},
+        {"id": "u", "type": "user", "content": [{"text": "go"}]},
+        {"id": "g", "type": "gemini", "content": "looking", "toolCalls": [call]},
+        {"id": "g2", "type": "gemini", "content": "done"},
+    ]
+    s = load_bytes(b"".join(map(_line, lines)), path="chat.jsonl", format="gemini-cli")
+    assert [type(m) for m in s.messages] == [Message, GeminiMessage, GeminiMessage, GeminiMessage]
+    assert [m.tool_ids() for m in s.messages] == [((), ()), (("c1",), ()), ((), ("c1",)), ((), ())]
+    assert analysis.analyze(s).findings == []
+    assert not any(m.made() for m in s.messages[1:])  # type: ignore[attr-defined]
+    assert [[b.tool_id for b in m.blocks] for m in s.messages] == [
+        [None],
+        [None, "c1"],
+        ["c1"],
+        [None],
+    ]
