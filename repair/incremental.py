@@ -96,6 +96,8 @@ def _reanalyze(
     target = session.target
     if changed is None or before.target != target:
         return None
+    if before.request is not None and before.request.counted is not None:
+        return None  # a lean analysis's request, counted: nothing to splice into
     shift = changed if isinstance(changed, Shift) else None
     if shift is None:
         if len(old) != len(new):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import codes
-from .analysis import Analysis, analyze, id_problem
+from .analysis import Analysis, analyze, id_problem, made_whole
 from .codes import NONE, Group
 from .edits import (
     DropBlock,
@@ -201,6 +201,7 @@ class Settled:
     applied: list[Fix]
     first: Analysis
     last: Analysis
+    last_whole: bool = True  # False: `last` is a lean analysis (`analyze`, not whole)
 
 
 def settle(
@@ -213,15 +214,26 @@ def settle(
 ) -> Settled:
     """`frozen`: what no fix may change (a thread's records that another conversation
     owns, repair.threads); a fix that would is left out. `plan`: the plan of `session`
-    with `choices`, where the caller has it (the first round's: not made again)."""
+    with `choices`, where the caller has it (the first round's: not made again).
+
+    After a round whose incremental analysis declined (its edits spread over the whole
+    session), the state is analysed as `check` does (`analyze`, lean), and planned (the
+    whole pairing and request made) only where a finding may be fixed: the last round's
+    analysis (`Settled.last`) is then a lean one (`made_whole` makes it whole)."""
     with gc_paused():
         from .incremental import changes, reanalyze
 
+        choices = choices or Choices()
         applied: list[Fix] = []
         first = None
         analysis = None
         ready = plan
         for _ in range(max_rounds):
+            if first is not None and analysis is None:  # the increment declined
+                analysis = analyze(session)
+                if not may_fix(analysis, choices):
+                    return Settled(session, applied, first, analysis, last_whole=False)
+                analysis = made_whole(analysis, session)
             plan = ready if ready is not None else make_plan(session, analysis, choices)
             ready = None
             first = first or plan.analysis
@@ -238,6 +250,17 @@ def settle(
             )
             session = after
         return Settled(session, applied, first or analyze(session), analysis or analyze(session))
+
+
+def may_fix(analysis: Analysis, choices: Choices) -> bool:
+    """Whether a plan of the analysed state may hold a fix to apply: a finding whose chosen
+    action changes something and that is not skipped (a fix whose findings are all
+    without an action or skipped changes nothing)."""
+    target = analysis.target
+    return any(
+        f.key not in choices.skipped and choices.action(f, actions_for(f.code, target)) != NONE
+        for f in analysis.findings
+    )
 
 
 @dataclass(frozen=True)

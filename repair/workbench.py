@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import codes
-from .analysis import Analysis, analyze
+from .analysis import Analysis, analyze, made_whole
 from .errors import ExportRefused
 from .files import Staging, Watch, as_read, backup_path, plan_paths
 from .formats.base import check_numbers
@@ -104,6 +104,9 @@ class Workbench:
         self.done: list[Step] = []
         self.undone: list[Step] = []
         self._analysis: tuple[list[Message], Analysis] | None = None
+        # the lean analysis (as `check` makes it) of the state apply_all settled, made whole
+        # when first asked for (`analysis`); an export reads its findings as they are
+        self._lean: tuple[list[Message], Analysis] | None = None
         # the analyses of the last few states (by their message list): an undo or a redo
         # goes back to a state analysed already
         self._recent: list[tuple[list[Message], Analysis]] = []
@@ -129,6 +132,8 @@ class Workbench:
         msgs = self.session.messages
         if self._analysis is None or self._analysis[0] is not msgs:
             got = next((a for m, a in self._recent if m is msgs), None)
+            if got is None and self._lean is not None and self._lean[0] is msgs:
+                got = made_whole(self._lean[1], self.session)
             if got is None and self._analysis is not None:
                 # from the state analysed last (the one before this step): what changed
                 prev, before = self._analysis
@@ -139,6 +144,15 @@ class Workbench:
             self._remember(msgs, analysis)
             return analysis
         return self._analysis[1]
+
+    def _checked(self) -> Analysis:
+        """The current state's findings: its lean analysis where apply_all left one (not
+        made whole for an export), else `analysis`."""
+        lean, msgs = self._lean, self.session.messages
+        if lean is not None and lean[0] is msgs:
+            if self._analysis is None or self._analysis[0] is not msgs:
+                return lean[1]
+        return self.analysis
 
     def prepare_steps(self) -> None:
         """Index the current analysis for the next step's increment now
@@ -342,7 +356,11 @@ class Workbench:
                 settled=(self.choices.copy(), threads),
             )
         )
-        self._remember(after.messages, settled.last)  # the last round analysed it already
+        # the last round analysed it already
+        if settled.last_whole:
+            self._remember(after.messages, settled.last)
+        else:
+            self._lean = (after.messages, settled.last)
         return result
 
     def _push(self, step: Step) -> StepResult:
@@ -405,6 +423,8 @@ class Workbench:
         known = {id(self.original): self.original_analysis}
         if self._analysis is not None and self._analysis[0] is current.messages:
             known[id(current)] = self._analysis[1]
+        elif self._lean is not None and self._lean[0] is current.messages:
+            known[id(current)] = self._lean[1]
         for k, thread in enumerate(current.threads):
             got = self._thread_analysis.get(k)
             if got is not None and got[0] is thread:
@@ -488,7 +508,7 @@ class Workbench:
         in place when the input is read-only (unless `force`) or changed since it was read
         (checked again right before the rename). WriteFailed when the file system refuses or
         the report cannot be encoded; nothing is replaced then either."""
-        malformed = [f for f in self.analysis.findings if codes.get(f.code).blocks_export]
+        malformed = [f for f in self._checked().findings if codes.get(f.code).blocks_export]
         if malformed:
             raise ExportRefused(
                 f"{len(malformed)} malformed record(s) remain (first: "

@@ -2,7 +2,8 @@
 (`analysis.made_whole`): that is the analysis made whole at once, findings, numbers,
 pairing and the client's request alike, on every sample, fixture and corpus file, mutated
 copies of them and a generated Claude Code session; the lean pairing's `checked` is the
-pairing of its checked calls and results."""
+pairing of its checked calls and results. Apply-all's last round may be analysed lean too
+(`plan.settle`): the same holds of it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from dataclasses import replace
 from bench.gen import gen_claude_code
 from repair.analysis import analyze, made_whole
 from repair.formats import load_bytes
+from repair.plan import Choices, make_plan, settle
+from repair.workbench import Workbench
 from tests.engine.engine_factory import pairing_facts
 from tests.engine.test_incremental import SEEDS, facts
 from tests.fuzz_support import mutated_session, over_mutated_seeds
@@ -51,7 +54,42 @@ def test_lean_made_whole_is_the_whole_analysis(which, rng_seed, mutations):
         _same(session)
 
 
-def test_lean_made_whole_on_a_generated_claude_code_session(tmp_path):
+def _generated(tmp_path, n: int, seed: int):
+    """A generated Claude Code session of `n` turns, loaded from its file."""
     path = tmp_path / "s.jsonl"
-    path.write_bytes(gen_claude_code(300, seed=3)[0])
-    _same(load_bytes(path.read_bytes(), str(path)))
+    path.write_bytes(gen_claude_code(n, seed=seed)[0])
+    return load_bytes(path.read_bytes(), str(path))
+
+
+def test_lean_made_whole_on_a_generated_claude_code_session(tmp_path):
+    _same(_generated(tmp_path, 300, 3))
+
+
+def _settled_as_whole(session) -> None:
+    settled = settle(session, Choices())
+    want = analyze(settled.session, whole=True)
+    assert facts(settled.last) == facts(want)
+    assert not make_plan(settled.session, want, Choices()).actionable  # nothing left to fix
+    if not settled.last_whole:  # the last round analysed as `check` does
+        got = made_whole(settled.last, settled.session)
+        assert facts(got) == facts(want)
+        assert _request(got.request) == _request(want.request)
+    wb = Workbench(session)
+    if wb.apply_all() is not None:  # the workbench's analysis of it, asked for: whole
+        assert facts(wb.analysis) == facts(analyze(wb.session, whole=True))
+
+
+@over_mutated_seeds(SEEDS, 100, mutations=(0, 3))
+def test_apply_all_ends_on_the_analysis_of_the_state_it_settled(which, rng_seed, mutations):
+    """Apply-all's last round, where its increment declined, is analysed as `check` does
+    (lean) and planned only when a finding may be fixed: that analysis is the whole one's,
+    no fix is left, and the workbench makes it whole when asked."""
+    session = mutated_session(SEEDS[which], random.Random(rng_seed), mutations)
+    if session is not None:
+        _settled_as_whole(session)
+
+
+def test_apply_all_of_a_generated_claude_code_session_ends_on_its_analysis(tmp_path):
+    session = _generated(tmp_path, 400, 5)
+    assert not settle(session, Choices()).last_whole  # (the rounds' edits spread wide)
+    _settled_as_whole(session)
