@@ -424,8 +424,11 @@ class MainScreen(Screen[None]):
             first, analyses = first_look(session, table)
             cpu("analysis_cpu")
             self.post_message(AnalysisReady(None, first))
+            del first  # (what only the first look holds is let go as soon as it can be)
             wb = workbench_of(session, analyses)
-            derived = snapshot(wb, None)
+            del analyses
+            # the same rows: those not drawn yet stay unmade, their messages' blocks too
+            derived = snapshot(wb, None, table=table)
             cpu("whole_cpu")
             self.post_message(AnalysisReady(wb, derived))
             wb.prepare_steps()  # after the analysis is on its way: the first step's index

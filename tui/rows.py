@@ -2,15 +2,16 @@
 
 Built once per session state (O(n)); the widget only indexes into it. Summaries, times and
 names are made lazily per visible row, so a 100k-message session costs nothing until drawn.
-At load the table is counted from the tool ids the loader read (`lazy_rows`): a message's
-rows, and so its blocks, are made when one of them is first read (the rows on screen).
+The table is counted from the tool ids the loader read (`lazy_rows`): a message's rows,
+and so its blocks, are made when one of them is first read (the rows on screen, a search);
+a step's table is made from the one before (`update_rows`), its unmade rows left unmade.
 No Textual here: this is data.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -242,14 +243,14 @@ def lazy_rows(session: Session) -> RowTable:
             has_time = True
         ids = msg._tool_ids  # (known without the blocks where the loader read them)
         if ids is None:
-            _add_rows(made, mi, msg)  # type: ignore[arg-type]  # (a list of rows is one of them)
+            _add_rows(made, mi, msg)
         else:
             made.append(None)
             made += [None] * (len(ids[0]) + len(ids[1]))
     return RowTable(LazyRows(session.messages, message_row, made), message_row, [], has_time)
 
 
-def _add_rows(rows: list[Row], mi: int, msg: Message) -> None:
+def _add_rows(rows: list[Row] | list[Row | None], mi: int, msg: Message) -> None:
     rows.append(Row(MSG, mi, None))
     if not msg.holds_tool_blocks():  # (its blocks are not made for nothing)
         return
@@ -263,57 +264,62 @@ def update_rows(before: RowTable, session: Session, changed: Collection[int] | S
     with as many messages) by building again the rows of the messages at `changed`: the
     other rows are reused, the row indices after a changed message move by what it
     gained or lost. Where messages came or went (a `Shift`), the rows of the stretch are
-    built, and those after it are copies at their new message positions."""
+    built, and those after it are copies at their new message positions. The rows of
+    `before` not made yet (`LazyRows`) stay unmade, their messages' blocks too."""
     msgs = session.messages
-    old_rows, old_mr = before.rows, before.message_row
-    if not isinstance(old_rows, list):  # (the load's rows, made when read: not a step's)
-        return build_rows(session)
+    old_mr = before.message_row
+    fits = len(old_mr) + changed.delta if isinstance(changed, Shift) else len(old_mr)
+    if fits != len(msgs):
+        return lazy_rows(session)
+    old = before.rows
+    old_made: Sequence[Row | None] = old._made if isinstance(old, LazyRows) else old
     if isinstance(changed, Shift):
-        return _shifted_rows(before, old_rows, session, changed)
-    if len(msgs) != len(old_mr):
-        return build_rows(session)
-    rows: list[Row] = []
+        made, message_row = _shifted_rows(old_made, old_mr, msgs, changed)
+    else:
+        made, message_row = _changed_rows(old_made, old_mr, msgs, changed)
+    has_time = any(m.meta.get("timestamp") is not None for m in msgs)
+    return RowTable(LazyRows(msgs, message_row, made), message_row, [], has_time)
+
+
+def _changed_rows(
+    old_made: Sequence[Row | None], old_mr: list[int], msgs: list[Message], changed: Collection[int]
+) -> tuple[list[Row | None], list[int]]:
+    rows: list[Row | None] = []
     message_row: list[int] = []
     shift = 0
     start = 0  # the first message not copied yet
     for mi in sorted(changed):
         end = old_mr[mi]
-        rows += old_rows[old_mr[start] if start < len(old_mr) else len(old_rows) : end]
+        rows += old_made[old_mr[start] if start < len(old_mr) else len(old_made) : end]
         message_row += old_mr[start:mi] if not shift else [r + shift for r in old_mr[start:mi]]
         message_row.append(len(rows))
         _add_rows(rows, mi, msgs[mi])
-        after = old_mr[mi + 1] if mi + 1 < len(old_mr) else len(old_rows)
+        after = old_mr[mi + 1] if mi + 1 < len(old_mr) else len(old_made)
         shift = len(rows) - after
         start = mi + 1
     if start < len(old_mr):
-        rows += old_rows[old_mr[start] :]
+        rows += old_made[old_mr[start] :]
         message_row += old_mr[start:] if not shift else [r + shift for r in old_mr[start:]]
-    has_time = any(m.meta.get("timestamp") is not None for m in msgs)
-    return RowTable(rows, message_row, [], has_time)
+    return rows, message_row
 
 
 def _shifted_rows(
-    before: RowTable, old_rows: list[Row], session: Session, shift: Shift
-) -> RowTable:
-    msgs = session.messages
-    old_mr = before.message_row
-    if len(old_mr) + shift.delta != len(msgs):
-        return build_rows(session)
-    a = old_mr[shift.start] if shift.start < len(old_mr) else len(old_rows)
-    b = old_mr[shift.old_stop] if shift.old_stop < len(old_mr) else len(old_rows)
-    rows = old_rows[:a]
+    old_made: Sequence[Row | None], old_mr: list[int], msgs: list[Message], shift: Shift
+) -> tuple[list[Row | None], list[int]]:
+    a = old_mr[shift.start] if shift.start < len(old_mr) else len(old_made)
+    b = old_mr[shift.old_stop] if shift.old_stop < len(old_mr) else len(old_made)
+    rows = list(old_made[:a])
     message_row = old_mr[: shift.start]
     for mi in range(shift.start, shift.stop):
         message_row.append(len(rows))
         _add_rows(rows, mi, msgs[mi])
     moved = len(rows) - b  # what the rows after the stretch moved by
     d = shift.delta
-    rows += [Row(r.kind, r.mi + d, r.bi) for r in old_rows[b:]]
+    rows += [r if r is None else Row(r.kind, r.mi + d, r.bi) for r in old_made[b:]]
     message_row += (
         [r + moved for r in old_mr[shift.old_stop :]] if moved else old_mr[shift.old_stop :]
     )
-    has_time = any(m.meta.get("timestamp") is not None for m in msgs)
-    return RowTable(rows, message_row, [], has_time)
+    return rows, message_row
 
 
 def with_findings(table: RowTable, analysis: Analysis) -> RowTable:

@@ -23,7 +23,7 @@ from repair.workbench import StepResult, View, Workbench
 
 from .lanes import LaneLayout, layout, relayout
 from .repair_pane import fix_prompts
-from .rows import RowTable, build_rows, update_rows, with_findings
+from .rows import RowTable, lazy_rows, update_rows, with_findings
 from .summary import problems
 
 
@@ -86,7 +86,7 @@ def derive(
         marked = with_findings(base, analysis)
         lanes = relayout(reuse.lanes, analysis.pairing, marked, changed)
     else:
-        base = table if table is not None else build_rows(session)
+        base = table if table is not None else lazy_rows(session)
         marked = with_findings(base, analysis)
         if whole:
             lanes = layout(analysis.pairing, marked)
