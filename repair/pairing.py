@@ -192,8 +192,15 @@ class LeanPairing(Pairing):
 
     def _built(self) -> Pairing:
         if self._whole is None:
-            with gc_paused():
-                self._whole = pair(self._messages, remap=self._remap)
+            with gc_paused():  # (the live messages' maps are the lean pairing's: the same)
+                self._whole = _pair(
+                    self._messages,
+                    self.live,
+                    self.next_live,
+                    self.prev_live,
+                    self._remap,
+                    frozenset(),
+                )
         return self._whole
 
     # the whole pairing's lists, built when first asked for (`Pairing`'s fields)
@@ -352,8 +359,8 @@ def _repeated(ids: list[str | None]) -> tuple[set[str | None], set[str | None]]:
 def _pair(
     messages: list[Message],
     positions: list[int],
-    next_live: dict[int, int],
-    prev_live: dict[int, int],
+    next_live: Mapping[int, int],
+    prev_live: Mapping[int, int],
     remap: bool,
     usual: set[str] | frozenset[str],
 ) -> Pairing:
@@ -466,7 +473,7 @@ def _pair(
 
 
 def _assistant_back(
-    messages: list[Message], prev_live: dict[int, int], mi: int, stop: int
+    messages: list[Message], prev_live: Mapping[int, int], mi: int, stop: int
 ) -> int | None:
     """The live assistant message at or before `mi` and after `stop` (None: none there)."""
     at: int | None = mi
