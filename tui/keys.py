@@ -88,3 +88,30 @@ def help_rows(bindings: Iterable[Binding]) -> list[tuple[str, str]]:
             if name not in keys[b.action]:
                 keys[b.action].append(name)
     return [(" / ".join(keys[a]), what[a]) for a in order]
+
+
+# What a key of the session screen says while the file is still read or analysed (after
+# "Still reading the file (211 MB): "): those that open something or change the session
+# wait in the queue and say when they run; those that move the cursor or the view say why
+# they cannot yet (run later, they would pull the view from where the user is then).
+WAITS_FOR_WORKBENCH = {
+    "toggle_repair": "the repair pane opens when the analysis is done",
+    "export": "the export dialog opens when the analysis is done",
+    "apply_all": "every fix is applied when the analysis is done",
+    "apply_fix": "the selected fix is applied when the analysis is done",
+    "skip_fix": "the fix is skipped when the analysis is done",
+    "cycle_fix": "the alternative is chosen when the analysis is done",
+    "undo": "the undo runs after the steps waiting",
+    "redo": "the redo runs after the steps waiting",
+    "threads": "the threads are listed when the analysis is done",
+    "reload": "the file is read again when this read is done",
+}
+ANSWERS_WHILE_LOADING = {
+    "next_finding": "n and N go to the findings once they are found",
+    "prev_finding": "n and N go to the findings once they are found",
+    "toggle_filter": "f shows the rows with findings once they are found",
+    "copy_id": "nothing to copy yet",
+    "toggle_raw": "nothing to show yet",
+    "top": "nothing to show yet",
+    "bottom": "nothing to show yet",
+}

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -48,7 +48,16 @@ from repair.sanitize import clean_line
 from repair.workbench import View, Workbench
 
 from .detail import SEV_STYLE, message_detail, raw_json
-from .keys import APP_KEYS, PALETTE_KEY, JKScroll, declared, help_rows, key_name
+from .keys import (
+    ANSWERS_WHILE_LOADING,
+    APP_KEYS,
+    PALETTE_KEY,
+    WAITS_FOR_WORKBENCH,
+    JKScroll,
+    declared,
+    help_rows,
+    key_name,
+)
 from .messages import (
     AnalysisReady,
     ExactRead,
@@ -76,25 +85,15 @@ class Search:
     rows: list[int]  # matching table rows, ascending
 
 
-# What an action needs (check_action): the rows, the analysis, the repair pane open.
+# What an action needs: the rows, the findings, the workbench, the repair pane open. While
+# the file is read or analysed, such a key waits for what it needs or says why it cannot
+# run yet (`_deferred`); on the "cannot open" screen it is off (check_action).
 NEEDS_ROWS = {"search", "next_match", "prev_match", "copy_id", "toggle_raw", "top", "bottom"}
 # what needs every row, not the first lines of a large file shown while it is read
-NEEDS_ALL_ROWS = {"search", "next_match", "prev_match", "bottom"}
+NEEDS_ALL_ROWS = {"search", "next_match", "prev_match"}
 NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
-NEEDS_ANALYSIS = {
-    "toggle_repair",
-    "apply_fix",
-    "skip_fix",
-    "cycle_fix",
-    "apply_all",
-    "undo",
-    "redo",
-    "export",
-    "next_finding",
-    "prev_finding",
-    "toggle_filter",
-    "threads",
-}
+NEEDS_FINDINGS = {"next_finding", "prev_finding", "toggle_filter"}
+NEEDS_ANALYSIS = NEEDS_FINDINGS | (set(WAITS_FOR_WORKBENCH) - {"reload"})
 PROMISE_AUTO_BYTES = 16_000_000  # above: the promise is read back when exporting only
 PALETTE_SKIP = {"escape", "focus_detail"}
 DETAIL_MODES = ("normal", "wide", "hidden")
@@ -284,8 +283,10 @@ class MainScreen(Screen[None]):
         self.filling = False
         self._t0 = time.perf_counter() if t0 is None else t0
         self.view: View = None  # the conversation shown: None the main one, k thread k
-        # the keys pressed while busy that would race the step (run when it is done)
+        # the keys pressed while busy that would race the step, or while the file is read
+        # those that need the workbench (run when it is there, in order)
         self._queued: list[str] = []  # toggle_repair, apply_fix, undo, export, ...
+        self._search_waiting: str | None = None  # typed while the rows are not all read
         self._step_started = 0.0
         # what check finds in an export of a state (read back): (state, the line shown)
         self.promise: tuple[Session, Content] | None = None
@@ -358,6 +359,7 @@ class MainScreen(Screen[None]):
         self.view = None
         self.busy = None
         self._queued = []
+        self._search_waiting = None
         self.promise = None
         self._previews.clear()
         self._preview_key = self._preview_next = None
@@ -467,6 +469,8 @@ class MainScreen(Screen[None]):
         if "first_paint" not in self.timings:
             self.call_after_refresh(self._mark, "first_paint")
         self.timings["ui_" + what] = time.perf_counter() - t0
+        if not msg.head and self._search_waiting is not None:
+            self._run_search(self._search_waiting, jump=True)  # (again if the rows change)
 
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
         t0 = time.perf_counter()
@@ -495,6 +499,7 @@ class MainScreen(Screen[None]):
 
     def on_load_failed(self, msg: LoadFailed) -> None:
         self.load_error = msg.text
+        self._queued, self._search_waiting = [], None  # (the screen says what works)
         self.query_one("#loading").display = False
         box = self.query_one("#load-error", Static)
         box.update(
@@ -537,6 +542,8 @@ class MainScreen(Screen[None]):
         self._update_summary()
         if self.search is not None:
             self._run_search(self.search.query, jump=False)
+        elif self._search_waiting is not None:
+            self._run_search(self._search_waiting, jump=True)
 
     # header / summary / detail
     def _set_header(self, content: Content) -> None:
@@ -550,6 +557,7 @@ class MainScreen(Screen[None]):
         width = self.size.width - 2
         wide = width >= 100
         right: list = [f"  {message_count(len(s.messages), d.sent if d else None)}  "]
+        waiting = len(self._queued) + (self._search_waiting is not None)
         if self.head_only:
             right = [f"  first {len(s.messages)} msgs  ", ("reading…", "italic dim")]
         elif d is None:
@@ -565,11 +573,13 @@ class MainScreen(Screen[None]):
             if self._unexported:
                 right.append(("  *unexported", "italic $text-warning"))
         if self.busy:
-            waiting = f" (+{len(self._queued)} waiting)" if self._queued else ""
-            right.append((f"  ⟳ {self.busy}{waiting}", "bold reverse $text-warning"))
+            more = f" (+{len(self._queued)} waiting)" if self._queued else ""
+            right.append((f"  ⟳ {self.busy}{more}", "bold reverse $text-warning"))
         elif self.filling:
-            waiting = f" ({len(self._queued)} waiting)" if self._queued else ""
-            right.append((f"  pairing…{waiting}", "italic dim"))
+            more = f" ({waiting} waiting)" if waiting else ""
+            right.append((f"  pairing…{more}", "italic dim"))
+        elif d is None and waiting:  # (after "reading…" or "analysing…")
+            right.append((f" ({waiting} waiting)", "italic dim"))
         if self.query_one(Timeline).findings_only:
             right.append(("  [findings only]", "reverse"))
         # the target where it is not the format's own client (claude-code → claude-code)
@@ -807,31 +817,82 @@ class MainScreen(Screen[None]):
 
     # actions
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in NEEDS_ROWS and self.session is None:
-            return False
-        if action in NEEDS_ALL_ROWS and self.head_only:
-            return False
-        if action in NEEDS_ANALYSIS and self.derived is None:
-            return False  # (during the first look they wait for the workbench: _deferred)
-        if action in NEEDS_REPAIR_PANE and not self.repair_open:
+        if self.load_error is not None and (action in NEEDS_ROWS or action in NEEDS_ANALYSIS):
+            return False  # (the "cannot open" screen names the keys that work)
+        if action in NEEDS_REPAIR_PANE and not self._pane_open_then():
             return False
         if action == "reload" and (not self.path or self.given_session is not None):
             return False
         return True
 
+    @property
+    def _loading(self) -> bool:
+        """The file is read or analysed: the workbench is still to come."""
+        return self.wb is None and self.load_error is None
+
+    def _pane_open_then(self) -> bool:
+        """The repair pane is open, or will be once the keys waiting have run."""
+        return self.repair_open != (self._queued.count("toggle_repair") % 2 == 1)
+
     def _deferred(self, action: str) -> bool:
-        """While a step runs, an action that would race it waits for it (in order), as
-        during the first look an action that needs the workbench waits for it; True when it
-        was put in the queue."""
-        if not self.busy and not self.filling:
+        """True when `action` does not run now, with a word: while a step runs, an action
+        that would race it waits for it (in order, the header counts them); while the file
+        is read or analysed, one that needs the workbench waits for it and says so, and one
+        that needs rows or findings not there yet says why it cannot run."""
+        loading = self._loading
+        if action in WAITS_FOR_WORKBENCH and (self.busy or loading):
+            if loading and action in ("undo", "redo") and not self._steps_waiting():
+                self.notify(f"Nothing to {action} yet.", markup=False)
+                return True
+            self._queued.append(action)
+            self._update_header()
+            if not self.busy:
+                self.notify(f"{self._still()}: {WAITS_FOR_WORKBENCH[action]}.", markup=False)
+            return True
+        lacks = (
+            self.session is None or self.head_only
+            if action in NEEDS_ALL_ROWS
+            else self.session is None
+            if action in NEEDS_ROWS
+            else self.derived is None and action in NEEDS_FINDINGS
+        )
+        if not (loading and lacks):
             return False
-        self._queued.append(action)
-        self._update_header()
+        self.notify(f"{self._still()}: {ANSWERS_WHILE_LOADING[action]}.", markup=False)
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        # (before the bindings run) G / End on a large file's first lines goes to the last
+        # of them, and says so
+        if self.head_only and event.key in _keys_of(Timeline.BINDINGS, "bottom"):
+            self._bottom_word()
+        # the repair pane's own keys (not tab: it moves the focus) with the pane closed: off
+        # (check_action), they say where they work
+        if self._pane_open_then() or self.load_error is not None:
+            return
+        keys = _keys_of(self.BINDINGS, "apply_fix") + _keys_of(self.BINDINGS, "skip_fix")
+        if event.key in keys:
+            said = " and ".join(keys)
+            self.notify(f"{said} act on the repair plan: r opens it.", markup=False)
+
+    def _steps_waiting(self) -> bool:
+        return any(a in ("apply_fix", "apply_all") for a in self._queued)
+
+    def _still(self) -> str:
+        """What the load is doing, as a key waiting for it says."""
+        if self.session is None or self.head_only:
+            try:
+                mb = os.path.getsize(self.path) / 1e6 if self.path else 0.0
+            except OSError:
+                mb = 0.0
+            return "Still reading the file" + (f" ({mb:.0f} MB)" if mb >= 1 else "")
+        if self.derived is None:
+            return "Still looking for problems"
+        return "Still pairing the calls and results"
 
     async def _run_queued(self) -> None:
         # (until one starts a step, or opens a modal screen: the rest wait for it)
-        while self._queued and not self.busy and not self.filling and not self._modal_open():
+        while self._queued and not self.busy and self.wb is not None and not self._modal_open():
             await self.run_action(self._queued.pop(0))
         self._update_header()
 
@@ -862,18 +923,29 @@ class MainScreen(Screen[None]):
         tl.focus()
 
     def action_next_finding(self) -> None:
-        self._jump_finding(True)
+        if not self._deferred("next_finding"):
+            self._jump_finding(True)
 
     def action_prev_finding(self) -> None:
-        self._jump_finding(False)
+        if not self._deferred("prev_finding"):
+            self._jump_finding(False)
 
     def action_top(self) -> None:
-        self.query_one(Timeline).action_top()
+        if not self._deferred("top"):
+            self.query_one(Timeline).action_top()
 
     def action_bottom(self) -> None:
-        self.query_one(Timeline).action_bottom()
+        if self.head_only:
+            self._bottom_word()
+        if not self._deferred("bottom"):
+            self.query_one(Timeline).action_bottom()
+
+    def _bottom_word(self) -> None:
+        self.notify(f"{self._still()}: this is the last row read so far.", markup=False)
 
     def action_toggle_filter(self) -> None:
+        if self._deferred("toggle_filter"):
+            return
         tl = self.query_one(Timeline)
         if tl.state is None:
             return
@@ -898,6 +970,8 @@ class MainScreen(Screen[None]):
             self._clear_search()
 
     def action_toggle_raw(self) -> None:
+        if self._deferred("toggle_raw"):
+            return
         self.raw = not self.raw
         wb = self.wb
         if self.raw and wb is not None and not wb.original.numbers_exact:
@@ -934,6 +1008,8 @@ class MainScreen(Screen[None]):
             self.query_one(Timeline).focus()
 
     def action_copy_id(self) -> None:
+        if self._deferred("copy_id"):
+            return
         if self.query_one(RepairPane).list_has_focus:
             fix = self._selected_fix()
             text = fix.tool_use_id if fix is not None else None
@@ -1220,10 +1296,22 @@ class MainScreen(Screen[None]):
         self.app.push_screen(SearchScreen(self.last_search), self._search_done)
 
     def _search_done(self, query: str | None) -> None:
-        if not query or self.query_one(Timeline).state is None:
-            return  # nothing typed, or the session went away meanwhile
+        if not query:
+            return
         self.last_search = query
+        if self._loading and (self.session is None or self.head_only):
+            # typed while the file is read: it runs on every row once they are there
+            self._search_waiting = query
+            self.notify(f"{self._still()}: {self._search_word()}.", markup=False)
+            self._update_header()
+            return
+        if self.query_one(Timeline).state is None:
+            return  # the session went away meanwhile
+        self._search_waiting = None
         self._run_search(query, jump=True)
+
+    def _search_word(self) -> str:
+        return f"the search for “{clean_line(self._search_waiting or '', 40)}” runs when it is read"
 
     def _run_search(self, query: str, jump: bool) -> None:
         state = self.query_one(Timeline).state
@@ -1244,6 +1332,9 @@ class MainScreen(Screen[None]):
         tl = self.query_one(Timeline)
         if tl.state is None or msg.version != tl.state.version:
             return  # the rows changed meanwhile; a newer search is on its way
+        if msg.query == self._search_waiting:  # the search typed while the file was read
+            self._search_waiting = None
+            self._update_header()
         if not msg.rows:
             if msg.jump:
                 self.notify(
@@ -1277,16 +1368,24 @@ class MainScreen(Screen[None]):
         self._update_search_bar()
 
     def action_next_match(self) -> None:
-        if self.search is None:
-            self.notify("No search yet: press / first.", markup=False)
+        if self._no_search():
             return
         self._step_match(True)
 
     def action_prev_match(self) -> None:
-        if self.search is None:
-            self.notify("No search yet: press / first.", markup=False)
+        if self._no_search():
             return
         self._step_match(False)
+
+    def _no_search(self) -> bool:
+        """`]` / `[` without a search to step through: says so."""
+        if self.search is not None:
+            return False
+        if self._search_waiting is not None:
+            self.notify(f"{self._still()}: {self._search_word()}.", markup=False)
+        else:
+            self.notify("No search yet: press / first.", markup=False)
+        return True
 
     def _update_search_bar(self) -> None:
         bar = self.query_one("#search-bar", Static)
@@ -1666,15 +1765,17 @@ class MainScreen(Screen[None]):
             yield SystemCommand(b.description, help_text, lambda a=b.action: self._palette_run(a))
 
     async def _palette_run(self, action: str) -> None:
-        if self.derived is None and action in NEEDS_ANALYSIS:
-            self.notify("The analysis is not ready yet.", markup=False)
+        if self.load_error is not None and (action in NEEDS_ANALYSIS or action in NEEDS_ROWS):
+            self.notify("No session is open.", markup=False)
             return
-        if self.session is None and action in NEEDS_ROWS:
-            self.notify("No session is open yet.", markup=False)
-            return
-        if action in NEEDS_REPAIR_PANE and not self.repair_open:
+        if action in NEEDS_REPAIR_PANE and not self._pane_open_then():
             self.action_toggle_repair()
         await self.run_action(action)
+
+
+def _keys_of(bindings: list, action: str) -> list[str]:
+    """The keys bound to `action` ("G,end": G and end)."""
+    return [k.strip() for b in declared(bindings) if b.action == action for k in b.key.split(",")]
 
 
 def _on_yes(then: Callable[[], object]) -> Callable[[bool | None], None]:

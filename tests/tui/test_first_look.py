@@ -7,14 +7,11 @@ work while the whole is made, and those that need it wait for it."""
 from __future__ import annotations
 
 import random
-import threading
-from contextlib import contextmanager
 
 from repair.workbench import Workbench
 from tests.engine.test_incremental import SEEDS
 from tests.fuzz_support import mutated_session, over_mutated_seeds
-from tests.tui.tui_helpers import settle, timeline, widget_text
-from tui import main_screen
+from tests.tui.tui_helpers import held_load, settle, timeline, until, widget_text
 from tui.app import HistviewApp
 from tui.rows import lazy_rows
 from tui.state import first_look, snapshot, workbench_of
@@ -57,39 +54,14 @@ def test_first_look_shows_the_findings_of_the_whole(which, rng_seed, mutations):
     assert seeded.lanes.used_lanes == fresh.lanes.used_lanes
 
 
-@contextmanager
-def _whole_held(monkeypatch):
-    """The load worker stops before the whole (the first look on screen) until released."""
-    gate = threading.Event()
-    real = main_screen.workbench_of
-
-    def held(*args):
-        gate.wait()
-        return real(*args)
-
-    monkeypatch.setattr(main_screen, "workbench_of", held)
-    try:
-        yield gate
-    finally:
-        gate.set()
-
-
-async def _until(pilot, ready) -> None:
-    for _ in range(2000):
-        if ready():
-            return
-        await pilot.pause()
-    raise AssertionError("never happened")
-
-
 async def test_the_first_look_takes_keys_and_the_whole_keeps_the_cursor(cc_file, monkeypatch):
     """While the whole is made: the findings are on the rows (the cursor on the first
     problem, `n` the next finding), End reaches the last row, the detail names the row's
     findings; the whole then draws the lanes and keeps the cursor on its row."""
-    with _whole_held(monkeypatch) as gate:
+    with held_load(monkeypatch, "workbench_of") as gate:
         app = HistviewApp(str(cc_file))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(pilot, lambda: app.main is not None and app.main.filling)
+            await until(pilot, lambda: app.main is not None and app.main.filling)
             main = app.main
             tl = timeline(app)
             first = main.derived
@@ -105,7 +77,7 @@ async def test_the_first_look_takes_keys_and_the_whole_keeps_the_cursor(cc_file,
             last = len(tl.state.table.rows) - 1
             assert tl.current_row_index == last
             gate.set()
-            await _until(pilot, lambda: main.wb is not None)
+            await until(pilot, lambda: main.wb is not None)
             await settle(pilot)
             assert not main.filling and tl.state.lanes is not None
             assert tl.current_row_index == last
@@ -116,10 +88,10 @@ async def test_the_first_look_takes_keys_and_the_whole_keeps_the_cursor(cc_file,
 async def test_keys_that_need_the_workbench_wait_for_it(cc_file, monkeypatch):
     """`r` (the repair pane) pressed during the first look waits, said in the header, and
     opens the pane once the whole is there."""
-    with _whole_held(monkeypatch) as gate:
+    with held_load(monkeypatch, "workbench_of") as gate:
         app = HistviewApp(str(cc_file))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(pilot, lambda: app.main is not None and app.main.filling)
+            await until(pilot, lambda: app.main is not None and app.main.filling)
             main = app.main
             await pilot.press("r")
             assert not main.repair_open and main._queued == ["toggle_repair"]
@@ -134,15 +106,15 @@ async def test_a_key_waiting_behind_a_modal_runs_when_it_closes(cc_file, monkeyp
     """`e` then `t` pressed during the first look: the export screen opens when the whole
     is there, `t` waits for it, and runs (once) when the export screen is closed (the
     generated session has no threads: `t` says so)."""
-    with _whole_held(monkeypatch) as gate:
+    with held_load(monkeypatch, "workbench_of") as gate:
         app = HistviewApp(str(cc_file))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(pilot, lambda: app.main is not None and app.main.filling)
+            await until(pilot, lambda: app.main is not None and app.main.filling)
             main = app.main
             await pilot.press("e", "t")
             assert main._queued == ["export", "threads"]
             gate.set()
-            await _until(pilot, lambda: app.screen is not main)
+            await until(pilot, lambda: app.screen is not main)
             assert main._queued == ["threads"]
             await pilot.press("escape")
             await settle(pilot)

@@ -209,7 +209,7 @@ async def test_overwrite_confirmation_focuses_cancel(demo_copy):
     assert out.read_text() == "keep me"
 
 
-async def test_search_typed_while_loading_does_not_crash(demo_copy, monkeypatch):
+async def test_search_typed_while_loading_runs_when_the_file_is_read(demo_copy, monkeypatch):
     gate = threading.Event()
     real = main_screen.load_session
 
@@ -223,8 +223,14 @@ async def test_search_typed_while_loading_does_not_crash(demo_copy, monkeypatch)
         await pilot.press("slash", *"toolu", "enter")
         await pilot.pause()
         assert app.is_running and app.main.session is None
+        said = [n.message for n in app._notifications]
+        assert said == ["Still reading the file: the search for “toolu” runs when it is read."]
         gate.set()
         await wait_ready(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # the search typed while the file was read ran on every row
+        assert app.main.search is not None and app.main.search.query == "toolu"
         await pilot.press("slash", *"toolu_06X", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import functools
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from tests.paths import SAMPLES
@@ -67,3 +69,39 @@ def widget_text(app, selector: str) -> str:
 
     root = app.main if isinstance(app, HistviewApp) else app
     return str(root.query_one(selector).render())
+
+
+@contextmanager
+def held_load(monkeypatch, name: str, head: bool = False) -> Iterator[threading.Event]:
+    """The load worker stops at `tui.main_screen.NAME` until the event is set:
+    `load_session` (the file being read), `first_look` (the findings sought),
+    `workbench_of` (the whole made, the first look on screen). `head`: a large file's first
+    lines are shown meanwhile (the cc_file fixture's)."""
+    from repair.formats.head import load_head
+    from tui import main_screen
+
+    gate = threading.Event()
+    real = getattr(main_screen, name)
+
+    def held(*args, **kw):
+        gate.wait(30)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(main_screen, name, held)
+    if head:
+        monkeypatch.setattr(
+            main_screen, "load_head", functools.partial(load_head, size=100_000, small=0)
+        )
+    try:
+        yield gate
+    finally:
+        gate.set()
+
+
+async def until(pilot, ready: Callable[[], object]) -> None:
+    """Pause until `ready()` holds (a real condition, not a sleep)."""
+    for _ in range(2000):
+        if ready():
+            return
+        await pilot.pause()
+    raise AssertionError("never happened")
