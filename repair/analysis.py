@@ -65,14 +65,18 @@ class Analysis:
         return out
 
 
-def analyze(session: Session, target: str | None = None, *, whole: bool = False) -> Analysis:
+def analyze(
+    session: Session, target: str | None = None, *, whole: bool = False, steps: bool = True
+) -> Analysis:
     """The findings. `whole`: the caller reads the whole pairing at once (the workbench: the
-    TUI's lanes, the plans), so it is made at once instead of the lean one first."""
+    TUI's lanes, the plans), so it is made at once instead of the lean one first; with
+    `steps` (a whole analysis the next step's increment follows), the client's request is
+    built too, where the increment re-sends it in part, instead of counted."""
     with gc_paused():
-        return _analyze(session, target or session.target, whole)
+        return _analyze(session, target or session.target, whole, steps)
 
 
-def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
+def _analyze(session: Session, target: str, whole: bool = False, steps: bool = True) -> Analysis:
     msgs = session.messages
     rules = _IdRules.of(target)
     p = pair(
@@ -89,13 +93,13 @@ def _analyze(session: Session, target: str, whole: bool = False) -> Analysis:
     # pairing shows a fault such a client may repair, and a wrong guess collects again.
     request = None
     if client is not None and (not client.only_repairs or _may_repair(p, msgs)):
-        request = _sending(client, session, whole)
+        request = _sending(client, session, whole and steps)
     numbers, sent = _numbers(msgs, target, request, len(p.live))
     out = _collect(p, msgs, target, numbers, request)
     if client is not None and client.only_repairs:
         repairs = any(codes.get(f.code).repair_by_client(target) for f in out.findings)
         if repairs != (request is not None):
-            request = _sending(client, session, whole) if repairs else None
+            request = _sending(client, session, whole and steps) if repairs else None
             numbers, sent = _numbers(msgs, target, request, len(p.live))
             out = _collect(p, msgs, target, numbers, request)
     records = add_record_findings(session, out)

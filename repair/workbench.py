@@ -332,7 +332,7 @@ class Workbench:
     def apply_all(self, *, threads: bool = False) -> StepResult | None:
         """Apply every fix until none is left; with `threads`, in every extra thread too
         (sidechains, subagent files: each fixed on its own). None when nothing applied."""
-        settled = settle(self.session, self.choices, plan=self.plan)
+        settled = settle(self.session, self.choices, plan=self._first_plan())
         after, done = settled.session, settled.applied
         if self.session is self.original and self._original_analysis is None:
             self._original_analysis = settled.first
@@ -362,6 +362,14 @@ class Workbench:
         else:
             self._lean = (after.messages, settled.last)
         return result
+
+    def _first_plan(self) -> Plan:
+        """The plan apply_all starts from: the one at hand, or where nothing was analysed
+        yet (`fix`), one made from a whole pairing with the client's request counted, not
+        built: no step's increment splices it (a round's edits spread over the session)."""
+        if self._analysis is not None or self._lean is not None:
+            return self.plan
+        return make_plan(self.session, analyze(self.session, whole=True, steps=False), self.choices)
 
     def _push(self, step: Step) -> StepResult:
         self.done.append(step)

@@ -93,3 +93,36 @@ def test_apply_all_of_a_generated_claude_code_session_ends_on_its_analysis(tmp_p
     session = _generated(tmp_path, 400, 5)
     assert not settle(session, Choices()).last_whole  # (the rounds' edits spread wide)
     _settled_as_whole(session)
+
+
+def _counted_as_built(session) -> None:
+    for conv in (session, *session.threads):
+        counted = analyze(conv, session.target, whole=True, steps=False)
+        built = analyze(conv, session.target, whole=True)
+        assert facts(counted) == facts(built)
+        assert counted.records == built.records
+
+
+@over_mutated_seeds(SEEDS, 100, mutations=(0, 2))
+def test_a_whole_analysis_with_the_request_counted_is_the_whole_analysis(
+    which, rng_seed, mutations
+):
+    """`fix`'s first plan is made from a whole pairing with the client's request counted
+    (`analyze(whole=True, steps=False)`: no step's increment splices it): the same
+    findings, numbers and pairing as the whole analysis with the request built."""
+    session = mutated_session(SEEDS[which], random.Random(rng_seed), mutations)
+    if session is not None:
+        _counted_as_built(session)
+
+
+def test_fix_of_a_generated_claude_code_session_plans_from_the_request_counted(tmp_path):
+    """The same on a generated Claude Code session, and apply-all from nothing analysed
+    (as `fix` runs it) applies what rounds of whole plans apply."""
+    session = _generated(tmp_path, 400, 6)
+    _counted_as_built(session)
+    fresh = settle(session, Choices())
+    wb = Workbench(session)
+    assert wb.apply_all() is not None
+    assert [(f.code, f.action, f.key) for f in wb.applied] == [
+        (f.code, f.action, f.key) for f in fresh.applied
+    ]
