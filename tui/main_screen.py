@@ -94,6 +94,7 @@ NEEDS_ALL_ROWS = {"search", "next_match", "prev_match"}
 NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
 NEEDS_FINDINGS = {"next_finding", "prev_finding", "toggle_filter"}
 NEEDS_ANALYSIS = NEEDS_FINDINGS | (set(WAITS_FOR_WORKBENCH) - {"reload"})
+NAME_ROOM = 12  # the header's file name below this: the short message count
 PROMISE_AUTO_BYTES = 16_000_000  # above: the promise is read back when exporting only
 PALETTE_SKIP = {"escape", "focus_detail"}
 DETAIL_MODES = ("normal", "wide", "hidden")
@@ -586,6 +587,10 @@ class MainScreen(Screen[None]):
         fmt = f"  {s.format} → {s.target}" if wide and s.target != s.format else f"  {s.format}"
         tail = Content.assemble(fmt, *right)
         label = "histview " if wide else ""
+        if d is not None and width - len(label) - tail.cell_length < NAME_ROOM:
+            # narrow: the count `check` prints alone, the file's own gives way to the marks
+            right[0] = f"  {message_count(len(s.messages), d.sent, short=True)}  "
+            tail = Content.assemble(fmt, *right)
         # the counts and marks always show; the name gives way (shortened in its middle)
         room = max(width - len(label) - tail.cell_length, 8)
         # a thread shown: its label after the file's name (the label gives way first)
@@ -966,8 +971,10 @@ class MainScreen(Screen[None]):
         tl = self.query_one(Timeline)
         if self.focused is not tl:
             tl.focus()
-        elif self.search is not None:
+        elif self.search is not None or self._search_waiting is not None:
+            self._search_waiting = None  # (one typed while the file was read, too)
             self._clear_search()
+            self._update_header()
 
     def action_toggle_raw(self) -> None:
         if self._deferred("toggle_raw"):
@@ -1866,12 +1873,14 @@ def _joined(items: list[tuple[str, str]]) -> list:
     return parts
 
 
-def message_count(stored: int, sent: int | None) -> str:
+def message_count(stored: int, sent: int | None, short: bool = False) -> str:
     """The header's count: the messages of the file; where the target receives another
     number (a client splits, merges or leaves out messages), also that one, the number
-    `histview check` prints ("6 msgs · 11 sent")."""
+    `histview check` prints ("6 msgs · 11 sent"; `short`: "11 sent")."""
     text = f"{stored} msgs"
-    return text if sent is None or sent == stored else f"{text} · {sent} sent"
+    if sent is None or sent == stored:
+        return text
+    return f"{sent} sent" if short else f"{text} · {sent} sent"
 
 
 def header_name(path: str, limit: int = 60) -> str:

@@ -94,6 +94,24 @@ async def test_keys_pressed_while_the_file_is_read_answer_or_wait(cc_file, monke
             assert "waiting" not in widget_text(app, "#header")
 
 
+async def test_escape_drops_a_search_typed_while_the_file_is_read(cc_file, monkeypatch):
+    with held_load(monkeypatch, "load_session", head=True) as gate:
+        app = HistviewApp(str(cc_file))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.main is not None and app.main.head_only)
+            main = app.main
+            await pilot.press("slash", *"toolu_", "enter")
+            await pilot.pause()
+            assert "(1 waiting)" in widget_text(app, "#header")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert main._search_waiting is None and "waiting" not in widget_text(app, "#header")
+            gate.set()
+            await wait_ready(pilot)
+            await settle(pilot)
+            assert main.search is None and not widget_text(app, "#search-bar").strip()
+
+
 async def test_steps_and_export_pressed_while_reading_run_in_order(cc_file, monkeypatch):
     """`A` then `u` then `e` while the file is read: they wait (u after a step it can undo),
     and run in order once the workbench is there: every fix applied, undone, then the
@@ -136,11 +154,13 @@ async def test_keys_pressed_while_the_findings_are_sought(cc_file, monkeypatch):
             assert not main._queued
 
 
-async def test_keys_pressed_while_the_calls_are_paired_say_they_wait(cc_file, monkeypatch):
-    """The first look on screen, the whole still made: `n` moves, `r` waits and says so."""
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_keys_pressed_while_the_calls_are_paired_say_they_wait(cc_file, monkeypatch, size):
+    """The first look on screen, the whole still made: `n` moves, `r` waits and says so;
+    the header keeps the count check prints, the marks and what waits at 80 columns too."""
     with held_load(monkeypatch, "workbench_of") as gate:
         app = HistviewApp(str(cc_file))
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: app.main is not None and app.main.filling)
             main = app.main
             at = timeline(app).current_row_index
@@ -150,6 +170,11 @@ async def test_keys_pressed_while_the_calls_are_paired_say_they_wait(cc_file, mo
             assert _said(app) == [
                 "Still pairing the calls and results: the repair pane opens when the analysis is done."
             ]
+            header = widget_text(app, "#header")
+            assert header.rstrip().endswith("pairing… (1 waiting)")
+            assert len(header.rstrip()) <= size[0] - 2  # (its padding)
+            sent = main.derived.sent
+            assert sent != len(main.session.messages) and f"{sent} sent" in header
             gate.set()
             await settle(pilot)
             assert main.repair_open
