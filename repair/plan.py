@@ -178,6 +178,16 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
     out = session.copy_with(patch.rebuild())
     if patch.file_edits:  # record edits: the adapter applies them to what `out` writes
         out = session.adapter.apply_file_edits(out, patch.file_edits)
+    # the messages made, stamped as written: what the analysis finds is what `check` finds
+    if session.adapter is not None:
+        made = {uid for uid, w in patch.work.items() if w.changed}
+        made.update(patch.created)
+        base = session.messages
+        for uid in patch.dropped:  # its neighbours are neighbours now
+            k = patch.index.get(uid)
+            if k is not None:
+                made.update(m.uid for m in base[max(k - 1, 0) : k + 2])
+        out = session.adapter.stamped(out, made)
     return out, applied
 
 

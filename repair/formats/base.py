@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -466,6 +466,13 @@ class Adapter(ABC):
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""
         return None
+
+    def stamped(self, session: Session, made: Collection[int]) -> Session:
+        """`session` with the messages a fix made or edited (`made`: their uids) stamped
+        with the time the writer writes them with (formats whose writer picks the time of a
+        record it creates or moves); the session as it is where the writer keeps each
+        message's time."""
+        return session
 
     def block_time(self, session: Session, block: Any) -> float | None:
         """When the block itself was written (epoch seconds), for formats that stamp blocks

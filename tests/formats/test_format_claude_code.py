@@ -566,7 +566,9 @@ def test_synthetic_result_for_a_single_call_goes_right_after_it_and_relinks_the_
     assert after[:2] == before[:2] and after[4] == before[3]
     new = json.loads(after[2])
     assert list(new)[0] == "parentUuid" and new["parentUuid"] == U(2)
-    assert new["timestamp"] == ts(2.001)
+    # it opens the user message "I stopped it, go on": written with that message's time
+    # (between its parent and its child), so the message keeps the time it had
+    assert new["timestamp"] == ts(30)
     assert new["sourceToolAssistantUUID"] == U(2)
     assert new["toolUseResult"] == SYNTHETIC_RESULT_TEXT
     assert new["message"]["content"][0]["tool_use_id"] == "toolu_1"

@@ -103,7 +103,9 @@ def test_parallel_sample_fix_writes_a_result_record_claude_code_resumes():
     assert re.fullmatch(
         r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", new["uuid"]
     )
-    assert new["timestamp"] == "2026-03-11T09:14:06.392Z"  # its parent + 1 ms
+    # it opens the turn's user message: written with that message's time (its first
+    # result record's, its child's), which the message keeps
+    assert new["timestamp"] == before[6]["timestamp"] == "2026-03-11T09:14:11.870Z"
     assert (
         out.splitlines()[6] == json.dumps(new, ensure_ascii=False, separators=(",", ":")).encode()
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
@@ -43,7 +43,7 @@ from .chain import (
 from .gaps import RecordFinding, apply_relinks, chain_findings
 from .load import CCFile, CCState, build_view, light_graph, line_of, peek
 from .readback import read_back_edited
-from .write import check_resumes, views_of, write_session, written_lines
+from .write import check_resumes, stamped, views_of, write_session, written_lines
 
 if TYPE_CHECKING:
     from ...records import RecordChange
@@ -234,6 +234,9 @@ class ClaudeCodeAdapter(Adapter):
         if os.path.isfile(sibling) and os.path.isdir(os.path.join(folder, "subagents")):
             return sibling
         return None
+
+    def stamped(self, session: Session, made: Collection[int]) -> Session:
+        return stamped(session, made)
 
     def block_time(self, session: Session, block: Any) -> float | None:
         """The timestamp of the record the block was read from (one record per block)."""

@@ -12,7 +12,10 @@ drops) follow the record they followed before. Then (docs/formats.md, Claude Cod
   neighbouring tool-result record of the same version, parentUuid first, a fresh uuid4, a
   timestamp 1 ms after its parent (never after its child), the tool_use record's envelope,
   `toolUseResult` = the text, `sourceToolAssistantUUID` = the tool_use record; it is written
-  right after its parent line;
+  right after its parent line. A new record that opens a message takes the time the
+  session gives that message (`stamped`, `_written_time`: the time of the message's first
+  record kept, else 1 ms after the message before); a record kept, moved or not, keeps its
+  own time;
 - in every turn (an assistant message and what follows it up to the next one) that changed,
   each record's parentUuid becomes the record before it, so the walk from the leaf gives the
   new order without relying on Claude Code's parallel-result recovery; off-chain results are
@@ -28,8 +31,8 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid as uuidlib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,7 +41,7 @@ from ...jsonio import compact
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
 from ..base import Export, JsonlLine, check_numbers, same_messages
 from .chain import Node, ts_ms
-from .load import CCFile, CCState, View
+from .load import _DERIVED, CCFile, CCState, View, _epoch, peek
 
 _ROOT = ("root",)
 
@@ -197,6 +200,7 @@ class _New:
     obj: dict[str, Any] | None = None
     uuid: str = ""
     ts_ms: float | None = None
+    stamp: float | None = None  # the time of the message it opens (`_written_time`)
 
 
 @dataclass(eq=False, slots=True)
@@ -207,6 +211,7 @@ class _Run:
     starts_assistant: bool = False
     edited: bool = False  # the message it belongs to was edited
     as_read: Mapping[int, Sequence[Block]] | None = None
+    opens: int | None = None  # the first run of an edited message: its place in the list
 
     @property
     def blocks(self) -> Sequence[Block]:
@@ -259,7 +264,8 @@ class _Writer:
         for r in runs:
             if isinstance(r.rec, int):
                 if r.rec in owners:  # the record's blocks are split: a copy holds these
-                    r.rec = _New("clone", r.role, list(r.blocks), base=r.rec)
+                    stamp = None if r.opens is None else _written_time(view, messages, r.opens)
+                    r.rec = _New("clone", r.role, list(r.blocks), base=r.rec, stamp=stamp)
                 else:
                     owners.add(r.rec)
 
@@ -342,7 +348,8 @@ class _Writer:
         used: set[int] = set()
         rec_blocks = as_read = view.rec_blocks  # (a run of an unchanged message is only read)
         msg_records = view.msg_records
-        for m in messages:
+        edited_at: dict[int, int] = {}
+        for k, m in enumerate(messages):
             if m.hidden:
                 continue
             om = orig_by_uid.get(m.uid)
@@ -362,10 +369,15 @@ class _Writer:
                     used.add(rec)
                 items.append([rec, b])
             plans.append((m, False, items))
+            edited_at[m.uid] = k
         runs: list[_Run] = []
         for m, unchanged, plan in plans:
             role = m.role or "user"
             mruns = plan if unchanged else self._edited_runs(view, m, plan, used, role)
+            if not unchanged and mruns:  # its first record is written with its time
+                k = mruns[0].opens = edited_at[m.uid]
+                if isinstance(mruns[0].rec, _New):
+                    mruns[0].rec.stamp = _written_time(view, messages, k)
             if role == "assistant" and mruns:
                 mruns[0].starts_assistant = True
             runs.extend(mruns)
@@ -462,11 +474,15 @@ class _Writer:
                 continue
             parent_key = seq[i - 1] if i > 0 else None
             parent = self._uuid_of(parent_key) if parent_key is not None else root_parent
-            p_ts = self._ts_of(seq, i - 1)
-            c_ts = next(
-                (self._ts_of(seq, j) for j in range(i + 1, n) if isinstance(seq[j], int)), None
-            )
-            ts = _between(p_ts, c_ts)
+            if e.stamp is not None:  # it opens a message (as the session stamps it)
+                ts: float | None = e.stamp * 1000
+            else:
+                p_ts = self._ts_of(seq, i - 1)
+                c_ts = next(
+                    (self._ts_of(seq, j) for j in range(i + 1, n) if isinstance(seq[j], int)),
+                    None,
+                )
+                ts = _between(p_ts, c_ts)
             e.ts_ms = ts
             if e.kind == "result":
                 b = e.blocks[0]
@@ -1158,6 +1174,125 @@ def _swap_parent(raw: bytes, obj: dict[str, Any], parent: str | None) -> bytes:
         new_tok = b"null" if parent is None else b'"' + parent.encode() + b'"'
         return b'{"parentUuid":' + new_tok + raw[len(head) :]
     return compact(_set_parent(obj, parent))
+
+
+# --------------------------------------------------------------------------- timestamps
+
+
+def stamped(session: Session, made: Collection[int]) -> Session:
+    """`session` with each message a fix made or edited (`made`: uids) stamped as it is
+    written, so that what the session's analysis finds (out-of-order-timestamp,
+    result-before-use) is what `check` finds in the written file.
+
+    A message's time is its first record's in the written chain (as the loader reads it).
+    A record it keeps is written with its own time: Claude Code lays a conversation out by
+    the parentUuid chain, never by time, and the time read is not lost (a result moved
+    home keeps the time it came back at). A message that keeps no record opens with a new
+    one, stamped 1 ms after the latest record of the message before it and never after
+    the message after it: Claude Code resumes from the newest leaf, so a new tip must be
+    newer than what it follows. The writer stamps that record with the same function."""
+    st = session.state
+    if not made or not isinstance(st, CCState):
+        return session
+    out = session.messages
+    at: set[int] = set()
+    for i, m in enumerate(out):
+        if m.uid in made:
+            # a message is stamped from the live ones around it: those are looked at too
+            at.update(_live_near(out, i))
+    for _ in range(4):  # new messages in a row are stamped from each other: until it holds
+        changed = False
+        for i in sorted(at, reverse=True):
+            m = out[i]
+            t = _written_time(st.view, out, i)
+            if t != m.timestamp:
+                if out is session.messages:
+                    out = list(out)
+                meta = {k: v for k, v in m.meta.items() if k != "timestamp"}
+                if t is not None:
+                    meta["timestamp"] = t
+                out[i] = replace(m, meta=meta)
+                changed = True
+        if not changed:
+            break
+    return session if out is session.messages else session.copy_with(out)
+
+
+def _written_time(view: View, msgs: list[Message], i: int) -> float | None:
+    """The time message i is written with (its first record's, as the loader reads it), as
+    `_Writer` lays it out: an assistant's records in message order, a user message's by
+    chain position; a block keeps its record where that record is of the message's role;
+    a record whose blocks all went takes the message's new blocks other than results. A new
+    record that opens a message keeps the time of the message's first record kept (the
+    record it is written before), else it is stamped 1 ms after the message before and
+    never after the message after it; the writer stamps it with this time."""
+    m = msgs[i]
+    if getattr(m, "_meta", None) is _DERIVED:
+        return m.timestamp  # a message as loaded: written as read
+    role = m.role or "user"
+    lines = view.file.lines
+    kept = [
+        b.origin
+        for b in m.blocks
+        if type(b.origin) is int and _record(lines, b.origin).get("type") == role
+    ]
+    first: int | None = kept[0] if kept else None
+    if role != "assistant" and len(set(kept)) > 1:
+        first = min(kept, key=lambda idx: _chain_pos(view, lines, idx))
+    if first is None and m.blocks and m.blocks[0].type != TOOL_RESULT and view.msg_records(m):
+        first = view.msg_records(m)[0]  # its record, emptied, holds its new blocks
+    if first is not None:
+        return _epoch(_record(lines, first).get("timestamp"))
+    before = next((msgs[k] for k in range(i - 1, -1, -1) if msgs[k].live), None)
+    after = next((msgs[k] for k in range(i + 1, len(msgs)) if msgs[k].live), None)
+    p_ms = None
+    if before is not None:
+        times = [_record_ms(lines, b.origin) for b in before.blocks if type(b.origin) is int]
+        if before.timestamp is not None:
+            times.append(before.timestamp * 1000)
+        p_ms = max((t for t in times if t is not None), default=None)
+    t_after = after.timestamp if after is not None else None
+    ms = _between(p_ms, t_after * 1000 if t_after is not None else None)
+    try:
+        return None if ms is None else _epoch(_iso(ms))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _record(lines: list[JsonlLine], idx: int) -> dict[str, Any]:
+    obj = peek(lines[idx]) if 0 <= idx < len(lines) else None
+    return obj if type(obj) is dict else {}
+
+
+def _record_ms(lines: list[JsonlLine], idx: int) -> float | None:
+    ts = _record(lines, idx).get("timestamp")
+    return ts_ms(ts) if type(ts) is str else None
+
+
+def _live_near(msgs: list[Message], i: int) -> list[int]:
+    """Message i (if live) and the live messages right before and after it."""
+    near = [i] if msgs[i].live else []
+    k = i - 1
+    while k >= 0 and not msgs[k].live:
+        k -= 1
+    if k >= 0:
+        near.append(k)
+    k = i + 1
+    while k < len(msgs) and not msgs[k].live:
+        k += 1
+    if k < len(msgs):
+        near.append(k)
+    return near
+
+
+def _chain_pos(view: View, lines: list[JsonlLine], idx: int) -> int:
+    """The record's place in the view's chain (as the writer's `chain_pos`; after it when it
+    is not on it): looked for in the chain, not indexed, for the few records asked about."""
+    u = _record(lines, idx).get("uuid")
+    try:
+        return view.chain.index(u) if type(u) is str else len(view.chain)
+    except ValueError:
+        return len(view.chain)
 
 
 def _between(p_ms: float | None, c_ms: float | None) -> float | None:
