@@ -84,7 +84,13 @@ def _closed_after(session: Session) -> int | None:
     for pos in range(len(session.messages) - 1, -1, -1):
         m = session.messages[pos]
         if m.live or m.meta.get("curated_out"):
-            if m.live and m.role == "user" and any(b.type == TOOL_RESULT for b in m.blocks):
+            # (a message whose tool ids hold no answer holds no result: its blocks not made)
+            if (
+                m.live
+                and m.role == "user"
+                and m.tool_ids()[1]
+                and any(b.type == TOOL_RESULT for b in m.blocks)
+            ):
                 return pos
             return None
     return None

@@ -18,6 +18,7 @@ from repair.errors import ExportRefused
 from repair.formats import load_bytes
 from repair.formats.codex import CodexMessage, CompactRef, ItemRef
 from repair.model import Message, Session
+from tests.formats.lazy_support import found, made_at_load, message_facts
 
 _IDS = st.sampled_from(["c1", "c2", "c3", "", None])
 _TEXT = st.sampled_from(["", " ", "\n", "ok", "look", 3, None])
@@ -112,20 +113,11 @@ _META = json.dumps(
 
 
 def _both(lines: list[str]) -> tuple[Session, Session]:
-    """The session as loaded, and the same file's with every message made at load (a plain
-    `Message` of the same fields: its tool ids, shape and counts read from its blocks)."""
+    """The session as loaded, and the same file's with every message made at load."""
     data = "\n".join([_META, *lines]).encode() + b"\n"
     lazy = load_bytes(data, path="rollout.jsonl", format="codex")
     whole = load_bytes(data, path="rollout.jsonl", format="codex")
-    made = [
-        Message(m.role, m.blocks, m.raw, dict(m.meta), m.hidden, m.malformed, m.src, m.origin)
-        if isinstance(m, CodexMessage)
-        else m
-        for m in whole.messages
-    ]
-    whole.messages = made
-    whole.state.loaded = list(made)
-    return lazy, whole
+    return lazy, made_at_load(whole, CodexMessage)
 
 
 def _origin(o: Any) -> Any:
@@ -136,21 +128,11 @@ def _origin(o: Any) -> Any:
     return o
 
 
-def _facts(m: Message) -> tuple:
-    return (m.role, m.raw, m.hidden, m.malformed, m.src, m.meta, m.origin)
-
-
 def _block_facts(m: Message) -> list[tuple]:
     return [
         (b.type, b.data, b.tool_id, b.name, b.is_error, b.src, b.place(), _origin(b.origin))
         for b in m.blocks
     ]
-
-
-def _found(session: Session, target: str) -> list:
-    got = analysis.analyze(session, target)
-    found = [(f.to_json(), f.position, f.severity, f.client_repair) for f in got.findings]
-    return [*found, got.numbers, got.sent]
 
 
 def _entries(session: Session) -> list:
@@ -187,9 +169,9 @@ def test_codex_messages_are_the_ones_made_at_load(lines, made_first, target):
     assert [m.block_counts() for m in lazy.messages] == [m.block_counts() for m in whole.messages]
     runs = wire._responses_count  # (the Responses entries of a message as it is)
     assert [runs("user", m) for m in lazy.messages] == [runs("user", m) for m in whole.messages]
-    assert _found(lazy, target) == _found(whole, target)
+    assert found(lazy, target) == found(whole, target)
     assert _entries(lazy) == _entries(whole)
-    assert [_facts(m) for m in lazy.messages] == [_facts(m) for m in whole.messages]
+    assert [message_facts(m) for m in lazy.messages] == [message_facts(m) for m in whole.messages]
     assert [m.tool_ids() for m in lazy.messages] == [m.tool_ids() for m in whole.messages]
     assert [m.plain_shape() for m in lazy.messages] == [m.plain_shape() for m in whole.messages]
     assert [_block_facts(m) for m in lazy.messages] == [_block_facts(m) for m in whole.messages]

@@ -20,26 +20,14 @@ from repair.formats.gemini_cli.adapter import GeminiMessage
 from repair.model import Message, Session
 from repair.plan import apply_all
 from tests.formats.gemini_chats import chats
+from tests.formats.lazy_support import found, made_at_load, message_facts
 
 
 def _both(data: bytes) -> tuple[Session, Session]:
-    """The session as loaded, and the same file's with every message made at load (a plain
-    `Message` of the same fields: its tool ids, shape and counts read from its blocks)."""
+    """The session as loaded, and the same file's with every message made at load."""
     lazy = load_bytes(data, path="chat.jsonl", format="gemini-cli")
     whole = load_bytes(data, path="chat.jsonl", format="gemini-cli")
-    made = [
-        Message(m.role, m.blocks, m.raw, dict(m.meta), m.hidden, m.malformed, m.src, m.origin)
-        if isinstance(m, GeminiMessage)
-        else m
-        for m in whole.messages
-    ]
-    whole.messages = made
-    whole.state.loaded = list(made)
-    return lazy, whole
-
-
-def _facts(m: Message) -> tuple:
-    return (m.role, m.raw, m.hidden, m.malformed, m.src, m.meta, m.origin)
+    return lazy, made_at_load(whole, GeminiMessage)
 
 
 def _block_facts(m: Message) -> list[tuple]:
@@ -58,12 +46,6 @@ def _noted(session: Session) -> list[tuple]:
         for m in session.messages
         for b in m.blocks
     ]
-
-
-def _found(session: Session, target: str) -> list:
-    got = analysis.analyze(session, target)
-    found = [(f.to_json(), f.position, f.severity, f.client_repair) for f in got.findings]
-    return [*found, got.numbers, got.sent]
 
 
 def _sent(session: Session) -> list:
@@ -89,10 +71,10 @@ def test_gemini_messages_are_the_ones_made_at_load(data, made_first, target):
             m.blocks  # noqa: B018 (made before the analysis)
     assert [m.block_counts() for m in lazy.messages] == [m.block_counts() for m in whole.messages]
     assert _sent(lazy) == _sent(whole)
-    assert _found(lazy, target) == _found(whole, target)
+    assert found(lazy, target) == found(whole, target)
     assert [m.tool_ids() for m in lazy.messages] == [m.tool_ids() for m in whole.messages]
     assert [m.plain_shape() for m in lazy.messages] == [m.plain_shape() for m in whole.messages]
-    assert [_facts(m) for m in lazy.messages] == [_facts(m) for m in whole.messages]
+    assert [message_facts(m) for m in lazy.messages] == [message_facts(m) for m in whole.messages]
     assert [_block_facts(m) for m in lazy.messages] == [_block_facts(m) for m in whole.messages]
     assert _noted(lazy) == _noted(whole)
     assert lazy.export_bytes() == whole.export_bytes() == data

@@ -40,7 +40,6 @@ from ...model import (
     Session,
     new_bid,
     result_text,
-    text_is_blank,
 )
 from ..base import Adapter, Export, JsonlLine, Probe, each_line_value, own_type
 from ..probe import split_lines
@@ -473,7 +472,7 @@ def _usual_turns(rec: Rec) -> list[Turn] | None:
         elif result is not None:
             return None
     n = len(ids) + (1 if content else 0)
-    blank = bool(content) and text_is_blank(content)
+    blank = content.isspace() if content else False  # (`text_is_blank` of its text block)
     turns = [Turn("model", rec, [], None, None, Usual(tuple(ids), (), n, blank))]
     if got:
         turns.append(Turn("user", rec, [], None, None, Usual((), tuple(got), len(got))))

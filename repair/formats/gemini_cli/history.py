@@ -470,5 +470,6 @@ def sent_id(raw_id: str, name: Any) -> str:
     """The id Gemini CLI sends: `stripToolCallIdPrefixes` cuts a leading `name__`."""
     if "__" not in raw_id:
         return raw_id  # the usual id: no prefix to cut
-    prefix = (name.strip() if isinstance(name, str) and name.strip() else "generic_tool") + "__"
-    return raw_id[len(prefix) :] if raw_id.startswith(prefix) else raw_id
+    label = (name.strip() if isinstance(name, str) else "") or "generic_tool"
+    n = len(label)
+    return raw_id[n + 2 :] if raw_id.startswith(label) and raw_id.startswith("__", n) else raw_id
