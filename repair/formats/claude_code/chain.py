@@ -60,6 +60,7 @@ class Graph:
     first: dict[str, int] = field(default_factory=dict)
     shadowed: list[int] = field(default_factory=list)  # lines replaced by a later duplicate uuid
     bridged: int = 0  # nodes re-pointed over progress records
+    glue: int = 0  # attachment and system lines read (0: every node is a message)
     pruned: dict[str, int] = field(default_factory=dict)  # pre-compaction nodes removed: line
     # lines that are no node but must be shown: (line index, reason) in file order
     odd: list[tuple[int, str]] = field(default_factory=list)
@@ -81,6 +82,7 @@ class Graph:
         g.side = [nd.sidechain for nd in given]
         g.mid = [nd.mid for nd in given]
         g.results = [nd.results for nd in given]
+        g.glue = sum(1 for nd in given if nd.type not in MESSAGE_TYPES)
         if len(g.index) == n:
             g._nodes = {nd.uuid: nd for nd in given}
         return g
@@ -128,14 +130,15 @@ class Graph:
 
 def build_graph(
     lines: list[JsonlLine],
-    read: Callable[[dict[str, Any], int, int, str], Any] | None = None,
+    read: Callable[[dict[str, Any], str, Any, Any, str], Any] | None = None,
     records: dict[int, Any] | None = None,
     release: bool = False,
 ) -> Graph:
-    """The nodes of every line. `read(record, index, lineno, type)` is called for each
-    user/assistant node record (to take what the messages need of it), what it returns kept
-    in `records` by line index; `release`: each line's parsed record is forgotten once read
-    (`base.each_line_value`), so the whole file's records are never held at once."""
+    """The nodes of every line. `read(record, type, message, timestamp, uuid)` is called for
+    each user/assistant node record (to take what the messages need of it; its message and
+    timestamp as written), what it returns kept in `records` by line index; `release`: each
+    line's parsed record is forgotten once read (`base.each_line_value`), so the whole
+    file's records are never held at once."""
     n = len(lines)
     index: dict[str, int] = {}
     kinds: list[str | None] = [None] * n
@@ -148,7 +151,7 @@ def build_graph(
     first: dict[str, int] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
-    bridged = 0
+    bridged = glue = 0
     boundaries: list[int] = []
     odd: list[tuple[int, str]] = []
     for i, obj in enumerate(each_line_value(lines, keep=not release)):
@@ -215,7 +218,9 @@ def build_graph(
                                 with_results[i] = True
                                 break
             if read is not None and records is not None:
-                records[i] = read(obj, i, lines[i].lineno, t)
+                records[i] = read(obj, t, msg, ts, u)
+        else:
+            glue += 1
         old = index.get(u)
         index[u] = i  # (a duplicate keeps its place in the map)
         if old is not None:
@@ -237,6 +242,7 @@ def build_graph(
         first,
         shadowed,
         bridged,
+        glue,
         odd=odd,
     )
     if boundaries:
@@ -378,6 +384,29 @@ class Walk:
 
 
 def walk(g: Graph, leaf: str) -> Walk:
+    index, parent = g.index, g.parent
+    # the usual walk first: no gap, no loop (a walk longer than the map loops)
+    out: list[str] = []
+    at: list[int] = []
+    u: str | None = leaf
+    get = index.get
+    for _ in range(len(index) + 1):
+        i = get(u) if u is not None else None
+        if i is None:
+            break
+        out.append(u)  # type: ignore[arg-type]
+        at.append(i)
+        u = parent[i]
+    if u is None:
+        out.reverse()
+        at.reverse()
+        return Walk(out, at=at)
+    return _walk_gaps(g, leaf)
+
+
+def _walk_gaps(g: Graph, leaf: str) -> Walk:
+    """`walk` of a chain with a gap or a loop: crossed by the timestamp fallback, or the
+    place it stops."""
     index, parent = g.index, g.parent
     out: list[str] = []
     at: list[int] = []

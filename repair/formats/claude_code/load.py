@@ -88,9 +88,13 @@ def read_record(obj: dict[str, Any], idx: int, lineno: int, role: str) -> Rec:
     """What the messages need of a user/assistant record: its content items (its list of
     blocks, or its string content as the one item), or the reason it is not a readable
     message."""
+    return _read(obj, role, obj.get("message"), obj.get("timestamp"), obj.get("uuid"))
+
+
+def _read(obj: dict[str, Any], role: str, msg: Any, ts: Any, uuid: Any) -> Rec:
+    """`read_record`, given the record's message, timestamp and uuid (the light pass has
+    read them)."""
     api_error = obj.get("isApiErrorMessage") is True
-    ts, uuid = obj.get("timestamp"), obj.get("uuid")
-    msg = obj.get("message")
     if type(msg) is not dict:
         return _rec(
             Rec, (role, (), "the record has no `message` object", None, api_error, ts, uuid, ())
@@ -121,7 +125,7 @@ def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, d
     """The graph and every user/assistant record's `Rec`, in one pass over the lines
     (`release`: no line keeps its parsed record after it, see `build_graph`)."""
     recs: dict[int, Rec] = {}
-    return build_graph(lines, read_record, recs, release=release), recs
+    return build_graph(lines, _read, recs, release=release), recs
 
 
 def peek(line: JsonlLine) -> Any:
@@ -711,7 +715,7 @@ def build_view(
     kind = g.kind
     if at is None:
         at = list(map(g.index.__getitem__, chain))
-    idxs = [i for i in at if kind[i] in MESSAGE_TYPES]
+    idxs = [i for i in at if kind[i] in MESSAGE_TYPES] if g.glue else at
     live = _Builder(file)
     live.add_all(idxs)
     live.flush()
