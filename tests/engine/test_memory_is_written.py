@@ -129,7 +129,7 @@ def test_a_result_moved_home_keeps_its_time_in_memory_as_in_the_file():
 # unreadable leaves a broken-chain warning in memory that the written file does not have.) (Codex, OpenAI chat and opencode do not hold it yet: a user
 # message holding a result and text is written as an output item and a message item, which
 # read back as two user messages; a running opencode tool part reads back otherwise.)
-HOLDS = ("claude-code", "roo", "anthropic", "bedrock")
+HOLDS = ("claude-code", "gemini-cli", "roo", "anthropic", "bedrock")
 
 
 def _seeds():

@@ -21,8 +21,9 @@ writes them.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -296,6 +297,9 @@ class GeminiCliAdapter(Adapter):
         messages = _build(state, replay)
         state.loaded = list(messages)
         return self.session(probe.path, messages, state, state.session_id)
+
+    def stamped(self, session: Session, made: Collection[int]) -> Session:
+        return stamped(session, made)
 
     # ---------------------------------------------------------------- write
     def write(self, session: Session) -> Export:
@@ -980,7 +984,21 @@ def _assign_user(
     new_after: dict[int, int | None],
     prev_keys: tuple[int, ...],
 ) -> None:
-    """Which user record each block of a user message is written in: results go to the
+    """Which user record each block of a user message is written in (`_user_places`)."""
+    places = _user_places(m, state, prev_keys)
+    home = -(len(new_recs) + 1)  # the message's responses record, where one is made
+    if None in places:
+        after = _anchor(state, prev_keys)
+        anchor_rec = state.recs[after] if after is not None else None
+        new_recs[home] = _new_record(state, anchor_rec, m)
+        new_after[home] = after
+    for b, dest in zip(m.blocks, places, strict=True):
+        assigned.setdefault(home if dest is None else dest, []).append(b)
+
+
+def _user_places(m: Message, state: GeminiState, prev_keys: tuple[int, ...]) -> list[int | None]:
+    """The user record each block of a user message is written in (None: the responses
+    record made for it, right after the record before the message): results go to the
     message's responses record (made when there is none), other blocks stay in theirs."""
     keys: list[int] = []
     if isinstance(m.origin, Recs):
@@ -1002,26 +1020,70 @@ def _assign_user(
         ),
         None,
     )
-    results = [b for b in m.blocks if b.type == TOOL_RESULT]
-    if results and home is None:
-        home = -(len(new_recs) + 1)
-        after = max(prev_keys, key=lambda k: state.pos.get(k, -1)) if prev_keys else None
-        anchor_rec = state.recs[after] if after is not None else None
-        new_recs[home] = _new_record(state, anchor_rec, m)
-        new_after[home] = after
+    made = home is None and any(b.type == TOOL_RESULT for b in m.blocks)
+    places: list[int | None] = []
     for b in m.blocks:
         ref = b.origin
-        if b.type == TOOL_RESULT and home is not None:  # a message with results has a home
-            dest = home
+        if b.type == TOOL_RESULT and (home is not None or made):  # results have a home
+            places.append(home)
         elif isinstance(ref, PartRef) and ref.field == "content" and ref.rec in users:
-            dest = ref.rec
-        elif home is not None:
-            dest = home
+            places.append(ref.rec)
+        elif home is not None or made:
+            places.append(home)
         elif users:
-            dest = users[0]
+            places.append(users[0])
         else:
             raise ExportRefused(f"a new {b.type} block has no user record to go into")
-        assigned.setdefault(dest, []).append(b)
+    return places
+
+
+def _anchor(state: GeminiState, prev_keys: tuple[int, ...]) -> int | None:
+    """The record a new responses record is written after: the last of the message before."""
+    return max(prev_keys, key=lambda k: state.pos.get(k, -1)) if prev_keys else None
+
+
+def stamped(session: Session, made: Collection[int]) -> Session:
+    """`session` with each user message a fix made or edited stamped as it is read back
+    from the written chat: its first record's time, the responses record made for it
+    taking the time of the record it is written after (`_new_record`)."""
+    state = session.state
+    if not made or not isinstance(state, GeminiState):
+        return session
+    out = session.messages
+    prev_keys: tuple[int, ...] = ()
+    for i, m in enumerate(out):
+        if m.uid in made and m.live and m.role == "user":
+            t = _written_time(m, state, prev_keys)
+            if t != m.timestamp:
+                if out is session.messages:
+                    out = list(out)
+                meta = {k: v for k, v in m.meta.items() if k != "timestamp"}
+                if t is not None:
+                    meta["timestamp"] = t
+                out[i] = dataclasses.replace(m, meta=meta)
+        if isinstance(m.origin, Recs) and m.origin.keys and not m.hidden:
+            prev_keys = m.origin.keys
+    return session if out is session.messages else session.copy_with(out)
+
+
+def _written_time(m: Message, state: GeminiState, prev_keys: tuple[int, ...]) -> float | None:
+    try:
+        places = _user_places(m, state, prev_keys)
+    except ExportRefused:  # not written: the export says why
+        return m.timestamp
+    anchor = _anchor(state, prev_keys)
+    first_pos, first_ts = None, None
+    for key in dict.fromkeys(places):
+        if key is None:  # right after the anchor, with its time
+            pos = state.pos.get(anchor, -1) + 0.5 if anchor is not None else -0.5
+            rec = state.recs[anchor] if anchor is not None else None
+        else:
+            pos, rec = state.pos.get(key, -1), state.recs[key]
+        if first_pos is None or pos < first_pos:
+            first_pos, first_ts = pos, rec.obj.get("timestamp") if rec is not None else None
+    if first_pos is None:
+        return m.timestamp
+    return parse_time(first_ts)
 
 
 def _between(state: GeminiState, prev_keys: tuple[int, ...], key: int, others: set[int]) -> bool:
