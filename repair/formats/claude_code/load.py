@@ -239,6 +239,7 @@ class View:
     messages: list[Message]  # as loaded
     sidechain: bool = False
     _rec_blocks: RecordBlocks | None = None
+    _chain_at: dict[str, int] | None = None
 
     def msg_records(self, m: Message) -> tuple[int, ...]:
         """Line indexes of the records a loaded message was built from."""
@@ -251,6 +252,16 @@ class View:
         if self._rec_blocks is None:
             self._rec_blocks = RecordBlocks(self.messages)
         return self._rec_blocks
+
+    def chain_place(self, uuid: object) -> int:
+        """A node's place in `chain` (after it when it is not on it); the map is made on the
+        first question: only stamping a fixed message asks."""
+        if self._chain_at is None:
+            at: dict[str, int] = {}
+            for i, u in enumerate(self.chain):
+                at.setdefault(u, i)  # the first place, as `list.index` finds it
+            self._chain_at = at
+        return self._chain_at.get(uuid, len(self.chain)) if type(uuid) is str else len(self.chain)
 
 
 class RecordBlocks(Mapping[int, tuple[Block, ...]]):

@@ -1287,12 +1287,8 @@ def _live_near(msgs: list[Message], i: int) -> list[int]:
 
 def _chain_pos(view: View, lines: list[JsonlLine], idx: int) -> int:
     """The record's place in the view's chain (as the writer's `chain_pos`; after it when it
-    is not on it): looked for in the chain, not indexed, for the few records asked about."""
-    u = _record(lines, idx).get("uuid")
-    try:
-        return view.chain.index(u) if type(u) is str else len(view.chain)
-    except ValueError:
-        return len(view.chain)
+    is not on it)."""
+    return view.chain_place(_record(lines, idx).get("uuid"))
 
 
 def _between(p_ms: float | None, c_ms: float | None) -> float | None:
