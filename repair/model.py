@@ -125,6 +125,13 @@ class Message:
         """Same message (same uid, raw, meta), other blocks."""
         return replace(self, blocks=tuple(blocks))
 
+    def with_timestamp(self, t: float | None) -> Message:
+        """Same message, stamped `t` (None: without a time)."""
+        meta = {k: v for k, v in self.meta.items() if k != "timestamp"}
+        if t is not None:
+            meta["timestamp"] = t
+        return replace(self, meta=meta)
+
     def tool_ids(self) -> ToolIds:
         """The tool ids of its tool_use blocks, and of the blocks that answer a call (its
         tool_result blocks and any other block an adapter gave a tool id, Cline's text

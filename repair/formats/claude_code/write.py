@@ -32,7 +32,7 @@ import hashlib
 import re
 import uuid as uuidlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -1208,10 +1208,7 @@ def stamped(session: Session, made: Collection[int]) -> Session:
             if t != m.timestamp:
                 if out is session.messages:
                     out = list(out)
-                meta = {k: v for k, v in m.meta.items() if k != "timestamp"}
-                if t is not None:
-                    meta["timestamp"] = t
-                out[i] = replace(m, meta=meta)
+                out[i] = m.with_timestamp(t)
                 changed = True
         if not changed:
             break

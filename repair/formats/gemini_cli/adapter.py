@@ -21,7 +21,6 @@ writes them.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -1057,10 +1056,7 @@ def stamped(session: Session, made: Collection[int]) -> Session:
             if t != m.timestamp:
                 if out is session.messages:
                     out = list(out)
-                meta = {k: v for k, v in m.meta.items() if k != "timestamp"}
-                if t is not None:
-                    meta["timestamp"] = t
-                out[i] = dataclasses.replace(m, meta=meta)
+                out[i] = m.with_timestamp(t)
         if isinstance(m.origin, Recs) and m.origin.keys and not m.hidden:
             prev_keys = m.origin.keys
     return session if out is session.messages else session.copy_with(out)
