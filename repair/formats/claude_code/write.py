@@ -1227,24 +1227,23 @@ def _written_time(view: View, msgs: list[Message], i: int) -> float | None:
     if getattr(m, "_meta", None) is _DERIVED:
         return m.timestamp  # a message as loaded: written as read
     role = m.role or "user"
-    lines = view.file.lines
     kept = [
         b.origin
         for b in m.blocks
-        if type(b.origin) is int and _record(lines, b.origin).get("type") == role
+        if type(b.origin) is int and _fact(view, b.origin, "type") == role
     ]
     first: int | None = kept[0] if kept else None
     if role != "assistant" and len(set(kept)) > 1:
-        first = min(kept, key=lambda idx: _chain_pos(view, lines, idx))
+        first = min(kept, key=lambda idx: _chain_pos(view, idx))
     if first is None and m.blocks and m.blocks[0].type != TOOL_RESULT and view.msg_records(m):
         first = view.msg_records(m)[0]  # its record, emptied, holds its new blocks
     if first is not None:
-        return _epoch(_record(lines, first).get("timestamp"))
+        return _epoch(_fact(view, first, "timestamp"))
     before = next((msgs[k] for k in range(i - 1, -1, -1) if msgs[k].live), None)
     after = next((msgs[k] for k in range(i + 1, len(msgs)) if msgs[k].live), None)
     p_ms = None
     if before is not None:
-        times = [_record_ms(lines, b.origin) for b in before.blocks if type(b.origin) is int]
+        times = [_fact_ms(view, b.origin) for b in before.blocks if type(b.origin) is int]
         if before.timestamp is not None:
             times.append(before.timestamp * 1000)
         p_ms = max((t for t in times if t is not None), default=None)
@@ -1261,8 +1260,18 @@ def _record(lines: list[JsonlLine], idx: int) -> dict[str, Any]:
     return obj if type(obj) is dict else {}
 
 
-def _record_ms(lines: list[JsonlLine], idx: int) -> float | None:
-    ts = _record(lines, idx).get("timestamp")
+def _fact(view: View, idx: int, key: str) -> Any:
+    """A record's type, uuid or timestamp: from the graph's lists where the light pass read
+    that line as a node (a timestamp not a string is "" there: no time, as read), else from
+    the record (a large file's line is read from disk again)."""
+    g = view.file.graph
+    if g.lines is view.file.lines and 0 <= idx < len(g.uuid) and g.uuid[idx]:
+        return g.kind[idx] if key == "type" else g.uuid[idx] if key == "uuid" else g.ts[idx]
+    return _record(view.file.lines, idx).get(key)
+
+
+def _fact_ms(view: View, idx: int) -> float | None:
+    ts = _fact(view, idx, "timestamp")
     return ts_ms(ts) if type(ts) is str else None
 
 
@@ -1282,10 +1291,10 @@ def _live_near(msgs: list[Message], i: int) -> list[int]:
     return near
 
 
-def _chain_pos(view: View, lines: list[JsonlLine], idx: int) -> int:
+def _chain_pos(view: View, idx: int) -> int:
     """The record's place in the view's chain (as the writer's `chain_pos`; after it when it
     is not on it)."""
-    return view.chain_place(_record(lines, idx).get("uuid"))
+    return view.chain_place(_fact(view, idx, "uuid"))
 
 
 def _between(p_ms: float | None, c_ms: float | None) -> float | None:
