@@ -281,6 +281,23 @@ def seeds() -> list[Seed]:
     return out
 
 
+def seeds_that_load(keep: Callable[[Seed, Any], bool]) -> list[Seed]:
+    """The seeds that load (under their own file name) as a session `keep(seed, session)`
+    takes: the files a test of some formats runs on."""
+    from repair.errors import InputError
+    from repair.formats import load_bytes
+
+    out = []
+    for seed in seeds():
+        try:
+            session = load_bytes(seed.data, f"/tmp/{seed.name.split('/')[-1]}")
+        except InputError:
+            continue
+        if keep(seed, session):
+            out.append(seed)
+    return out
+
+
 # ---------------------------------------------------------------------------- mutation
 
 

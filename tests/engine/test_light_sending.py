@@ -16,13 +16,12 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from repair import analysis, clients, wire
-from repair.errors import InputError
 from repair.formats import load_bytes
 from repair.model import Message, Session, block_from_anthropic
 from repair.workbench import Workbench
 from tests.engine.engine_factory import R, S, T, U
 from tests.formats.test_readback_narrow import _steps
-from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds
+from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds_that_load
 
 TWINNED = sorted(t for t, c in clients._load().items() if c.light is not None)
 
@@ -156,19 +155,7 @@ def test_claude_code_counted_is_claude_code_sent(data, n):
 # ---------------------------------------------------------------- files of the formats
 
 
-def _seeds() -> list:
-    out = []
-    for seed in seeds():
-        try:
-            session = load_bytes(seed.data, f"/tmp/{seed.name.split('/')[-1]}")
-        except InputError:
-            continue
-        if session.target in TWINNED:
-            out.append(seed)
-    return out
-
-
-SEEDS = _seeds()
+SEEDS = seeds_that_load(lambda seed, session: session.target in TWINNED)
 
 
 def test_the_twinned_formats_have_seeds():

@@ -23,6 +23,7 @@ from repair.formats import load_bytes
 from repair.readback import read_back
 from repair.threads import own_file
 from repair.workbench import Workbench
+from tests.fuzz_support import seeds_that_load
 
 TARGETS = (
     None,  # the file's own (the client for its own files)
@@ -132,22 +133,7 @@ def test_a_result_moved_home_keeps_its_time_in_memory_as_in_the_file():
 HOLDS = ("claude-code", "gemini-cli", "roo", "anthropic", "bedrock")
 
 
-def _seeds():
-    from repair.errors import InputError
-    from tests.fuzz_support import seeds
-
-    out = []
-    for seed in seeds():
-        try:
-            session = load_bytes(seed.data, f"/tmp/input{seed.suffix}")
-        except InputError:
-            continue
-        if session.format in HOLDS:
-            out.append(seed)
-    return out
-
-
-SEEDS = _seeds()
+SEEDS = seeds_that_load(lambda seed, session: session.format in HOLDS)
 
 
 @settings(

@@ -20,26 +20,12 @@ from repair.formats import anthropic_list, load_bytes
 from repair.formats.roo import adapter as roo
 from repair.readback import read_back
 from repair.workbench import Workbench
-from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds
+from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds, seeds_that_load
 
 NARROWED = ("roo", "anthropic")
 
 
-def _seeds():
-    out = []
-    for seed in seeds():
-        if seed.suffix != ".json":
-            continue
-        try:
-            session = load_bytes(seed.data, f"/tmp/{seed.name.split('/')[-1]}")
-        except InputError:
-            continue
-        if session.format in NARROWED:
-            out.append(seed)
-    return out
-
-
-SEEDS = _seeds()
+SEEDS = seeds_that_load(lambda seed, session: seed.suffix == ".json" and session.format in NARROWED)
 
 
 def _outcome(wb: Workbench, narrow: bool):
