@@ -37,6 +37,18 @@ from .threads import (
 )
 
 View = int | None  # which conversation: None the main one, k the session's thread k
+_KEPT = 4  # states whose analysis and plan are kept
+
+
+@dataclass(frozen=True, slots=True)
+class Analysed:
+    """The analysis of a state's messages: whole (`analyze(..., whole=True)`), or lean (as
+    `check` makes it: apply_all's last round, made whole when `Workbench.analysis` asks; an
+    export reads its findings as they are)."""
+
+    messages: list[Message]
+    analysis: Analysis
+    whole: bool
 
 
 @dataclass
@@ -103,15 +115,11 @@ class Workbench:
         self.choices = choices or Choices()
         self.done: list[Step] = []
         self.undone: list[Step] = []
-        self._analysis: tuple[list[Message], Analysis] | None = None
-        # the lean analysis (as `check` makes it) of the state apply_all settled, made whole
-        # when first asked for (`analysis`); an export reads its findings as they are
-        self._lean: tuple[list[Message], Analysis] | None = None
-        # the analyses of the last few states (by their message list): an undo or a redo
-        # goes back to a state analysed already
-        self._recent: list[tuple[list[Message], Analysis]] = []
-        self._recent_plans: list[tuple[list[Message], int, Plan]] = []
-        self._plan: tuple[list[Message], int, Plan] | None = None
+        # the analyses of the last few states, the latest first (by their message list): an
+        # undo or a redo goes back to a state analysed already
+        self._analyses: list[Analysed] = []
+        # the plans of the last few states, the latest first (by message list and choices)
+        self._plans: list[tuple[list[Message], int, Plan]] = []
         self._choice_version = 0
         self._original_analysis: Analysis | None = None
         # thread index -> (thread, its analysis) and (thread, choice version, plan)
@@ -121,7 +129,7 @@ class Workbench:
         self._bytes: list[tuple[Session, bytes]] = []
         for view, given in (analyses or {}).items():
             if view is None:
-                self._remember(session.messages, given)
+                self._remember(Analysed(session.messages, given, whole=True))
             else:
                 self._thread_analysis[view] = (session.threads[view], given)
 
@@ -130,39 +138,47 @@ class Workbench:
     def analysis(self) -> Analysis:
         # keyed by the message list: a step that changes only a thread keeps it
         msgs = self.session.messages
-        if self._analysis is None or self._analysis[0] is not msgs:
-            got = next((a for m, a in self._recent if m is msgs), None)
-            if got is None and self._lean is not None and self._lean[0] is msgs:
-                got = made_whole(self._lean[1], self.session)
-            if got is None and self._analysis is not None:
+        got = self._analysed(msgs)
+        if got is not None and got.whole:
+            if got is not self._analyses[0]:
+                self._remember(got)
+            return got.analysis
+        if got is not None:  # apply_all's lean analysis: made whole
+            analysis = made_whole(got.analysis, self.session)
+        else:
+            last = next((a for a in self._analyses if a.whole), None)
+            made = None
+            if last is not None:
                 # from the state analysed last (the one before this step): what changed
-                prev, before = self._analysis
-                got = reanalyze(before, prev, self.session, changes(prev, msgs))
-            if got is None:
-                got = analyze(self.session, whole=True)
-            analysis = got
-            self._remember(msgs, analysis)
-            return analysis
-        return self._analysis[1]
+                prev = last.messages
+                made = reanalyze(last.analysis, prev, self.session, changes(prev, msgs))
+            analysis = made if made is not None else analyze(self.session, whole=True)
+        self._remember(Analysed(msgs, analysis, whole=True))
+        return analysis
+
+    def _analysed(self, msgs: list[Message]) -> Analysed | None:
+        """The analysis kept of the state with these messages, if any."""
+        return next((a for a in self._analyses if a.messages is msgs), None)
+
+    def _remember(self, got: Analysed) -> None:
+        """Keep `got` first; a lean analysis does not take the place of a whole one."""
+        old = self._analysed(got.messages)
+        if old is not None and old.whole and not got.whole:
+            got = old
+        self._analyses = [got, *(a for a in self._analyses if a.messages is not got.messages)]
+        del self._analyses[_KEPT:]
 
     def _checked(self) -> Analysis:
-        """The current state's findings: its lean analysis where apply_all left one (not
-        made whole for an export), else `analysis`."""
-        lean, msgs = self._lean, self.session.messages
-        if lean is not None and lean[0] is msgs:
-            if self._analysis is None or self._analysis[0] is not msgs:
-                return lean[1]
-        return self.analysis
+        """The current state's findings: its analysis kept, lean where apply_all left it so
+        (not made whole for an export), else `analysis`."""
+        got = self._analysed(self.session.messages)
+        return self.analysis if got is None else got.analysis
 
     def prepare_steps(self) -> None:
         """Index the current analysis for the next step's increment now
         (`incremental.prepare`; else that step does it): for a caller with time to spare,
         as the TUI's load worker once the analysis is on screen."""
         prepare(self.analysis)
-
-    def _remember(self, msgs: list[Message], analysis: Analysis) -> None:
-        self._analysis = (msgs, analysis)
-        self._recent = [(msgs, analysis), *(r for r in self._recent if r[0] is not msgs)][:4]
 
     def conversation(self, view: View = None) -> Session:
         """The main conversation (None) or thread `view`, as it is now."""
@@ -210,18 +226,12 @@ class Workbench:
     @property
     def plan(self) -> Plan:
         msgs, version = self.session.messages, self._choice_version
-        if self._plan is None or self._plan[0] is not msgs or self._plan[1] != version:
-            got = next((p for m, v, p in self._recent_plans if m is msgs and v == version), None)
-            self._plan = (
-                msgs,
-                version,
-                got or make_plan(self.session, self.analysis, self.choices),
-            )
-            self._recent_plans = [
-                self._plan,
-                *(r for r in self._recent_plans if r[0] is not msgs or r[1] != version),
-            ][:4]
-        return self._plan[2]
+        got = next((p for p in self._plans if p[0] is msgs and p[1] == version), None)
+        if got is None:
+            got = (msgs, version, make_plan(self.session, self.analysis, self.choices))
+        if not self._plans or self._plans[0] is not got:
+            self._plans = [got, *(p for p in self._plans if p is not got)][:_KEPT]
+        return got[2]
 
     @property
     def dirty(self) -> bool:
@@ -356,18 +366,15 @@ class Workbench:
                 settled=(self.choices.copy(), threads),
             )
         )
-        # the last round analysed it already
-        if settled.last_whole:
-            self._remember(after.messages, settled.last)
-        else:
-            self._lean = (after.messages, settled.last)
+        # the last round analysed it already (lean, as `check` does: made whole when asked)
+        self._remember(Analysed(after.messages, settled.last, whole=settled.last_whole))
         return result
 
     def _first_plan(self) -> Plan:
         """The plan apply_all starts from: the one at hand, or where nothing was analysed
         yet (`fix`), one made from a whole pairing with the client's request counted, not
         built: no step's increment splices it (a round's edits spread over the session)."""
-        if self._analysis is not None or self._lean is not None:
+        if self._analyses:
             return self.plan
         return make_plan(self.session, analyze(self.session, whole=True, steps=False), self.choices)
 
@@ -429,10 +436,9 @@ class Workbench:
         did not change need not make again."""
         current = state or self.session
         known = {id(self.original): self.original_analysis}
-        if self._analysis is not None and self._analysis[0] is current.messages:
-            known[id(current)] = self._analysis[1]
-        elif self._lean is not None and self._lean[0] is current.messages:
-            known[id(current)] = self._lean[1]
+        kept = self._analysed(current.messages)
+        if kept is not None:
+            known[id(current)] = kept.analysis
         for k, thread in enumerate(current.threads):
             got = self._thread_analysis.get(k)
             if got is not None and got[0] is thread:

@@ -7,10 +7,12 @@ import os
 
 import pytest
 
+from bench.gen import gen_claude_code
 from repair.errors import ExportRefused
 from repair.formats import load_session
 from repair.plan import Choices
 from repair.workbench import Workbench
+from tests.command import run
 
 BROKEN = [
     {"role": "user", "content": "fix the test"},
@@ -212,3 +214,56 @@ def test_a_failed_export_leaves_the_workbench_ready_to_try_again(broken, tmp_pat
     monkeypatch.setattr(files, "_create_temp", real)
     res = wb.export(in_place=True)
     assert res.backup == broken + ".bak" and res.report == str(tmp_path / "session.report.json")
+
+
+# Codes the generated Claude Code session below holds: fixing these three leaves an orphan
+# call and an info, and apply-all's last round is analysed as `check` does (lean)
+_SOME = {"mismatched-tool-result-id", "duplicate-tool-result", "misplaced-tool-result"}
+
+
+@pytest.fixture
+def generated(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(gen_claude_code(400, seed=5)[0])
+    return str(path)
+
+
+def test_export_after_apply_all_reports_what_check_finds_in_the_written_file(generated):
+    """As `fix` runs it (nothing asked before apply-all): the report's remaining findings
+    are those `check` prints for the file written, and the workbench's analysis of that
+    state (what the TUI shows) finds them too, but where they were read; undo shows the
+    findings as read again."""
+    wb = Workbench(load_session(generated), Choices(only=_SOME))
+    assert wb.apply_all().count == 3
+    result = wb.export()
+    report = json.loads(open(result.report).read())
+    checked = json.loads(run("check", result.output, "--json")[1])["findings"]
+    assert [f["code"] for f in checked] == [
+        "orphan-tool-use",
+        "consecutive-same-role",
+    ]
+    assert report["remaining"] == checked
+    # (the state in memory: its places are the input's, where its messages were read)
+    assert _placeless(wb.analysis.findings) == [{**f, "source": None} for f in checked]
+    wb.undo()
+    as_read = json.loads(run("check", generated, "--json")[1])["findings"]
+    assert [f.to_json() for f in wb.analysis.findings] == as_read
+
+
+def _placeless(findings) -> list[dict]:
+    return [{**f.to_json(), "source": None} for f in findings]
+
+
+def test_undo_and_redo_of_apply_all_show_the_findings_kept(generated):
+    """As the TUI steps (each state's analysis asked for): undo of apply-all and redo give
+    back the analyses shown before, not made again."""
+    wb = Workbench(load_session(generated), Choices(only=_SOME))
+    first = wb.analysis
+    assert len(first.findings) == 5
+    wb.apply_all()
+    fixed = wb.analysis
+    assert [f.code for f in fixed.findings] == ["orphan-tool-use", "consecutive-same-role"]
+    wb.undo()
+    assert wb.analysis is first
+    wb.redo()
+    assert wb.analysis is fixed
