@@ -266,7 +266,7 @@ def file_from_probe(probe: Probe) -> CCFile:
         stripped = body.rstrip(b"\r\n")
         lines = [JsonlLine(lineno=1, raw=stripped, obj=probe.doc)]
         newline = "\r\n" if stripped != body and body.endswith(b"\r\n") else "\n"
-        graph, recs = light_graph(lines)
+        graph = light_graph(lines)
         return CCFile(
             probe.path,
             probe.data,
@@ -276,10 +276,9 @@ def file_from_probe(probe: Probe) -> CCFile:
             probe.bom,
             graph,
             single_doc=True,
-            recs=recs,
         )
     lean = probe.size >= LEAN_BYTES and all(hasattr(ln, "release") for ln in probe.lines[:1])
-    graph, recs = light_graph(probe.lines, release=lean)
+    graph = light_graph(probe.lines, release=lean)
     return CCFile(
         probe.path,
         probe.held(),
@@ -288,7 +287,6 @@ def file_from_probe(probe: Probe) -> CCFile:
         probe.trailing_newline,
         probe.bom,
         graph,
-        recs=recs,
     )
 
 
@@ -376,7 +374,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
                 f"sidechain at line {first}",
             )
         )
-    f.recs = {}  # every view is built: what the messages needed of the records is in them
+    g.items, g.bad = [], {}  # every view is built: what they needed of the records is in them
     if with_files:
         session.threads.extend(_subagent_threads(adapter, f, chain))
     return session

@@ -12,7 +12,7 @@ their `message.id` group.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -64,6 +64,15 @@ class Graph:
     pruned: dict[str, int] = field(default_factory=dict)  # pre-compaction nodes removed: line
     # lines that are no node but must be shown: (line index, reason) in file order
     odd: list[tuple[int, str]] = field(default_factory=list)
+    # what the messages need of a user/assistant record (load.py's builder), by line: its
+    # content items (its list of blocks as parsed, or its string content as the one item;
+    # None for a record that is no readable message: `bad` says why), its isApiErrorMessage
+    # (or an assistant's <synthetic> model), and the assistant lines whose message.id is ""
+    # (a string: such records share an id, though `mid` holds None for them)
+    items: list[Any] = field(default_factory=list)
+    bad: dict[int, str] = field(default_factory=dict)
+    api_error: set[int] = field(default_factory=set)
+    blank_mid: list[int] = field(default_factory=list)
     _nodes: dict[str, Node] | None = None
     _children: set[str] | None = None
     _roots: dict[str, str] | None = None
@@ -128,17 +137,10 @@ class Graph:
         return self._children  # type: ignore[return-value]
 
 
-def build_graph(
-    lines: list[JsonlLine],
-    read: Callable[[dict[str, Any], str, Any, Any, str], Any] | None = None,
-    records: dict[int, Any] | None = None,
-    release: bool = False,
-) -> Graph:
-    """The nodes of every line. `read(record, type, message, timestamp, uuid)` is called for
-    each user/assistant node record (to take what the messages need of it; its message and
-    timestamp as written), what it returns kept in `records` by line index; `release`: each
-    line's parsed record is forgotten once read (`base.each_line_value`), so the whole
-    file's records are never held at once."""
+def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
+    """The nodes of every line, and what the messages need of each user/assistant record
+    (`Graph.items`); `release`: each line's parsed record is forgotten once read
+    (`base.each_line_value`), so the whole file's records are never held at once."""
     n = len(lines)
     index: dict[str, int] = {}
     kinds: list[str | None] = [None] * n
@@ -148,6 +150,10 @@ def build_graph(
     sides = [False] * n
     mids: list[str | None] = [None] * n
     with_results = [False] * n
+    items: list[Any] = [None] * n
+    bad: dict[int, str] = {}
+    api_error: set[int] = set()
+    blank_mid: list[int] = []
     first: dict[str, int] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
@@ -205,20 +211,38 @@ def build_graph(
             sides[i] = True
         if t == "assistant" or t == "user":
             msg = obj.get("message")
-            if type(msg) is dict:
-                if t == "assistant":
-                    mid = msg.get("id")
-                    if type(mid) is str and mid:
-                        mids[i] = mid
+            content = msg.get("content") if type(msg) is dict else None
+            if type(content) is list:
+                res = False
+                for b in content:  # (the usual: every item a typed block)
+                    bt = b.get("type") if type(b) is dict else None
+                    if type(bt) is not str:
+                        bad[i] = message_fault(msg)  # type: ignore[assignment]
+                        res = any(
+                            type(b) is dict and b.get("type") == "tool_result" for b in content
+                        )
+                        break
+                    if bt == "tool_result":
+                        res = True
                 else:
-                    content = msg.get("content")
-                    if type(content) is list:
-                        for b in content:
-                            if type(b) is dict and b.get("type") == "tool_result":
-                                with_results[i] = True
-                                break
-            if read is not None and records is not None:
-                records[i] = read(obj, t, msg, ts, u)
+                    items[i] = content
+                if res and t == "user":
+                    with_results[i] = True
+            elif type(content) is str:
+                items[i] = (content,)
+            else:
+                bad[i] = message_fault(msg)  # type: ignore[assignment]
+            if t == "assistant" and type(msg) is dict:
+                mid = msg.get("id")
+                if type(mid) is str:
+                    if mid:
+                        mids[i] = mid
+                    else:
+                        blank_mid.append(i)
+                if msg.get("model") == "<synthetic>":
+                    api_error.add(i)
+            if obj.get("isApiErrorMessage") is True:
+                api_error.add(i)
         else:
             glue += 1
         old = index.get(u)
@@ -244,10 +268,32 @@ def build_graph(
         bridged,
         glue,
         odd=odd,
+        items=items,
+        bad=bad,
+        api_error=api_error,
+        blank_mid=blank_mid,
     )
     if boundaries:
         _apply_preserved_segment(g, boundaries[-1])
     return g
+
+
+def message_fault(msg: Any) -> str | None:
+    """Why a user/assistant record's `message` is not a readable message (None: it is): no
+    `message` object, or a content that is neither a string nor a list of typed blocks."""
+    if type(msg) is not dict:
+        return "the record has no `message` object"
+    content = msg.get("content")
+    if type(content) is str:
+        return None
+    if type(content) is not list:
+        kind = "missing" if content is None else type_name(content)
+        return f"message.content is {kind}, not a string or a list of blocks"
+    for k, item in enumerate(content):
+        t = item.get("type") if type(item) is dict else None
+        if type(t) is not str:
+            return f"message.content[{k}] is not a content block (no `type`)"
+    return None
 
 
 def _odd_link(obj: dict[str, Any], parent: Any) -> str | None:

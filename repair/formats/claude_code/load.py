@@ -14,7 +14,7 @@ lines that cannot be read become malformed messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -31,8 +31,8 @@ from ...model import (
     text_is_blank,
 )
 from ..anthropic_list import _facts_of_list
-from ..base import IndexedLine, JsonlLine, type_name
-from .chain import MESSAGE_TYPES, Graph, Walk, build_graph
+from ..base import IndexedLine, JsonlLine
+from .chain import MESSAGE_TYPES, Graph, Walk, build_graph, message_fault
 
 
 @dataclass
@@ -48,8 +48,7 @@ class CCFile:
     # Records an earlier write left out or emptied, as read (for the report), when the file
     # is what that write gave, loaded again (a re-link of the chain, gaps.py)
     carried: list[dict[str, Any]] = field(default_factory=list)
-    # what the messages need of each user/assistant node record (by line index), read in
-    # the same pass as the graph: the builder never goes back to the parsed records
+    # the read-back's records, for the builder (a loaded file's are its graph's lists)
     recs: dict[int, Rec] = field(default_factory=dict)
 
     @property
@@ -60,11 +59,10 @@ class CCFile:
 
 
 class Rec(NamedTuple):
-    """A user/assistant record as the messages need it: its content items (`items`: the
-    record's list of content blocks as parsed, or its string content as the one item), or
-    the blocks it was given (the read-back's, `items` None): the `Block`s of a message are
-    made when something reads them (`RecordMessage`). (A tuple: one per record of a 1 GB
-    file, made in C.)"""
+    """A user/assistant record as the read-back gives it to the builder (`CCFile.recs`; a
+    loaded file's are the graph's lists, `Records.of_graph`): its content items (`items`:
+    the record's list of content blocks as parsed, or its string content as the one item),
+    or the blocks it was given (`items` None)."""
 
     role: str
     blocks: tuple[Block, ...]
@@ -81,51 +79,83 @@ class Rec(NamedTuple):
         return items if items is not None else [b.data for b in self.blocks]
 
 
-_rec = tuple.__new__
-
-
 def read_record(obj: dict[str, Any], idx: int, lineno: int, role: str) -> Rec:
-    """What the messages need of a user/assistant record: its content items (its list of
-    blocks, or its string content as the one item), or the reason it is not a readable
-    message."""
-    return _read(obj, role, obj.get("message"), obj.get("timestamp"), obj.get("uuid"))
-
-
-def _read(obj: dict[str, Any], role: str, msg: Any, ts: Any, uuid: Any) -> Rec:
-    """`read_record`, given the record's message, timestamp and uuid (the light pass has
-    read them)."""
+    """What the messages need of a user/assistant record, as `build_graph` reads it into
+    the graph's lists: its content items, or the reason it is not a readable message."""
+    msg: Any = obj.get("message")
+    ts, uuid = obj.get("timestamp"), obj.get("uuid")
     api_error = obj.get("isApiErrorMessage") is True
-    if type(msg) is not dict:
-        return _rec(
-            Rec, (role, (), "the record has no `message` object", None, api_error, ts, uuid, ())
-        )
-    content = msg.get("content")
-    if type(content) is str:
-        content = (content,)
-    elif type(content) is not list:
-        kind = "missing" if content is None else type_name(content)
-        bad = f"message.content is {kind}, not a string or a list of blocks"
-        return _rec(Rec, (role, (), bad, None, api_error, ts, uuid, ()))
-    else:
-        for k, item in enumerate(content):
-            t = item.get("type") if type(item) is dict else None
-            if type(t) is not str:
-                bad = f"message.content[{k}] is not a content block (no `type`)"
-                return _rec(Rec, (role, (), bad, None, api_error, ts, uuid, ()))
+    bad = message_fault(msg)
+    if bad is not None:
+        return Rec(role, (), bad, None, api_error, ts, uuid, ())
+    content = msg["content"]  # (a string or a list of typed blocks: `message_fault`)
     mid = None
     if role == "assistant":
         mid = msg.get("id")
         if type(mid) is not str:
             mid = None
         api_error = api_error or msg.get("model") == "<synthetic>"
-    return _rec(Rec, (role, (), None, mid, api_error, ts, uuid, content))
+    return Rec(
+        role, (), None, mid, api_error, ts, uuid, (content,) if type(content) is str else content
+    )
 
 
-def light_graph(lines: list[JsonlLine], release: bool = False) -> tuple[Graph, dict[int, Rec]]:
-    """The graph and every user/assistant record's `Rec`, in one pass over the lines
-    (`release`: no line keeps its parsed record after it, see `build_graph`)."""
-    recs: dict[int, Rec] = {}
-    return build_graph(lines, _read, recs, release=release), recs
+@dataclass(slots=True)
+class Records:
+    """What the builder reads of each user/assistant record, by line index (lists, or the
+    read-back's dicts): its role, content items (None: not a readable message, `bad` says
+    why), whether it is an API-error record, its message.id as written (a string, or None),
+    timestamp as written, uuid, and whether a user record holds a tool_result."""
+
+    role: Any
+    items: Any
+    bad: Mapping[int, str]
+    api_error: Container[int]
+    mid: Any
+    ts: Any
+    uuid: Any
+    results: Any
+
+    @classmethod
+    def of_graph(cls, g: Graph) -> Records:
+        mid: list[str | None] = g.mid
+        if g.blank_mid:  # (rare: an id "" is an id, which the graph's `mid` holds as None)
+            mid = list(mid)
+            for i in g.blank_mid:
+                mid[i] = ""
+        return cls(g.kind, g.items, g.bad, g.api_error, mid, g.ts, g.uuid, g.results)
+
+    @classmethod
+    def of_recs(cls, recs: Mapping[int, Rec]) -> Records:
+        out = cls({}, {}, {}, set(), {}, {}, {}, {})
+        for i, r in recs.items():
+            items = None if r.bad is not None else r.content()
+            out.role[i], out.items[i], out.mid[i], out.ts[i], out.uuid[i] = (
+                r.role,
+                items,
+                r.mid,
+                r.ts,
+                r.uuid,
+            )
+            out.results[i] = r.role == "user" and any(
+                type(x) is dict and x.get("type") == TOOL_RESULT for x in items or ()
+            )
+            if r.bad is not None:
+                out.bad[i] = r.bad  # type: ignore[index]
+            if r.api_error:
+                out.api_error.add(i)  # type: ignore[attr-defined]
+        return out
+
+
+def records_of(file: CCFile) -> Records:
+    """The records the builder reads: the read-back's (`CCFile.recs`), else the graph's."""
+    return Records.of_recs(file.recs) if file.recs else Records.of_graph(file.graph)
+
+
+def light_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
+    """The graph and what the messages need of every user/assistant record, in one pass
+    over the lines (`release`: no line keeps its parsed record after it, see `build_graph`)."""
+    return build_graph(lines, release=release)
 
 
 def peek(line: JsonlLine) -> Any:
@@ -477,6 +507,7 @@ class _Builder:
         skip: frozenset[int] = frozenset(),
     ):
         self.file = file
+        self.recs = records_of(file)
         self.hidden = hidden
         self.reason = reason
         self.skip = skip
@@ -497,7 +528,8 @@ class _Builder:
     def out(self) -> list[Message]:
         msgs: list[Message] = []
         append = msgs.append
-        lines, recs, hidden = self.file.lines, self.file.recs, self.hidden
+        lines, recs, hidden = self.file.lines, self.recs, self.hidden
+        stamps, uuids = recs.ts, recs.uuid
         why = self.reason if hidden else None
         unmade = RecordMessage.unmade
         for item in self.items:
@@ -525,11 +557,10 @@ class _Builder:
             ids = facts[0]
             if ids is not None:  # each tool_result is one answer, and only they are
                 m._counts = (len(items), len(ids[1]))
-            first = recs[idx]
             m._meta = _DERIVED
             m._lines = lines
-            m._ts = _epoch(first.ts)
-            uuid = first.uuid
+            m._ts = _epoch(stamps[idx])
+            uuid = uuids[idx]
             m._uuid = uuid if type(uuid) is str else None
             m._why = why
             m._parts = parts
@@ -546,20 +577,24 @@ class _Builder:
     def add_all(self, idxs: Iterable[int]) -> None:
         """`add` of each record in turn (a chain's records in one call: the usual record, one
         block joining the message before it or starting one, is read here, not in calls)."""
-        recs, out, hidden, skip = self.file.recs, self.items, self.hidden, self.skip
+        recs, out, hidden, skip = self.recs, self.items, self.hidden, self.skip
+        roles, items_of, api_error, mids, results = (
+            recs.role,
+            recs.items,
+            recs.api_error,
+            recs.mid,
+            recs.results,
+        )
         by_mid, barriers = self._by_mid, self._barriers
         for idx in idxs:
-            rec = recs[idx]
-            role = rec.role
-            if rec.bad is not None:
+            role = roles[idx]
+            items = items_of[idx]
+            if items is None:
                 self.flush()
-                self._single(idx, malformed=f"{role} record: {rec.bad}")
+                self._single(idx, malformed=f"{role} record: {recs.bad[idx]}")
                 self.flush()
                 continue
-            items = rec.items
-            if items is None:
-                items = rec.content()
-            if not hidden and rec.api_error:
+            if not hidden and idx in api_error:
                 self._single(
                     idx,
                     blocks=self._blocks(idx, items),
@@ -568,7 +603,7 @@ class _Builder:
                 continue
             home: _Acc | None
             if role == "assistant":
-                mid = rec.mid
+                mid = mids[idx]
                 if hidden:  # records not sent: only neighbours of one message.id merge
                     last = out[-1] if len(out) > self._floor else None
                     home = (
@@ -621,14 +656,12 @@ class _Builder:
                     home.parts.append(items)
                     if home.results:
                         continue
-                for item in items:
-                    if type(item) is dict and item["type"] == TOOL_RESULT:
-                        home.results = True
-                        if barriers and out[barriers[-1]] is home:
-                            # a user item takes records only while it is the newest (API-error
-                            # records aside, which are no barrier), so it is the newest barrier
-                            barriers.pop()
-                        break
+                if results[idx]:
+                    home.results = True
+                    if barriers and out[barriers[-1]] is home:
+                        # a user item takes records only while it is the newest (API-error
+                        # records aside, which are no barrier), so it is the newest barrier
+                        barriers.pop()
                 continue
             home.recs.append(idx)
             home.parts.append(items)
