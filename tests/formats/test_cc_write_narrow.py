@@ -1,20 +1,25 @@
 """The Claude Code export's shortcuts held to the long ways they stand for: the read-back's
-stretches (readback._stretches) and the resume check of a conversation that holds the
-very messages read but a few (write._same_but_few)."""
+stretches (readback._stretches), the resume check of a conversation that holds the very
+messages read but a few (write._same_but_few), and the writer's plan of the turns a fix
+touched (turns.touched_turns) to its plan of every turn."""
 
 from __future__ import annotations
 
 import dataclasses
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repair.errors import ExportRefused
 from repair.formats import load_bytes
 from repair.formats.claude_code.chain import Node
-from repair.formats.claude_code.readback import _NOT, _stretches
+from repair.formats.claude_code.readback import _stretches
+from repair.formats.claude_code.turns import _NOT
 from repair.formats.claude_code.write import _same_but_few, _same_conversation, _signature
+from tests.formats.test_readback_narrow import _steps
+from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds_that_load
 
 
 def _stretches_long_way(seq, starters, nodes):
@@ -55,7 +60,8 @@ def test_stretches_are_cut_where_the_long_way_cuts_them(records):
         for k, (t, mid, _, _) in enumerate(records)
     ]
     starters = {k for k, (_, _, s, read) in enumerate(records) if s and read}
-    assert _stretches(seq, starters, nodes) == _stretches_long_way(seq, starters, nodes)
+    mids = [n.mid if n.type == "assistant" else _NOT for n in nodes]
+    assert _stretches(seq, starters, mids) == _stretches_long_way(seq, starters, nodes)
 
 
 def _changed(rng: random.Random, m):
@@ -127,3 +133,78 @@ def test_results_reordered_after_text_in_one_merged_message_are_refused():
     got[-1] = results.with_blocks((result(1), result(2)))  # other blocks, the same data
     assert _same_but_few(want, got)
     _same_conversation("s.jsonl", want, got)
+
+
+# The writer's plan of the turns a fix touched (turns.touched_turns), held to its plan of
+# the whole conversation: the same bytes, report, lines and links.
+
+
+def _plan_of(session, narrow: bool):
+    from repair.formats.claude_code.write import _planned, views_of
+    from repair.jsonio import compact
+
+    w = _planned(views_of(session), narrow=narrow)
+    keys = [k if isinstance(k, int) else compact(k.obj) for k in w.order()]
+    starts = [v if v is None or isinstance(v, int) else compact(v.obj) for v in w.starts.values()]
+    written = (w.render(), w.dropped_records(), keys, starts, w.deleted, w.relink, w.rewrite)
+    return written, all(w.narrowed)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(case=st.integers(0, 2**32 - 1))
+def test_the_plan_of_the_touched_turns_writes_what_the_whole_plan_writes(case):
+    """Generated sessions (parallel results in completion order, thinking records, prompts,
+    1% of faults), random fixes, actions and undos: the narrowed plan writes the very bytes,
+    report, line order and re-links of the plan of every turn."""
+    from bench.gen import gen_claude_code
+    from repair.workbench import Workbench
+
+    rng = random.Random(case)
+    data, _ = gen_claude_code(rng.randrange(40, 500), rng.randrange(50))
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    _steps(wb, rng, rng.randrange(1, 8))
+    (narrow, _), (whole, _) = _plan_of(wb.session, True), _plan_of(wb.session, False)
+    assert narrow == whole
+
+
+def test_a_fix_of_a_large_generated_session_is_planned_in_its_touched_turns():
+    """Apply-all on generated sessions of 2000 messages is planned turn by turn (not the
+    whole conversation), and writes what the whole plan writes."""
+    from bench.gen import gen_claude_code
+    from repair.workbench import Workbench
+
+    for seed in range(3):
+        data, _ = gen_claude_code(2000, seed)
+        wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+        assert wb.apply_all() is not None
+        narrow, took = _plan_of(wb.session, True)
+        assert took, seed
+        assert narrow == _plan_of(wb.session, False)[0]
+
+
+_CC_SEEDS = seeds_that_load(lambda seed, session: session.format == "claude-code")
+
+
+@pytest.mark.skipif(not _CC_SEEDS, reason="no Claude Code samples")
+@over_mutated_seeds(_CC_SEEDS, 120, mutations=(0, 3), steps=(1, 6))
+def test_the_plan_of_the_touched_turns_of_samples_is_the_whole_plan(
+    which, rng_seed, mutations, steps
+):
+    """The Claude Code samples and corpus files, mutated, fixed at random: both plans write
+    the same (or both refuse)."""
+    from repair.workbench import Workbench
+
+    rng = random.Random(rng_seed)
+    session = mutated_session(_CC_SEEDS[which], rng, mutations, "/tmp/input.jsonl")
+    if session is None or session.format != "claude-code":
+        return
+    wb = Workbench(session)
+    _steps(wb, rng, steps)
+
+    def plan(narrow: bool):
+        try:
+            return _plan_of(wb.session, narrow)[0]
+        except ExportRefused as exc:
+            return ("refused", str(exc))
+
+    assert plan(True) == plan(False)

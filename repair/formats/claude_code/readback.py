@@ -23,6 +23,7 @@ tests/formats/test_readback_narrow.py compares the two on random fixed sessions.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -34,15 +35,15 @@ from ..base import Edited, JsonlLine
 from .chain import (
     MESSAGE_TYPES,
     Graph,
-    Node,
     build_graph,
     candidates,
-    recover_parallel,
-    ts_ms,
+    newest,
+    recover_lines,
     walk,
 )
 from .load import _DERIVED, CCFile, CCState, Rec, RecordBlock, _Builder, read_record
-from .write import _New, _Writer, forget_write, last_write
+from .turns import mid_reach, mids_of
+from .write import NodeAt, _New, _Writer, forget_write, last_write
 
 
 class _Line:
@@ -109,11 +110,11 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     got = _written_graph(w, keys)
     if got is None:
         return None
-    g2, fresh, fresh_nodes = got
-    got_chain = _chain(g2, where, fresh_nodes)
-    if got_chain is None:
+    g2, fresh = got
+    on = _chain(g2)
+    if on is None:
         return None
-    built = _messages(w, view, keys, where, fresh, got_chain, msgs)
+    built = _messages(w, view, keys, where, fresh, g2, on, msgs)
     if built is None or len(built) != len(msgs):
         return None
     edited: dict[int, Message] = {}
@@ -126,12 +127,10 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     return Edited(edited, _mover(f, where, msgs), complete=True)
 
 
-def _written_graph(
-    w: _Writer, keys: list[Any]
-) -> tuple[Graph, dict[int, JsonlLine], dict[Any, Node]] | None:
-    """The graph of the written file: the nodes read, in written order, with the nodes of
-    the lines written anew parsed from their bytes; those lines (by written index); their
-    nodes by key (the line index read, or the `_New`)."""
+def _written_graph(w: _Writer, keys: list[Any]) -> tuple[Graph, dict[int, JsonlLine]] | None:
+    """The graph of the written file, its lists indexed by written line: the read graph's
+    entries of the lines copied, in written order, and the nodes of the lines written anew
+    parsed from their bytes; and those lines (by written index)."""
     changed = w.rewrite.keys() | w.relink.keys()
     fresh: dict[int, JsonlLine] = {}
     for j, k in enumerate(keys):
@@ -148,58 +147,48 @@ def _written_graph(
     small = build_graph([fresh[j] for j in order])
     if small.odd or small.shadowed or small.pruned or small.bridged:
         return None
-    by_j: dict[int, Node] = {}
-    fresh_nodes: dict[Any, Node] = {}
-    for n in small.nodes.values():
-        j = order[n.idx]
-        n.idx = j
-        by_j[j] = n
-        fresh_nodes[keys[j]] = n
-    node_at = w._nodes().get
-    found = [by_j.get(j) if j in fresh else node_at(k) for j, k in enumerate(keys)]
-    written = [n for n in found if n is not None]
-    nodes = {n.uuid: n for n in written}
-    if len(nodes) != len(written):  # a uuid twice
+    g = w.f.graph
+    read = [k if type(k) is int else 0 for k in keys]  # (a new line's entries are set below)
+    lists = [list(map(got.__getitem__, read)) for got in _fields(g)]
+    for t, j in enumerate(order):  # the lines written anew: as they read now
+        for got, mine in zip(_fields(small), lists, strict=True):
+            mine[j] = got[t]
+    kind, uuid = lists[0], lists[1]
+    index = {u: j for j, u in enumerate(uuid) if u}
+    nodes = len(uuid) - uuid.count("")
+    if len(index) != nodes:  # a uuid twice
         return None
-    return Graph.of_nodes(nodes.values()), fresh, fresh_nodes
+    g2 = Graph([], index, *lists)  # type: ignore[arg-type]
+    kinds = Counter(kind)
+    g2.glue = nodes - kinds["user"] - kinds["assistant"]
+    return g2, fresh
 
 
-def _chain(
-    g: Graph, where: list[int], fresh_nodes: dict[Any, Node]
-) -> tuple[list[Any], list[Node]] | None:
-    """The resumed chain of the written file (its user and assistant records, as keys, and
-    their nodes) as the loader finds it; None when it has a gap or leaves a message off it."""
-    nodes = g.nodes
-    if any(n.sidechain for n in nodes.values()):
+def _fields(g: Graph) -> tuple[list[Any], ...]:
+    """The graph's lists by line, in `Graph`'s order of them."""
+    return (g.kind, g.uuid, g.parent, g.ts, g.side, g.mid, g.results)
+
+
+def _chain(g: Graph) -> list[int] | None:
+    """The resumed chain of the written file (its user and assistant records, as written
+    lines) as the loader finds it; None when it has a gap or leaves a message off it."""
+    if any(g.side):
         return None
     cands = candidates(g)
     if not cands:
         return None
-    key_of = {n.uuid: k for k, n in fresh_nodes.items()}
-
-    def written(u: str) -> int:  # a fresh node's idx is where it is written
-        return nodes[u].idx if u in key_of else where[nodes[u].idx]
-
-    # `chain.newest`: the newest by timestamp, on a tie the first in the written file
-    best, best_ms = None, None
-    for u in sorted(cands, key=written):
-        ms = ts_ms(nodes[u].ts)
-        if best is None or (ms is not None and (best_ms is None or ms > best_ms)):
-            best, best_ms = u, ms
+    best = newest(g, cands)  # (map order: written order)
     assert best is not None
     w = walk(g, best)
     if w.stop is not None or w.bridges:
         return None
-    chain, _ = recover_parallel(g, w.chain)
-    on = [n for u in chain if (n := nodes[u]).type in MESSAGE_TYPES]
+    at, _ = recover_lines(g, w.at)
+    kind = g.kind
+    on = [j for j in at if kind[j] in MESSAGE_TYPES]
     # every message record is on it (the chain holds no node twice)
-    if len(on) != sum(1 for n in nodes.values() if n.type in MESSAGE_TYPES):
+    if len(on) != len(g.index) - g.glue:
         return None
-    fresh_key = key_of.get
-    return [n.idx if (k := fresh_key(n.uuid)) is None else k for n in on], on
-
-
-_NOT = object()
+    return on
 
 
 def _messages(
@@ -208,12 +197,15 @@ def _messages(
     keys: list[Any],
     where: list[int],
     fresh: dict[int, JsonlLine],
-    chain_nodes: tuple[list[Any], list[Node]],
+    g2: Graph,
+    on: list[int],
     msgs: list[Message],
 ) -> list[tuple[Message, bool]] | None:
-    """The messages the written chain builds into, each with whether it is a message as
-    read (from a stretch that is a stretch read); None when a stretch cannot be told."""
+    """The messages the written chain (`on`: its written lines) builds into, each with
+    whether it is a message as read (from a stretch that is a stretch read); None when a
+    stretch cannot be told."""
     f = w.f
+    g = f.graph
     node_at = w._nodes()
     content = w.rewrite.keys()
     first_of: dict[int, Message] = {}
@@ -223,15 +215,14 @@ def _messages(
             first_of[origin[0]] = m
             if m.role == "assistant":
                 starters.add(origin[0])
-    nodes = f.graph.nodes
-    read_nodes = [n for u in view.chain if (n := nodes[u]).type in MESSAGE_TYPES]
-    read = [n.idx for n in read_nodes]
-    read_stretches = {s[0]: s for s in _stretches(read, starters, read_nodes)}
+    kind = g.kind
+    read = [i for i in map(g.index.__getitem__, view.chain) if kind[i] in MESSAGE_TYPES]
+    read_stretches = {s[0]: s for s in _stretches(read, starters, mids_of(g, read))}
     out: list[tuple[Message, bool]] = []
     lines = _Lines(f, keys, fresh)
     new_at = {id(k): j for j, k in fresh.items() for k in (keys[j],) if isinstance(k, _New)}
-    chain, written_nodes = chain_nodes
-    for s in _stretches(chain, starters - content, written_nodes):
+    chain = list(map(keys.__getitem__, on))
+    for s in _stretches(chain, starters - content, mids_of(g2, on)):
         same = read_stretches.get(s[0]) if isinstance(s[0], int) else None
         if same == s and content.isdisjoint(s):
             as_read = [first_of[k] for k in s if k in first_of]
@@ -247,22 +238,17 @@ def _messages(
     return out
 
 
-def _stretches(seq: list[Any], starters: set[int], nodes: list[Node]) -> list[tuple[Any, ...]]:
-    """`seq` (its records' `nodes`) cut before each starter that no message.id reaches
-    across (the last record of every assistant id before it is before it too; records
-    without an id count as one id)."""
-    mids = [n.mid if n.type == "assistant" else _NOT for n in nodes]
-    last = dict(zip(mids, range(len(mids)), strict=True))  # each id's last record
-    last[_NOT] = -1
-    reaches = list(map(last.__getitem__, mids))
+def _stretches(seq: list[Any], starters: set[int], mids: list[Any]) -> list[tuple[Any, ...]]:
+    """`seq` (each record's message.id as `mids_of` gives it) cut before each starter that
+    no message.id reaches across (the last record of every assistant id before it is
+    before it too; records without an id count as one id)."""
+    reach = mid_reach(mids)
     cuts = [0]
-    reach = seen = -1  # the furthest any record before `seen` reaches
-    for i in [i for i, k in enumerate(seq) if type(k) is int and k in starters]:
-        if i > 0:
-            reach = max(reach, *reaches[seen + 1 : i])
-            seen = i - 1
-            if reach < i:
-                cuts.append(i)
+    cuts += [
+        i
+        for i, k in enumerate(seq)
+        if type(k) is int and k in starters and 0 < i and reach[i - 1] < i
+    ]
     cuts.append(len(seq))
     return [tuple(seq[a:b]) for a, b in zip(cuts, cuts[1:], strict=False) if a < b]
 
@@ -274,7 +260,7 @@ def _build(
     where: list[int],
     new_at: dict[int, int],
     lines: _Lines,
-    node_at: dict[int, Node],
+    node_at: NodeAt,
     content: Any,
 ) -> list[Message] | None:
     """One stretch built as `load.build_view` builds the live chain, its records numbered

@@ -40,8 +40,9 @@ from ...errors import ExportRefused
 from ...jsonio import compact
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
 from ..base import Export, JsonlLine, check_numbers, same_messages
-from .chain import Node, ts_ms
+from .chain import Graph, Node, ts_ms
 from .load import _DERIVED, CCFile, CCState, View, _epoch, peek
+from .turns import Turns, touched_turns, whole
 
 _ROOT = ("root",)
 
@@ -177,11 +178,12 @@ def _unchanged(views: list[tuple[View, list[Message]]]) -> bool:
     return all(same_messages(msgs, view.messages) for view, msgs in views)
 
 
-def _planned(views: list[tuple[View, list[Message]]]) -> _Writer:
-    """The writer planned for the conversations of one file."""
+def _planned(views: list[tuple[View, list[Message]]], narrow: bool = True) -> _Writer:
+    """The writer planned for the conversations of one file (`narrow`: the turns a fix
+    touched only, where a file holds one conversation and they can be told)."""
     w = _Writer(views[0][0].file)
     for v, msgs in views:
-        w.plan_view(v, msgs)
+        w.plan_view(v, msgs, narrow and len(views) == 1)
         w.planned.append(msgs)
     return w
 
@@ -223,6 +225,67 @@ class _Run:
         return self.given
 
 
+class NodeAt:
+    """The graph's node of each line that holds one (`get(line)`), made from the graph's
+    lists when first asked for: a plan asks for the lines of the turns it touches, not for
+    an object per node of the file."""
+
+    __slots__ = ("g", "made")
+
+    def __init__(self, g: Graph) -> None:
+        self.g = g
+        self.made: dict[int, Node] = {}
+
+    def get(self, idx: Any, default: Node | None = None) -> Node | None:
+        nd = self.made.get(idx)
+        if nd is not None:
+            return nd
+        g = self.g
+        if type(idx) is not int or not 0 <= idx < len(g.uuid):
+            return default
+        u = g.uuid[idx]
+        if not u or g.index.get(u) != idx:  # no node, or a line a later duplicate replaced
+            return default
+        nd = self.made[idx] = Node(
+            u,
+            idx,
+            g.place(u),
+            g.kind[idx],  # type: ignore[arg-type]
+            g.parent[idx],
+            g.side[idx],
+            g.ts[idx],
+            g.mid[idx],
+            g.results[idx],
+        )
+        return nd
+
+    def __getitem__(self, idx: Any) -> Node:
+        nd = self.get(idx)
+        if nd is None:
+            raise KeyError(idx)
+        return nd
+
+    def __contains__(self, idx: Any) -> bool:
+        return self.get(idx) is not None
+
+
+@dataclass(eq=False)
+class _Part:
+    """One stretch of turns planned (`_Writer._part`): its runs, its new sequence of chain
+    entries with each one's turn (counted from the stretch's start) and the places where a
+    turn starts, the lines it deletes (unreadable ones dropped, records whose blocks all
+    went), and where its sequence starts in the conversation's."""
+
+    turns: Turns
+    runs: list[_Run]
+    seq: list[Any]
+    turn_of: list[int]
+    first_of_turn: set[int]
+    drop: list[int]
+    dropped: list[int]
+    base: int = 0
+
+
 @dataclass
 class _Writer:
     f: CCFile
@@ -237,29 +300,66 @@ class _Writer:
     _children: dict[str, list[int]] | None = None
     _children_for: set[str] | None = None  # the parents `_children` holds (None: all)
     _others: list[tuple[int, Any]] | None = None
-    _node_at: dict[int, Node] | None = None
+    _node_at: NodeAt | None = None
     # id(view) -> the entry its conversation starts from as written (None: nothing left)
     starts: dict[int, Any] = field(default_factory=dict)
     planned: list[list[Message]] = field(default_factory=list)  # each view's messages
+    narrowed: list[bool] = field(default_factory=list)  # each view's plan: of its touched turns
     _order: list[Any] | None = None
+    _by_uid: dict[int, dict[int, Message]] = field(default_factory=dict)
+    _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
 
     # --- one conversation
-    def plan_view(self, view: View, messages: list[Message]) -> None:
-        f = self.f
-        g = f.graph
-        lines = f.lines
-        orig_by_uid = {m.uid: m for m in view.messages}
-        present = {m.uid for m in messages}
+    def plan_view(self, view: View, messages: list[Message], narrow: bool = True) -> None:
+        """Plan the conversation's records: only the turns the new messages touch
+        (`turns.touched_turns`) where it can tell them, else the whole conversation (the
+        same bytes either way)."""
+        g = self.f.graph
+        chain_idx = list(map(g.index.__getitem__, view.chain))
+        parts = None
+        if narrow:
+            stretches = touched_turns(view, messages, chain_idx)
+            if stretches is not None:
+                got = [self._part(view, messages, chain_idx, t, True) for t in stretches]
+                parts = None if None in got else got
+        self.narrowed.append(parts is not None)
+        if parts is None:
+            part = self._part(view, messages, chain_idx, whole(view, messages), False)
+            assert part is not None
+            parts = [part]
+        self._plan_parts(view, messages, chain_idx, parts)  # type: ignore[arg-type]
+
+    def _part(
+        self,
+        view: View,
+        messages: list[Message],
+        chain_idx: list[int],
+        t: Turns,
+        check: bool,
+    ) -> _Part | None:
+        """The new sequence of the chain entries of one stretch of turns; None (`check`)
+        when the stretch's records are not the chain's between its edges."""
+        old = view.messages[t.old : t.old_end]
+        present = {m.uid for m in messages[t.new : t.new_end]}
         msg_recs: set[int] = set()
-        for m in view.messages:
+        drop: list[int] = []
+        for m in old:
             recs = view.msg_records(m)
             if not m.hidden:
                 msg_recs.update(recs)
             elif m.malformed is not None and m.uid not in present:
-                for idx in recs:  # an unreadable line the user chose to drop
-                    self._delete(idx)
+                drop.extend(recs)  # an unreadable line the user chose to drop
+        span = chain_idx[t.chain : t.chain_end]
+        if check:
+            rec_blocks = view.rec_blocks
+            if not msg_recs.issubset(span) or any(
+                i in rec_blocks and i not in msg_recs for i in span
+            ):
+                return None
 
-        runs = self._runs(view, messages, orig_by_uid)
+        runs = self._runs(view, messages, t.new, t.new_end)
+        if check and any(type(r.rec) is int and r.rec not in msg_recs for r in runs):
+            return None
         owners: set[int] = set()
         for r in runs:
             if isinstance(r.rec, int):
@@ -269,12 +369,13 @@ class _Writer:
                 else:
                     owners.add(r.rec)
 
-        chain_idx = [g.nodes[u].idx for u in view.chain]
-        runs = _chain_order_where_unchanged(runs, {idx: k for k, idx in enumerate(chain_idx)})
+        runs = _chain_order_where_unchanged(
+            runs, dict(zip(span, range(t.chain, t.chain_end), strict=True))
+        )
         glue: dict[Any, list[int]] = {_ROOT: []}
         owner: Any = _ROOT
         dropped: list[int] = []
-        for idx in chain_idx:
+        for idx in span:
             if idx in msg_recs:
                 if idx in owners:
                     owner = idx
@@ -298,58 +399,99 @@ class _Writer:
                 for gi in glue.get(r.rec, ()):
                     seq.append(gi)
                     turn_of.append(turn)
+        return _Part(t, runs, seq, turn_of, first_of_turn, drop, dropped)
+
+    def _plan_parts(
+        self, view: View, messages: list[Message], chain_idx: list[int], parts: list[_Part]
+    ) -> None:
+        """The chain's entries with each stretch's new sequence in its place; then the
+        stretches' deletions, rewrites, new records, re-links and placement."""
+        lines = self.f.lines
+        for p in parts:
+            for idx in p.drop:
+                self._delete(idx)
+        seq: list[Any] = []
+        done = 0
+        for p in parts:
+            seq += chain_idx[done : p.turns.chain]
+            p.base = len(seq)
+            seq += p.seq
+            done = p.turns.chain_end
+        seq += chain_idx[done:]
         self.starts[id(view)] = seq[0] if seq else None
         if not seq:
-            for idx in dropped:
-                self._delete(idx)
+            for p in parts:
+                for idx in p.dropped:
+                    self._delete(idx)
             return
-
-        pred_c: dict[int, Any] = {}
-        prev: Any = _ROOT
-        for idx in chain_idx:
-            pred_c[idx] = prev
-            prev = idx
         root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
 
         def pred_n(i: int) -> Any:
             return seq[i - 1] if i > 0 else _ROOT
 
-        changed = [
-            isinstance(e, _New) or pred_c.get(e, None) != pred_n(i) for i, e in enumerate(seq)
-        ]
-        touched = {
-            turn_of[i]
-            for i, e in enumerate(seq)
-            if isinstance(e, _New) or (changed[i] and i not in first_of_turn)
-        }
-        for idx in dropped:
-            self._delete(idx)
+        # each stretch's entries whose parent is set again: (place in seq, the entry)
+        redo: list[list[tuple[int, Any]]] = []
+        for p in parts:
+            t = p.turns
+            pred_c: dict[int, Any] = {}
+            prev: Any = chain_idx[t.chain - 1] if t.chain > 0 else _ROOT
+            for idx in chain_idx[t.chain : t.chain_end + 1]:  # (and the entry after it)
+                pred_c[idx] = prev
+                prev = idx
+            span = range(p.base, min(p.base + len(p.seq) + 1, len(seq)))
+            changed = {
+                i: isinstance(seq[i], _New) or pred_c.get(seq[i], None) != pred_n(i) for i in span
+            }
+            after = p.base + len(p.seq)  # the entry after the stretch: the next turn's first
+            turn_of = p.turn_of
+            touched = {
+                turn_of[i - p.base]
+                for i in span
+                if i < after
+                and (isinstance(seq[i], _New) or (changed[i] and i - p.base not in p.first_of_turn))
+            }
+            redo.append(
+                [
+                    (i, seq[i])
+                    for i in span
+                    if changed[i] or (i < after and turn_of[i - p.base] in touched)
+                ]
+            )
+        for p in parts:
+            for idx in p.dropped:
+                self._delete(idx)
 
         # uuids and timestamps of new records, parents, content rewrites
-        self._finish_runs(view, runs)
-        self._build_new(view, seq, root_parent)
-        for i, e in enumerate(seq):
-            if isinstance(e, _New):
-                continue
-            if not (changed[i] or turn_of[i] in touched):
-                continue
-            p = pred_n(i)
-            parent = root_parent if p is _ROOT else self._uuid_of(p)
-            if lines[e].obj.get("parentUuid") != parent:
-                self.relink[e] = parent
-        self._relink_orphaned_children(view, chain_idx, set(seq))
-        self._place(seq)
+        for p in parts:
+            self._finish_runs(view, p.runs)
+        self._build_new(
+            view,
+            seq,
+            root_parent,
+            [p.base + k for p in parts for k, e in enumerate(p.seq) if isinstance(e, _New)],
+        )
+        for entries in redo:
+            for i, e in entries:
+                if isinstance(e, _New):
+                    continue
+                pr = pred_n(i)
+                parent = root_parent if pr is _ROOT else self._uuid_of(pr)
+                if self._parent_as_written(e) != parent:
+                    self.relink[e] = parent
+        self._relink_orphaned_children(view, chain_idx, seq)
+        self._place(seq, [range(p.base, min(p.base + len(p.seq) + 1, len(seq))) for p in parts])
 
-    def _runs(
-        self, view: View, messages: list[Message], orig_by_uid: dict[int, Message]
-    ) -> list[_Run]:
-        """Each live message's blocks grouped by the record that will hold them."""
+    def _runs(self, view: View, messages: list[Message], lo: int, hi: int) -> list[_Run]:
+        """Each live message's blocks grouped by the record that will hold them (of the
+        messages [lo, hi))."""
+        orig_by_uid = self._read_by_uid(view)
         plans: list[tuple[Message, bool, list[Any]]] = []  # (message, unchanged, runs|items)
         used: set[int] = set()
         rec_blocks = as_read = view.rec_blocks  # (a run of an unchanged message is only read)
         msg_records = view.msg_records
         edited_at: dict[int, int] = {}
-        for k, m in enumerate(messages):
+        for k in range(lo, hi):
+            m = messages[k]
             if m.hidden:
                 continue
             om = orig_by_uid.get(m.uid)
@@ -382,6 +524,13 @@ class _Writer:
                 mruns[0].starts_assistant = True
             runs.extend(mruns)
         return runs
+
+    def _read_by_uid(self, view: View) -> dict[int, Message]:
+        """The conversation's messages as read, by uid (made once per conversation)."""
+        got = self._by_uid.get(id(view))
+        if got is None:
+            got = self._by_uid[id(view)] = {m.uid: m for m in view.messages}
+        return got
 
     def _edited_runs(
         self, view: View, m: Message, items: list[list[Any]], used: set[int], role: str
@@ -464,14 +613,14 @@ class _Writer:
                 self.rewrite[idx] = new_obj
 
     # --- new records
-    def _build_new(self, view: View, seq: list[Any], root_parent: str | None) -> None:
-        if not any(isinstance(e, _New) for e in seq):
-            return
+    def _build_new(
+        self, view: View, seq: list[Any], root_parent: str | None, at: list[int]
+    ) -> None:
+        """The records of the new entries (at these places of `seq`, in order)."""
         prompt = [0, None]  # the promptId of the user records before seq[k], found so far
         n = len(seq)
-        for i, e in enumerate(seq):
-            if not isinstance(e, _New):
-                continue
+        for i in at:
+            e = seq[i]
             parent_key = seq[i - 1] if i > 0 else None
             parent = self._uuid_of(parent_key) if parent_key is not None else root_parent
             if e.stamp is not None:  # it opens a message (as the session stamps it)
@@ -685,7 +834,7 @@ class _Writer:
             seed = f"histview|{parent}|{salt}|{k}".encode("utf-8", "surrogatepass")
             h = hashlib.sha256(seed).digest()
             u = str(uuidlib.UUID(bytes=h[:16], version=4))
-            if u not in self.f.graph.nodes and u not in self._fresh:
+            if u not in self.f.graph.index and u not in self._fresh:
                 self._fresh.add(u)
                 return u
             k += 1
@@ -700,16 +849,26 @@ class _Writer:
         uuid: str | None = self.f.lines[e].obj.get("uuid")  # a record of the chain: a str
         return uuid
 
+    def _parent_as_written(self, idx: int) -> Any:
+        """A record's parentUuid as written: the graph's link where no progress record was
+        bridged and no compaction re-parented (no system record), else the record's."""
+        g = self.f.graph
+        if not g.bridged and not g.glue and g.lines is self.f.lines:
+            nd = self._nodes().get(idx)
+            if nd is not None:
+                return nd.parent
+        return self.f.lines[idx].obj.get("parentUuid")
+
     def _type(self, idx: int) -> Any:
         """A record's `type`, from the light pass where it read the record."""
         nd = self._nodes().get(idx)
         return nd.type if nd is not None else self.f.lines[idx].obj.get("type")
 
-    def _nodes(self) -> dict[int, Node]:
+    def _nodes(self) -> NodeAt:
         """The graph's node of each line that holds one: what the light pass read of it
         (type, uuid, parent, timestamp, message.id, whether it holds a result)."""
         if self._node_at is None:
-            self._node_at = {nd.idx: nd for nd in self.f.graph.nodes.values()}
+            self._node_at = NodeAt(self.f.graph)
         return self._node_at
 
     def _ts_of(self, seq: list[Any], i: int) -> float | None:
@@ -743,11 +902,12 @@ class _Writer:
                 self._dup_lines.setdefault(u, []).append(idx)
         return self._dup_lines
 
-    def _relink_orphaned_children(self, view: View, chain_idx: list[int], in_seq: set[Any]) -> None:
+    def _relink_orphaned_children(self, view: View, chain_idx: list[int], seq: list[Any]) -> None:
         """Lines off the new sequence whose parent was deleted hang on the deleted record's
         nearest surviving ancestor on the chain."""
         if not self.deleted:
             return
+        in_seq = set(seq)
         lines = self.f.lines
         root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
         last_alive: int | None = None  # the last record of the chain kept so far
@@ -782,10 +942,11 @@ class _Writer:
         exact = not g.pruned  # a compaction re-parents nodes: read every line then
         children: dict[str, list[int]] = {p: [] for p in parents or ()}
         if exact:
-            for nd in g.nodes.values():
-                p = nd.parent
+            parent_of = g.parent
+            for i in g.index.values():
+                p = parent_of[i]
                 if p is not None and (parents is None or p in parents):
-                    children.setdefault(p, []).append(nd.idx)
+                    children.setdefault(p, []).append(i)
         for i, obj in self._other_lines() if exact else enumerate(ln.obj for ln in self.f.lines):
             if type(obj) is dict and isinstance(p := obj.get("parentUuid"), str):
                 if parents is None or p in parents:
@@ -811,20 +972,22 @@ class _Writer:
         """(index, parsed record) of every line that is no node of the graph (metadata,
         progress, a duplicate uuid, an unreadable line): the few the light pass did not keep."""
         if self._others is None:
-            at = self._nodes()
+            at = set(self.f.graph.index.values())
             self._others = [(i, ln.obj) for i, ln in enumerate(self.f.lines) if i not in at]
         return self._others
 
     # --- physical placement
-    def _place(self, seq: list[Any]) -> None:
+    def _place(self, seq: list[Any], spans: list[range]) -> None:
         """New records go right after their parent's line; a re-linked line whose new parent
-        is written later in the file moves to just after it."""
+        is written later in the file moves to just after it. (Only the places in `spans`
+        hold new or re-linked entries: the others are written where they were read.)"""
         pos: dict[Any, int] = {}
-        for i, e in enumerate(seq):
+        for i in (i for span in spans for i in span):
+            e = seq[i]
             if isinstance(e, _New):
                 p = seq[i - 1] if i > 0 else None
                 self.after.setdefault(p, []).append(e)
-                pos[e] = pos.get(p, -1) if p is not None else -1
+                pos[e] = (pos.get(p, p if isinstance(p, int) else -1)) if p is not None else -1
             elif e in self.relink and i > 0:
                 p = seq[i - 1]
                 ppos = pos.get(p, p if isinstance(p, int) else -1)
@@ -875,7 +1038,7 @@ class _Writer:
         def is_held(u: str) -> bool:
             # a line's uuid (a node's, a pruned node's, another line's) or the parentUuid of
             # a line that keeps its own
-            if u in held or u in g.nodes or u in g.pruned or u in other_uuids:
+            if u in held or u in g.index or u in g.pruned or u in other_uuids:
                 return True
             return any(i not in self.relink for i in self._children_of(u))
 
@@ -973,6 +1136,15 @@ class _Writer:
             self._emit(e, out, written)
 
     def _bytes(self, k: Any) -> bytes:
+        """The line written for `k` (kept: the read-back reads the lines written anew)."""
+        if type(k) is int and k not in self.rewrite and k not in self.relink:
+            return self.f.lines[k].raw
+        got = self._made.get(k)
+        if got is None:
+            got = self._made[k] = self._made_bytes(k)
+        return got
+
+    def _made_bytes(self, k: Any) -> bytes:
         if isinstance(k, _New):
             return compact(k.obj)
         ln: JsonlLine = self.f.lines[k]
