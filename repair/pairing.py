@@ -346,14 +346,9 @@ def _repeated(ids: list[str | None]) -> tuple[set[str | None], set[str | None]]:
     """The ids that occur more than once, and those that occur exactly twice."""
     if len(ids) == len(set(ids)):
         return set(), set()
-    more: set[str | None] = set()
-    twice: set[str | None] = set()
-    for tid, n in Counter(ids).items():
-        if n > 1:
-            more.add(tid)
-            if n == 2:
-                twice.add(tid)
-    return more, twice
+    counts = Counter(ids)
+    more = {tid for tid, n in counts.items() if n > 1}
+    return more, {tid for tid in more if counts[tid] == 2}
 
 
 def _pair(

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import targets
 from ..model import Message, Session
 from ..wire import Request
 
@@ -65,5 +66,8 @@ def get(target: str) -> Client | None:
     """The emulation of what a client target sends (None: a provider target)."""
     global CLIENTS
     if CLIENTS is None:
+        declared = targets.BY_NAME.get(target)
+        if declared is None or not declared.is_client:
+            return None  # (a check under a provider target imports no client)
         CLIENTS = _load()
     return CLIENTS.get(target)

@@ -13,7 +13,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import (
@@ -282,13 +285,11 @@ class EntryMessage(LazyMessage):
         return {"path": self._path}
 
 
-def messages_from_entries(
-    entries: list[Any], prefix: str, each: Callable[[Message, Any], None] | None = None
-) -> list[Message]:
+def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
     """`message_from_entry` for each entry, in one pass over a well-formed entry and its
     content (the checks folded into reading its tool ids and shape: `EntryMessage`);
-    anything unusual goes the long way, which says what is wrong. `each(message, entry)`:
-    what a format reads of each entry besides (Roo's keys), while the entry is at hand."""
+    anything unusual goes the long way, which says what is wrong (Roo's reader:
+    roo/load.py)."""
     out: list[Message] = []
     append = out.append
     unmade = EntryMessage.unmade
@@ -311,8 +312,6 @@ def messages_from_entries(
         if m is None:
             m = message_from_entry(entry, path)
         append(m)
-        if each is not None:
-            each(m, entry)
     return out
 
 
@@ -405,6 +404,59 @@ class DocState:
     style: JsonStyle
     loaded: tuple[Message, ...]
     tags: Any = None  # Roo: the condense and truncation tags in effect (roo.meta.roo_tags)
+    # the document read writes back to the very bytes read (`jsonio.reads_exactly`), where
+    # a writer found out as it wrote (None: not known)
+    exact: bool | None = None
+    # `runs` of the message list asked last: (the list, its runs)
+    _runs: tuple[list[Message], list[tuple[int, int, int]]] | None = None
+    _where: dict[int, int] | None = None  # id of a message as loaded -> its index
+
+    def runs(self, messages: list[Message]) -> list[tuple[int, int, int]]:
+        """The stretches of `messages` that are stretches of the messages as loaded (the
+        same objects in the same order), longest first found from the start: (position,
+        index in `loaded`, length), in order; every other message was made or edited
+        (tests/formats/test_entry_runs.py). An edit replaces, inserts or drops messages,
+        never reorders them: a step costs what it changed, not the length of the list."""
+        got = self._runs
+        if got is None or got[0] is not messages:
+            where = self._where
+            if where is None:
+                where = self._where = {id(m): k for k, m in enumerate(self.loaded)}
+            got = self._runs = (messages, _runs(messages, self.loaded, where))
+        return got[1]
+
+
+def _runs(
+    messages: list[Message], loaded: tuple[Message, ...], where: dict[int, int]
+) -> list[tuple[int, int, int]]:
+    out: list[tuple[int, int, int]] = []
+    n, p = len(messages), 0
+    while p < n:
+        k = where.get(id(messages[p]))
+        if k is None:
+            p += 1
+            continue
+        length = _same_from(messages, p, loaded, k)
+        out.append((p, k, length))
+        p += length
+    return out
+
+
+def _same_from(a: list[Message], i: int, b: tuple[Message, ...], j: int) -> int:
+    """How many of a[i:] are b[j:] (the same objects), compared a stretch at a time (each
+    twice as long as the one before), the last one in halves."""
+    limit = min(len(a) - i, len(b) - j)
+    got, size = 0, 16
+    while got < limit:
+        size = min(size, limit - got)
+        if all(map(is_, a[i + got : i + got + size], b[j + got : j + got + size])):
+            got += size
+            size *= 2
+            continue
+        if size == 1:
+            break
+        size //= 2
+    return got
 
 
 def make_state(probe: Probe, container: str, messages: list[Message]) -> DocState:
@@ -419,7 +471,7 @@ def make_state(probe: Probe, container: str, messages: list[Message]) -> DocStat
 
 def untouched(msg: Message) -> bool:
     """An entry whose blocks are the loaded ones (same objects, same order)."""
-    if type(msg) is EntryMessage and not msg.made():
+    if isinstance(msg, EntryMessage) and not msg.made():
         return True
     return msg.raw is not None and isinstance(msg.origin, tuple) and msg.blocks == msg.origin
 
@@ -473,22 +525,43 @@ def copied(msg: Message) -> bool:
 def written_anew(session: Session) -> list[int]:
     """The positions whose entry the writer builds (a new or rebuilt message); every other
     entry is written as it was read."""
-    loaded = {id(m) for m in session.state.loaded}
-    return [p for p, m in enumerate(session.messages) if id(m) not in loaded and not copied(m)]
+    msgs = session.messages
+    return [p for p in not_loaded(session) if not copied(msgs[p])]
+
+
+def not_loaded(session: Session) -> list[int]:
+    """The positions of the messages that are not the messages as loaded."""
+    out: list[int] = []
+    p = 0
+    for start, _, length in session.state.runs(session.messages):
+        out += range(p, start)
+        p = start + length
+    out += range(p, len(session.messages))
+    return out
+
+
+def left_out(session: Session) -> list[int]:
+    """The indices (in the messages as loaded) of those the session no longer holds:
+    dropped, or replaced by an edit."""
+    out: list[int] = []
+    k = 0
+    for _, start, length in sorted(session.state.runs(session.messages), key=itemgetter(1)):
+        out += range(k, start)
+        k = max(k, start + length)
+    out += range(k, len(session.state.loaded))
+    return out
 
 
 def to_read_again(session: Session, fresh: list[int]) -> list[int]:
     """The positions written anew (`fresh`) and those that follow a message that was not
     their neighbour in the file read (one was dropped or put between): what a message
     reads as may depend on the one before it."""
-    where = {id(m): k for k, m in enumerate(session.state.loaded)}
-    out = set(fresh)
-    before = None
-    for p, m in enumerate(session.messages):
-        k = where.get(id(m))
-        if p and (k is None or before is None or k != before + 1):
-            out.add(p)
-        before = k
+    out = set(not_loaded(session))
+    # (runs are as long as they go: the first message of each follows another than in the
+    # file read, or none)
+    out.update(start for start, _, _ in session.state.runs(session.messages))
+    out.discard(0)
+    out.update(fresh)
     return sorted(out)
 
 
@@ -571,6 +644,94 @@ def write_document(state: DocState, entries: list[Any]) -> bytes:
         doc = dict(state.doc)
         doc["messages"] = entries
     return dumps(doc, state.style)
+
+
+def write_runs(state: DocState, messages: list[Message], built: dict[int, Any]) -> bytes | None:
+    """`write_document` of a list whose messages as loaded are written as their entries
+    were read (`DocState.runs`) and the others as `built` (position -> entry), where orjson
+    writes the document on one line with its own separators: each run's entries are
+    encoded at once, as a slice of the list read (the very bytes a whole encoding gives
+    them), and joined with the built ones. None: write the whole document. The runs'
+    encodings, with those of the entries read that are not written, also tell whether the
+    document read writes back to the bytes read (`DocState.exact`: what `check_numbers`
+    asks, at no second encoding of the whole)."""
+    style = state.style
+    if state.container != "list" or (
+        style.indent,
+        style.item_sep,
+        style.key_sep,
+        style.ensure_ascii,
+    ) != (None, ",", ":", False):
+        return None  # (orjson's own way: no indent, no spaces, no escapes)
+    entries = state.doc
+    pieces: list[memoryview | None] = []
+    read: list[tuple[int, int, memoryview | None]] = []  # (index read, count, encoding)
+    p = 0
+    for start, k, length in state.runs(messages):
+        pieces += (_items([built[q]]) for q in range(p, start))
+        piece = _items(entries[k : k + length])
+        pieces.append(piece)
+        read.append((k, length, piece))
+        p = start + length
+    pieces += (_items([built[q]]) for q in range(p, len(messages)))
+    if any(piece is None for piece in pieces):
+        return None
+    head, tail = dumps([], state.style).split(b"[]")
+    if state.exact is None:
+        state.exact = _writes_back(state.data, entries, read, head, tail) or None
+    # (one copy of the whole: the pieces are views of their encodings)
+    out: list[Any] = [head + b"["]
+    for piece in pieces:
+        out += (piece, b",")
+    out[-1 if pieces else len(out) :] = [b"]" + tail]
+    return b"".join(out)
+
+
+def _items(entries: list[Any]) -> memoryview | None:
+    """The entries as a list on one line writes them, without the brackets (a view);
+    None where orjson cannot write them (the whole document is then written the long
+    way)."""
+    try:
+        return memoryview(orjson.dumps(entries))[1:-1]
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def _writes_back(
+    data: bytes,
+    entries: list[Any],
+    read: list[tuple[int, int, memoryview | None]],
+    head: bytes,
+    tail: bytes,
+) -> bool:
+    """Whether the entries read, written on one line, are `data`: the runs' encodings
+    (`read`: index read, count, encoding) and those of the entries between them, compared
+    in place, one after the other."""
+    parts: list[memoryview | None] = []
+    k = 0
+    for start, length, piece in sorted(read, key=itemgetter(0)):
+        if start < k:
+            return False  # (a message written twice)
+        if start > k:
+            parts.append(_items(entries[k:start]))
+        parts.append(piece)
+        k = start + length
+    if k < len(entries):
+        parts.append(_items(entries[k:]))
+    if not data.startswith(head + b"["):
+        return False
+    at = len(head) + 1
+    for i, part in enumerate(parts):
+        if part is None:
+            return False
+        if i:
+            if data[at : at + 1] != b",":
+                return False
+            at += 1
+        if not data.startswith(part, at):
+            return False
+        at += len(part)
+    return data[at:] == b"]" + tail
 
 
 def record_changes(before: Session, after: Session) -> list[RecordChange]:

@@ -18,7 +18,8 @@ from repair.formats.anthropic_list import (
     messages_from_entries,
     untouched,
 )
-from repair.formats.roo.meta import RooMeta, apply_roo_meta
+from repair.formats.roo.load import RooEntry, read_entries
+from repair.formats.roo.meta import apply_roo_meta
 from repair.model import Message, Session
 
 _IDS = st.sampled_from(["t1", "t2", "t3", "", None, 7, "bad id"])
@@ -90,7 +91,16 @@ def _block_facts(m: Message) -> list[tuple]:
 
 
 def _facts(m: Message) -> tuple:
-    return (m.role, id(m.raw), m.hidden, m.malformed, m.src, m.meta, _block_facts(m))
+    return (
+        m.role,
+        id(m.raw),
+        m.hidden,
+        m.malformed,
+        m.src,
+        m.meta,
+        m.timestamp,
+        _block_facts(m),
+    )
 
 
 def _session(msgs: list[Message], target: str) -> Session:
@@ -103,14 +113,12 @@ def _found(msgs: list[Message], target: str) -> list[tuple]:
 
 
 def _load(entries: list[Any], roo: bool, lazy: bool) -> list[Message]:
-    """The lazy way as the loaders read (Roo's keys read as each message is made: `RooMeta`),
-    the long way a message at a time, then Roo's keys (`apply_roo_meta`)."""
+    """The lazy way as the loaders read (Roo's keys read as each message is made:
+    `read_entries`), the long way a message at a time, then Roo's keys (`apply_roo_meta`)."""
     if lazy:
-        reader = RooMeta()
-        msgs = messages_from_entries(entries, "/messages", reader.see if roo else None)
         if roo:
-            reader.done()
-        return msgs
+            return read_entries(entries, "/messages")[0]
+        return messages_from_entries(entries, "/messages")
     msgs = [message_from_entry(e, f"/messages/{n}") for n, e in enumerate(entries)]
     if roo:
         apply_roo_meta(msgs)
@@ -170,3 +178,25 @@ def test_an_entry_message_has_every_field_of_a_message():
         getattr(m, f.name)  # AttributeError: a slot left unset
     assert (m.meta, m.hidden, m.malformed, m.src) == ({}, False, None, {"path": "/0"})
     assert m.tool_ids() == ((), ()) and m.plain_shape()
+
+
+def test_a_roo_entry_has_every_field_of_a_message_and_its_time_once():
+    """Roo's usual entry keeps its time as a field and makes `meta` from it when asked: every
+    field is set, the time and the meta agree before and after an edit, a condense key
+    read at load lands in the same dict."""
+    entries = [
+        {"role": "user", "content": [{"type": "text", "text": "a"}], "ts": 1500},
+        {"role": "user", "content": [{"type": "text", "text": "b"}], "isSummary": True},
+    ]
+    (m, summary), _ = read_entries(entries, "")
+    assert type(m) is RooEntry and type(summary) is RooEntry
+    assert untouched(m) and not m.made()
+    for f in fields(Message):
+        getattr(m, f.name)  # AttributeError: a slot left unset
+    assert m.timestamp == 1.5 and m.meta == {"timestamp": 1.5}
+    assert summary.timestamp is None and summary.meta == {"is_summary": True}
+    later = m.with_timestamp(2.0)
+    assert later.timestamp == 2.0 and later.meta == {"timestamp": 2.0} and m.timestamp == 1.5
+    edited = m.with_blocks(())
+    assert edited.timestamp == 1.5 and edited.meta == {"timestamp": 1.5}
+    assert untouched(m) and not untouched(edited)

@@ -21,16 +21,19 @@ from ...model import Message, Session
 from ..anthropic_list import (
     classify,
     encode_entry,
+    left_out,
     make_state,
-    messages_from_entries,
+    not_loaded,
     read_back_entries,
     to_read_again,
     write_document,
+    write_runs,
     written_anew,
 )
 from ..base import Adapter, Edited, Export, Probe
 from ..registry import register
-from .meta import RooMeta, apply_roo_meta, roo_tags
+from .load import read_entries
+from .meta import apply_roo_meta, roo_tags
 from .v2 import dump_records, first_record, load_v2
 
 if TYPE_CHECKING:
@@ -75,11 +78,8 @@ class RooAdapter(Adapter):
             apply_roo_meta(messages, first_record)
         else:
             prefix = "" if shape.container == "list" else "/messages"
-            # Roo's keys read as each message is made (one message per entry: the
-            # document's tags)
-            reader = RooMeta()
-            messages = messages_from_entries(shape.entries, prefix, reader.see)
-            tags = reader.done()
+            # (one message per entry: the document's tags)
+            messages, tags = read_entries(shape.entries, prefix)
         state = make_state(probe, shape.container, messages)
         if shape.container != "v2":
             state.tags = tags
@@ -89,7 +89,17 @@ class RooAdapter(Adapter):
         state = session.state
         if state.container == "v2":
             return Export(write_document(state, dump_records(session.messages)))
-        return Export(write_document(state, _entries(session)))
+        built = _entries(session)
+        msgs = session.messages
+        data = write_runs(state, msgs, built)
+        if data is None:
+            entries = [built[p] if p in built else m.raw for p, m in enumerate(msgs)]
+            data = write_document(state, entries)
+        return Export(data)
+
+    def reads_numbers_exactly(self, session: Session) -> bool:
+        # (the writer found out, where it wrote the runs of entries as read: `write_runs`)
+        return session.state.exact is True or super().reads_numbers_exactly(session)
 
     def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
         if session.state.container not in ("list", "body"):
@@ -98,8 +108,14 @@ class RooAdapter(Adapter):
         fresh = {p: _entry_at(msgs, p) for p in written_anew(session)}
         # the condense and truncation tags in effect in the written document: others than
         # those read change what untouched messages read as (hidden or not)
-        tags = roo_tags(fresh[p] if p in fresh else m.raw for p, m in enumerate(msgs))
-        if tags != session.state.tags:
+        state = session.state
+        changed = [fresh[p] if p in fresh else msgs[p].raw for p in not_loaded(session)]
+        changed += (state.loaded[k].raw for k in left_out(session))
+        if any(map(_marks, changed)):
+            tags = roo_tags(fresh[p] if p in fresh else m.raw for p, m in enumerate(msgs))
+        else:  # (no summary or marker written or left out: the tags read)
+            tags = state.tags
+        if tags != state.tags:
             return None
 
         def entry_at(messages: list[Message], k: int) -> object:
@@ -129,25 +145,22 @@ def _entry(m: Message, last_ts: Any) -> object:
     return encode_entry(m, {"ts": last_ts} if m.raw is None and last_ts is not None else None)
 
 
-def _entries(session: Session) -> list[Any]:
-    """Each message's entry (`_entry`, each after the one before): a message as loaded is
-    its entry as read (`written_anew`), without a look at its blocks; the `ts` of the entries
-    before a message histview made is looked for from it back, to where the last such look
-    began (each entry is looked at once at most)."""
-    loaded = {id(m) for m in session.state.loaded}
-    out: list[Any] = []
-    last_ts, seen = None, 0  # the last `ts` of the entries before out[seen]
-    for k, m in enumerate(session.messages):
-        if id(m) in loaded:
-            out.append(m.raw)
-            continue
+def _entries(session: Session) -> dict[int, Any]:
+    """The entry of each message that is not as loaded (`_entry`, each after the one
+    before; a message as loaded is its entry as read, without a look at its blocks), by
+    position; the `ts` of the entries before a message histview made is looked for from it
+    back, to where the last such look began (each entry is looked at once at most)."""
+    msgs = session.messages
+    out: dict[int, Any] = {}
+    last_ts, seen = None, 0  # the last `ts` of the entries before msgs[seen]
+    for k in not_loaded(session):
         for j in range(k - 1, seen - 1, -1):
-            prev = out[j]
+            prev = out[j] if j in out else msgs[j].raw
             if isinstance(prev, dict) and _is_time(prev.get("ts")):
                 last_ts = prev["ts"]
                 break
         seen = k
-        out.append(_entry(m, last_ts))
+        out[k] = _entry(msgs[k], last_ts)
     return out
 
 
@@ -159,6 +172,13 @@ def _entry_at(messages: list[Message], k: int) -> object:
             last_ts = prev["ts"]
             break
     return _entry(messages[k], last_ts)
+
+
+def _marks(rec: Any) -> bool:
+    """A summary or truncation marker's record (`roo_tags` reads its id)."""
+    return isinstance(rec, dict) and (
+        rec.get("isSummary") is True or rec.get("isTruncationMarker") is True
+    )
 
 
 def _is_time(value: Any) -> bool:

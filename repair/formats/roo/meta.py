@@ -20,6 +20,8 @@ from ...model import TOOL_RESULT, TOOL_USE, Message
 # "[read_file for 'x'] Result:" / "[attempt_completion] Result:" at the start of a text block.
 _RESULT_HEAD = re.compile(r"\[([^\s\[\]]+)(?:\]| for )")
 _RESULT_MARK = "] Result:"
+# The keys of a record that `RooMeta.keys` reads (a record without any needs no look).
+ROO_FLAGS = frozenset({"isSummary", "isTruncationMarker", "condenseParent", "truncationParent"})
 
 
 def timestamp_seconds(ts: Any) -> float | None:
@@ -82,15 +84,7 @@ class RooMeta:
             elif role == "user":
                 asking = self.asking
                 if asking is not None:
-                    # (the usual case first: no call, or every call
-                    # answered by a tool_result block, often in the order of the calls)
-                    got = asking._tool_ids
-                    calls = (asking.tool_ids() if got is None else got)[0]
-                    if calls:
-                        got = m._tool_ids
-                        answers = (m.tool_ids() if got is None else got)[1]
-                        if calls != answers and not set(calls).issubset(answers):
-                            _pair(asking, m)
+                    self.answer(asking, m)
                     self.asking = None
             elif role is not None:
                 self.asking = None
@@ -104,6 +98,25 @@ class RooMeta:
             m.meta["timestamp"] = ts / 1000.0
         elif timestamp_seconds(ts) is not None:  # (an int or float of a subclass)
             m.meta["timestamp"] = timestamp_seconds(ts)
+        if not ROO_FLAGS.isdisjoint(rec):
+            self.keys(m, rec)
+
+    @staticmethod
+    def answer(asking: Message, m: Message) -> None:
+        """User message `m` right after the assistant message `asking`: where its tool ids
+        do not answer every call, Cline's text results may (`_pair`). (The usual case
+        first: no call, or every call answered by a tool_result block, often in the order
+        of the calls.)"""
+        got = asking._tool_ids
+        calls = (asking.tool_ids() if got is None else got)[0]
+        if calls:
+            got = m._tool_ids
+            answers = (m.tool_ids() if got is None else got)[1]
+            if calls != answers and not set(calls).issubset(answers):
+                _pair(asking, m)
+
+    def keys(self, m: Message, rec: dict[str, Any]) -> None:
+        """The condense and truncation keys of its record (`ROO_FLAGS`), but `ts`."""
         if rec.get("isSummary") is True:
             m.meta["is_summary"] = True
             if isinstance(rec.get("condenseId"), str):

@@ -1,0 +1,139 @@
+"""The Anthropic list writers' view of an edited session (`DocState.runs`: the stretches of
+messages as loaded) is the message-by-message one, and Roo's writer, which encodes each
+stretch of entries as read at once (`write_runs`), writes the document the whole encoding
+writes, and knows what `check_numbers` asks (`DocState.exact`) as the scan knows it."""
+
+from __future__ import annotations
+
+import json
+from contextlib import nullcontext
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair.formats.anthropic_list import (
+    copied,
+    left_out,
+    not_loaded,
+    to_read_again,
+    write_document,
+    written_anew,
+)
+from repair.jsonio import numbers_as_parsed, reads_exactly
+from repair.model import Message, Session
+from tests.formats.build import compact, load, synthetic
+
+
+def _entry(k: int, odd: str) -> Any:
+    if odd == "malformed":
+        return {"role": "user"}
+    if odd == "reasoning":
+        return {"type": "reasoning", "text": f"r{k}"}
+    role = "user" if k % 2 == 0 else "assistant"
+    entry: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": f"m{k} é"}]}
+    if odd != "no ts":
+        entry["ts"] = 1767720000000 + k * 1000
+    if odd == "float":
+        entry["cost"] = 1.0  # written `1.0`: orjson reads a float that writes back as `1.0`
+    return entry
+
+
+_ODD = st.sampled_from(["", "", "", "", "no ts", "malformed", "reasoning", "float"])
+# (kind, place): replace a message by an edited copy, insert a new one before it, drop it
+_EDIT = st.tuples(st.sampled_from(["edit", "insert", "drop"]), st.integers(0, 40))
+
+
+def _edited(session: Session, edits: list[tuple[str, int]]) -> list[Message]:
+    msgs = list(session.messages)
+    for kind, at in edits:
+        if not msgs:
+            break
+        p = at % len(msgs)
+        m = msgs[p]
+        if kind == "edit" and m.malformed is None and m.role is not None:
+            msgs[p] = m.with_blocks([*m.blocks, synthetic(f"t{at}")])
+        elif kind == "insert":
+            msgs.insert(p, Message(role="user", blocks=(synthetic(f"n{at}"),)))
+        elif kind == "drop":
+            del msgs[p]
+    return msgs
+
+
+def _old_written_anew(session: Session) -> list[int]:
+    loaded = {id(m) for m in session.state.loaded}
+    return [p for p, m in enumerate(session.messages) if id(m) not in loaded and not copied(m)]
+
+
+def _old_to_read_again(session: Session, fresh: list[int]) -> list[int]:
+    where = {id(m): k for k, m in enumerate(session.state.loaded)}
+    out = set(fresh)
+    before = None
+    for p, m in enumerate(session.messages):
+        k = where.get(id(m))
+        if p and (k is None or before is None or k != before + 1):
+            out.add(p)
+        before = k
+    return sorted(out)
+
+
+def _old_entries(session: Session) -> list[Any]:
+    """The writer's entries as it built them before it wrote runs: every message in turn."""
+    from repair.formats.roo.adapter import _entry, _is_time
+
+    loaded = {id(m) for m in session.state.loaded}
+    out: list[Any] = []
+    last_ts = None
+    for m in session.messages:
+        if id(m) in loaded:
+            out.append(m.raw)
+            continue
+        for prev in reversed(out):
+            if isinstance(prev, dict) and _is_time(prev.get("ts")):
+                last_ts = prev["ts"]
+                break
+        out.append(_entry(m, last_ts))
+    return out
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    odds=st.lists(_ODD, max_size=60),
+    edits=st.lists(_EDIT, max_size=8),
+    spaced=st.booleans(),
+    scanned=st.booleans(),
+)
+def test_runs_and_the_writer_are_the_long_ways(odds, edits, spaced, scanned):
+    """Random Roo documents (entries without a time, unreadable, role-less, with a float),
+    on one line or spaced, read with the number scan or without (as `fix` reads), after
+    random edits, insertions and drops."""
+    doc = [_entry(k, odd) for k, odd in enumerate(odds)]
+    data = json.dumps(doc, ensure_ascii=False).encode() if spaced else compact(doc)
+    with nullcontext() if scanned else numbers_as_parsed():
+        session = load(data, "api_conversation_history.json", format="roo")
+    after = session.copy_with(_edited(session, edits))
+    loaded = after.state.loaded
+    # the runs: every message as loaded, one after another in the order read
+    where = {id(m): k for k, m in enumerate(loaded)}
+    covered = {}
+    for start, k, length in after.state.runs(after.messages):
+        for i in range(length):
+            assert after.messages[start + i] is loaded[k + i]
+            covered[start + i] = k + i
+    assert covered == {p: where[id(m)] for p, m in enumerate(after.messages) if id(m) in where}
+    assert not_loaded(after) == [p for p in range(len(after.messages)) if p not in covered]
+    assert left_out(after) == sorted(set(range(len(loaded))) - set(covered.values()))
+    fresh = written_anew(after)
+    assert fresh == _old_written_anew(after)
+    assert to_read_again(after, fresh) == _old_to_read_again(after, fresh)
+    # the writer: the whole document as the long way writes it; what it found of the
+    # numbers is what the scan finds
+    state = after.state
+    written = after.adapter.write(after).data
+    assert written == write_document(state, _old_entries(after))
+    exact = reads_exactly(data, state.doc, state.style)
+    assert state.exact in (None, exact)
+    if spaced and doc:
+        assert state.exact is None  # (written the long way)
+    elif not scanned:  # (numbers as orjson reads them: the runs were encoded by it)
+        assert exact and state.exact is True
