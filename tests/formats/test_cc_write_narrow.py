@@ -208,3 +208,39 @@ def test_the_plan_of_the_touched_turns_of_samples_is_the_whole_plan(
             return ("refused", str(exc))
 
     assert plan(True) == plan(False)
+
+
+_stamp = st.one_of(
+    st.builds(
+        "2026-{:02d}-{:02d}T10:{:02d}:{:02d}.{:03d}Z".format,
+        st.integers(1, 13),  # (13: a month no clock has)
+        st.integers(1, 2),
+        st.integers(0, 1),
+        st.integers(0, 2),
+        st.integers(0, 2),
+    ),
+    st.sampled_from(
+        [
+            "",
+            "2026-01-01T10:00:00+00:00",
+            "2026-01-01T10:00:00.5Z",
+            "now",
+            "٢٠٢٦-01-01T10:00:00.000Z",
+        ]
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(stamps=st.lists(_stamp, min_size=1, max_size=8), order=st.randoms(use_true_random=False))
+def test_the_newest_leaf_told_by_its_timestamp_string_is_chain_newest(stamps, order):
+    """The read-back's newest leaf (readback._newest: the greatest string where every stamp
+    is written alike) is the one `chain.newest` finds by reading every time."""
+    from repair.formats.claude_code.chain import Graph, newest
+    from repair.formats.claude_code.readback import _newest
+
+    g = Graph.of_nodes(Node(f"u{k}", k, k, "user", None, False, t) for k, t in enumerate(stamps))
+    cands = list(g.index)
+    order.shuffle(cands)
+    cands.sort(key=g.place)  # (candidates come in map order)
+    assert _newest(g, cands) == newest(g, cands)

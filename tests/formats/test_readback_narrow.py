@@ -363,6 +363,33 @@ def test_claude_code_fixes_of_generated_sessions_are_read_back_narrowed():
         assert narrow == _outcome(wb, narrow=False)
 
 
+def test_claude_code_read_back_builds_the_turns_the_writer_planned_only(monkeypatch):
+    """Where the writer planned only the turns a fix touched, the read-back builds only
+    those turns' messages again (the written chain is the chain read elsewhere), and finds
+    what the whole read-back finds."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code import readback as cc_readback
+
+    real, regions = cc_readback._regions, []
+
+    def kept(*args):
+        got = real(*args)
+        regions.append(got)
+        return got
+
+    monkeypatch.setattr(cc_readback, "_regions", kept)
+    for seed in range(3):
+        data, _ = gen_claude_code(2000, seed)
+        wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+        assert wb.apply_all() is not None
+        regions.clear()
+        narrow, took = _cc_outcome(wb, True)
+        assert took and regions and regions[0] is not None, seed
+        built = sum(r.new_end - r.new for r in regions[0])
+        assert 0 < built < len(wb.session.messages) // 2, seed
+        assert narrow == _outcome(wb, narrow=False)
+
+
 @pytest.mark.parametrize(
     "name",
     [

@@ -23,8 +23,10 @@ tests/formats/test_readback_narrow.py compares the two on random fixed sessions.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -39,6 +41,7 @@ from .chain import (
     candidates,
     newest,
     recover_lines,
+    ts_ms,
     walk,
 )
 from .load import _DERIVED, CCFile, CCState, Rec, RecordBlock, _Builder, read_record
@@ -115,10 +118,10 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     if on is None:
         return None
     built = _messages(w, view, keys, where, fresh, g2, on, msgs)
-    if built is None or len(built) != len(msgs):
+    if built is None:
         return None
     edited: dict[int, Message] = {}
-    for p, (m, clean) in enumerate(built):
+    for p, m, clean in built:
         if m is msgs[p]:
             continue
         if clean:  # a message as read, where the session holds another: read it whole
@@ -177,7 +180,7 @@ def _chain(g: Graph) -> list[int] | None:
     cands = candidates(g)
     if not cands:
         return None
-    best = newest(g, cands)  # (map order: written order)
+    best = _newest(g, cands)  # (map order: written order)
     assert best is not None
     w = walk(g, best)
     if w.stop is not None or w.bridges:
@@ -191,6 +194,23 @@ def _chain(g: Graph) -> list[int] | None:
     return on
 
 
+# a timestamp as Claude Code writes it: UTC, to the millisecond
+_ISO_MS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
+def _newest(g: Graph, cands: list[str]) -> str | None:
+    """`chain.newest`: where every candidate's timestamp is written alike (UTC, to the
+    millisecond), their order is the strings' order, and only the greatest is read as a
+    time (a file with tens of thousands of leaves: parallel results)."""
+    ts, index = g.ts, g.index
+    stamps = [ts[index[u]] for u in cands]
+    if all(map(_ISO_MS.fullmatch, stamps)):
+        top = max(stamps)
+        if ts_ms(top) is not None:
+            return min((u for u, t in zip(cands, stamps, strict=True) if t == top), key=g.place)
+    return newest(g, cands)
+
+
 def _messages(
     w: _Writer,
     view: Any,
@@ -200,41 +220,101 @@ def _messages(
     g2: Graph,
     on: list[int],
     msgs: list[Message],
-) -> list[tuple[Message, bool]] | None:
-    """The messages the written chain (`on`: its written lines) builds into, each with
-    whether it is a message as read (from a stretch that is a stretch read); None when a
-    stretch cannot be told."""
+) -> list[tuple[int, Message, bool]] | None:
+    """The messages the written chain (`on`: its written lines) builds into where it may
+    differ from the chain read, by position, each with whether it is a message as read
+    (from a stretch that is a stretch read); None when a stretch cannot be told. Where the
+    writer planned only the turns a fix touched and the written chain is the chain read
+    elsewhere, only those turns are built again (`_regions`)."""
     f = w.f
     g = f.graph
     node_at = w._nodes()
     content = w.rewrite.keys()
-    first_of: dict[int, Message] = {}
-    starters: set[int] = set()
-    for m in view.messages:
-        if origin := m.origin:
-            first_of[origin[0]] = m
-            if m.role == "assistant":
-                starters.add(origin[0])
     kind = g.kind
     read = [i for i in map(g.index.__getitem__, view.chain) if kind[i] in MESSAGE_TYPES]
-    read_stretches = {s[0]: s for s in _stretches(read, starters, mids_of(g, read))}
-    out: list[tuple[Message, bool]] = []
+    chain = list(map(keys.__getitem__, on))
+    regions = _regions(w, view, read, chain) or [
+        _Region(0, len(read), 0, len(chain), 0, len(view.messages), 0, len(msgs))
+    ]
     lines = _Lines(f, keys, fresh)
     new_at = {id(k): j for j, k in fresh.items() for k in (keys[j],) if isinstance(k, _New)}
-    chain = list(map(keys.__getitem__, on))
-    for s in _stretches(chain, starters - content, mids_of(g2, on)):
-        same = read_stretches.get(s[0]) if isinstance(s[0], int) else None
-        if same == s and content.isdisjoint(s):
-            as_read = [first_of[k] for k in s if k in first_of]
-            at = len(out)
-            # the session holds these messages as read (a message is equal only to itself)
-            if msgs[at : at + len(as_read)] == as_read:
-                out.extend((m, True) for m in as_read)
-                continue
-        built = _build(f, view, s, where, new_at, lines, node_at, content)
-        if built is None:
+    out: list[tuple[int, Message, bool]] = []
+    for r in regions:
+        first_of: dict[int, Message] = {}
+        starters: set[int] = set()
+        for m in view.messages[r.old : r.old_end]:
+            if origin := m.origin:
+                first_of[origin[0]] = m
+                if m.role == "assistant":
+                    starters.add(origin[0])
+        was = read[r.read : r.read_end]
+        read_stretches = {s[0]: s for s in _stretches(was, starters, mids_of(g, was))}
+        got: list[tuple[Message, bool]] = []
+        now = chain[r.written : r.written_end]
+        for s in _stretches(now, starters - content, mids_of(g2, on[r.written : r.written_end])):
+            same = read_stretches.get(s[0]) if isinstance(s[0], int) else None
+            if same == s and content.isdisjoint(s):
+                as_read = [first_of[k] for k in s if k in first_of]
+                at = r.new + len(got)
+                # the session holds these messages as read (a message is equal only to itself)
+                if msgs[at : at + len(as_read)] == as_read:
+                    got.extend((m, True) for m in as_read)
+                    continue
+            built = _build(f, view, s, where, new_at, lines, node_at, content)
+            if built is None:
+                return None
+            got.extend((m, False) for m in built)
+        if len(got) != r.new_end - r.new:
             return None
-        out.extend((m, False) for m in built)
+        out.extend((r.new + k, m, clean) for k, (m, clean) in enumerate(got))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Region:
+    """A stretch of the chain read [read, read_end) (its user and assistant records) and of
+    the written chain [written, written_end), of the messages read [old, old_end) and of the
+    session's [new, new_end)."""
+
+    read: int
+    read_end: int
+    written: int
+    written_end: int
+    old: int
+    old_end: int
+    new: int
+    new_end: int
+
+
+def _regions(w: _Writer, view: Any, read: list[int], chain: list[Any]) -> list[_Region] | None:
+    """The stretches of turns the writer planned (`_Writer.turns`), each where the written
+    chain holds it, when the written chain is the chain read everywhere else (the same
+    lines, which no write touched: they build into the messages read, since no message.id
+    reaches across a stretch's edge, `turns.touched_turns`); None: compare it whole."""
+    planned = w.turns.get(id(view))
+    if planned is None:
+        return None
+    chain_idx = w.chains[id(view)]
+    rpos = dict(zip(read, range(len(read)), strict=True))
+    wpos = dict(zip(chain, range(len(chain)), strict=True))
+
+    def read_at(c: int) -> int | None:  # (a stretch's edge is the first record of a turn)
+        return 0 if c == 0 else len(read) if c == len(chain_idx) else rpos.get(chain_idx[c])
+
+    out: list[_Region] = []
+    r_done = w_done = 0
+    for t in planned:
+        ra, rb = read_at(t.chain), read_at(t.chain_end)
+        if ra is None or rb is None:
+            return None
+        wa = w_done + (ra - r_done)
+        wb = len(chain) if rb == len(read) else wpos.get(read[rb])
+        if wb is None or wb < wa or chain[w_done:wa] != read[r_done:ra]:
+            return None
+        out.append(_Region(ra, rb, wa, wb, t.old, t.old_end, t.new, t.new_end))
+        r_done, w_done = rb, wb
+    if chain[w_done:] != read[r_done:]:
+        return None
     return out
 
 

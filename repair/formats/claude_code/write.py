@@ -305,6 +305,9 @@ class _Writer:
     starts: dict[int, Any] = field(default_factory=dict)
     planned: list[list[Message]] = field(default_factory=list)  # each view's messages
     narrowed: list[bool] = field(default_factory=list)  # each view's plan: of its touched turns
+    # id(view) -> its chain's lines; the stretches of turns planned (a narrowed plan)
+    chains: dict[int, list[int]] = field(default_factory=dict)
+    turns: dict[int, list[Turns]] = field(default_factory=dict)
     _order: list[Any] | None = None
     _by_uid: dict[int, dict[int, Message]] = field(default_factory=dict)
     _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
@@ -316,18 +319,23 @@ class _Writer:
         same bytes either way)."""
         g = self.f.graph
         chain_idx = list(map(g.index.__getitem__, view.chain))
-        parts = None
+        parts: list[_Part] | None = None
         if narrow:
             stretches = touched_turns(view, messages, chain_idx)
             if stretches is not None:
                 got = [self._part(view, messages, chain_idx, t, True) for t in stretches]
-                parts = None if None in got else got
+                parts = [p for p in got if p is not None]
+                if len(parts) != len(got):
+                    parts = None
         self.narrowed.append(parts is not None)
-        if parts is None:
+        self.chains[id(view)] = chain_idx
+        if parts is not None:
+            self.turns[id(view)] = [p.turns for p in parts]
+        else:
             part = self._part(view, messages, chain_idx, whole(view, messages), False)
             assert part is not None
             parts = [part]
-        self._plan_parts(view, messages, chain_idx, parts)  # type: ignore[arg-type]
+        self._plan_parts(view, messages, chain_idx, parts)
 
     def _part(
         self,
@@ -1109,10 +1117,18 @@ class _Writer:
         head = self.after.get(None)
         if head:
             self._emit_followers(None, out, written)
-        for idx in range(len(f.lines)):
-            if idx in self.deleted or idx in self.deferred:
-                continue
-            self._emit(idx, out, written)
+        # each line in file order, but those deleted or moved, each new or moved line right
+        # after the line it follows; the lines between such places (no line follows them,
+        # none is a follower) are taken as ranges
+        left_out = self.deleted | self.deferred
+        stops = sorted(left_out.union(k for k in self.after if type(k) is int))
+        done = 0
+        for idx in stops:
+            out += range(done, idx)
+            if idx not in left_out:
+                self._emit(idx, out, written)
+            done = idx + 1
+        out += range(done, len(f.lines))
         for items in list(self.after.values()):  # safety: anything not reached yet
             for e in items:
                 if e not in written:
