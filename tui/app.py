@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -34,6 +36,10 @@ __all__ = [
 ]
 
 DEMO = Path(__file__).resolve().parent / "demo" / "demo_session.json"
+# a key typed ahead of a modal screen waits for its focus, or for the key before it to be
+# done, so many times this long at most
+AHEAD_TRIES, AHEAD_GAP = 200, 0.005
+BINDING_TRIES = 20  # (a binding that leaves the screen as it is: 0.1 s)
 
 
 class HistviewApp(App[None]):
@@ -66,6 +72,70 @@ class HistviewApp(App[None]):
         self.target = target
         self.main: MainScreen | None = None  # the session on screen (or last shown)
         self._t0 = time.perf_counter()
+        # the keys read lately and the screen each was handed to; those typed ahead of a
+        # modal screen a key before them opened, to hand to it
+        self._handed: deque[tuple[events.Key, Screen]] = deque(maxlen=64)
+        self._ahead: list[events.Key] = []
+        self._in_flight: events.Key | None = None  # the last of them read again, not done
+        self._bound: tuple[Screen, int] | None = None  # it reached the bindings on a screen
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._handed.append((event, self.screen))
+        await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        """(Before the bindings: what a key says on the session screen.) Keys read in one
+        burst are all handed to the widget focused then, before the first of them runs:
+        those after a key that opened a modal screen (`/` and the search typed at once while
+        the UI is busy) come back here from the screen below it. They go to the modal, in
+        the order typed, not to its bindings."""
+        if event is self._in_flight:  # not taken by a widget: a binding takes it next
+            self._bound = (self.screen, BINDING_TRIES)
+        handed = next((s for k, s in self._handed if k is event), None)
+        stack = self.screen_stack
+        if handed is None or not stack or handed not in stack:
+            return
+        if handed is stack[-1]:
+            if isinstance(handed, MainScreen):
+                handed.key_word(event)
+            return
+        event.prevent_default()
+        event.stop()
+        self._ahead.append(events.Key(event.key, event.character))
+        if len(self._ahead) == 1:  # (else the keys before it are on their way)
+            self._pass_ahead(AHEAD_TRIES)
+
+    def _pass_ahead(self, tries: int) -> None:
+        """The next key typed ahead, read again as if typed now: once the modal's input has
+        the focus, and the one passed before is done (it may close the modal)."""
+        key = self._in_flight
+        if key is not None and self._bound is not None and tries > 0:
+            # it reached the bindings: its own may close the modal (enter, escape) through
+            # messages of its own; the next key waits for the screen to change, or a while
+            screen, left = self._bound
+            if screen is self.screen and left > 0:
+                self._bound = (screen, left - 1)
+                self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(tries - 1))
+                return
+            # what it asked of the screen now on top (the modal's answer) runs first
+            self._in_flight, self._bound = None, None
+            self.screen.call_later(self._pass_ahead, AHEAD_TRIES)
+            return
+        if key is not None and not key._stop_propagation and tries > 0:
+            self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(tries - 1))
+            return
+        self._in_flight, self._bound = None, None
+        if not self._ahead or not self.screen_stack or self._exit:
+            self._ahead.clear()
+            return
+        if self.screen.focused is None and tries > 0:
+            self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(tries - 1))
+            return
+        self._in_flight = self._ahead.pop(0)
+        self.post_message(self._in_flight)
+        if self._ahead:
+            self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(AHEAD_TRIES))
 
     @property
     def load_error(self) -> str | None:

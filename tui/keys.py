@@ -90,10 +90,11 @@ def help_rows(bindings: Iterable[Binding]) -> list[tuple[str, str]]:
     return [(" / ".join(keys[a]), what[a]) for a in order]
 
 
-# What a key of the session screen says while the file is still read or analysed (after
-# "Still reading the file (211 MB): "): those that open something or change the session
-# wait in the queue and say when they run; those that move the cursor or the view say why
-# they cannot yet (run later, they would pull the view from where the user is then).
+# What a key of the session screen says when it waits (after "Still reading the file
+# (211 MB): "). A key pressed before what it needs is there, or while keys typed before it
+# wait, waits and runs in the order typed, as it would once loaded (the header counts the
+# keys waiting): those below the workbench (lanes, plan, steps), the others the first look
+# (every row read, the findings on them, the cursor on the first problem).
 WAITS_FOR_WORKBENCH = {
     "toggle_repair": "the repair pane opens when the analysis is done",
     "export": "the export dialog opens when the analysis is done",
@@ -106,12 +107,17 @@ WAITS_FOR_WORKBENCH = {
     "threads": "the threads are listed when the analysis is done",
     "reload": "the file is read again when this read is done",
 }
-ANSWERS_WHILE_LOADING = {
-    "next_finding": "n and N go to the findings once they are found",
-    "prev_finding": "n and N go to the findings once they are found",
+WAITS_FOR_FIRST_LOOK = {
+    "next_finding": "n goes to the next finding once they are found",
+    "prev_finding": "N goes to the previous finding once they are found",
     "toggle_filter": "f shows the rows with findings once they are found",
-    "copy_id": "nothing to copy yet",
-    "toggle_raw": "nothing to show yet",
+    "next_match": "] goes to the next match once the search has run",
+    "prev_match": "[ goes to the previous match once the search has run",
+    "copy_id": "y copies the id of the row the cursor is on then",
+    "toggle_raw": "J shows the raw JSON of the row the cursor is on then",
+}
+# the keys that move in what is shown so far, answered at once
+ANSWERS_WHILE_LOADING = {
     "top": "nothing to show yet",
     "bottom": "nothing to show yet",
 }

@@ -52,6 +52,7 @@ from .keys import (
     ANSWERS_WHILE_LOADING,
     APP_KEYS,
     PALETTE_KEY,
+    WAITS_FOR_FIRST_LOOK,
     WAITS_FOR_WORKBENCH,
     JKScroll,
     declared,
@@ -85,12 +86,21 @@ class Search:
     rows: list[int]  # matching table rows, ascending
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """A key typed before what it needs was there, or behind keys waiting: it runs in the
+    order typed (`MainScreen._run_queued`)."""
+
+    action: str
+    query: str | None = None  # a search's text
+
+
 # What an action needs: the rows, the findings, the workbench, the repair pane open. While
-# the file is read or analysed, such a key waits for what it needs or says why it cannot
-# run yet (`_deferred`); on the "cannot open" screen it is off (check_action).
+# the file is read or analysed, such a key waits for what it needs (`_deferred`); on the
+# "cannot open" screen it is off (check_action).
 NEEDS_ROWS = {"search", "next_match", "prev_match", "copy_id", "toggle_raw", "top", "bottom"}
-# what needs every row, not the first lines of a large file shown while it is read
-NEEDS_ALL_ROWS = {"search", "next_match", "prev_match"}
+# what the rows read so far are enough for (a large file's first lines)
+NEEDS_SOME_ROWS = {"copy_id", "toggle_raw", "top", "bottom"}
 NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
 NEEDS_FINDINGS = {"next_finding", "prev_finding", "toggle_filter"}
 NEEDS_ANALYSIS = NEEDS_FINDINGS | (set(WAITS_FOR_WORKBENCH) - {"reload"})
@@ -284,10 +294,12 @@ class MainScreen(Screen[None]):
         self.filling = False
         self._t0 = time.perf_counter() if t0 is None else t0
         self.view: View = None  # the conversation shown: None the main one, k thread k
-        # the keys pressed while busy that would race the step, or while the file is read
-        # those that need the workbench (run when it is there, in order)
-        self._queued: list[str] = []  # toggle_repair, apply_fix, undo, export, ...
-        self._search_waiting: str | None = None  # typed while the rows are not all read
+        # the keys pressed while busy that would race the step, while the file is read
+        # those that need what is not there yet, and those typed behind them: they run in
+        # the order typed once what each needs is there
+        self._queued: list[Waiting] = []  # toggle_repair, search, next_finding, undo, ...
+        self._search_waiting: str | None = None  # a search typed, running: keys wait for it
+        self._from_queue = False  # a key the queue runs: its turn has come
         self._step_started = 0.0
         # what check finds in an export of a state (read back): (state, the line shown)
         self.promise: tuple[Session, Content] | None = None
@@ -470,8 +482,6 @@ class MainScreen(Screen[None]):
         if "first_paint" not in self.timings:
             self.call_after_refresh(self._mark, "first_paint")
         self.timings["ui_" + what] = time.perf_counter() - t0
-        if not msg.head and self._search_waiting is not None:
-            self._run_search(self._search_waiting, jump=True)  # (again if the rows change)
 
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
         t0 = time.perf_counter()
@@ -491,12 +501,12 @@ class MainScreen(Screen[None]):
         if self.filling:
             self.timings["ui_analysis"] = time.perf_counter() - t0
             self._mark("analysis_ready")
+            self._run_queued_soon()  # (those the first look is enough for)
             return
         self.timings["ui_whole"] = time.perf_counter() - t0
         self._mark("whole_ready")
         self._update_header()
-        if self._queued:  # the keys pressed during the first look, in order
-            self.call_after_refresh(self._run_queued)
+        self._run_queued_soon()
 
     def on_load_failed(self, msg: LoadFailed) -> None:
         self.load_error = msg.text
@@ -541,10 +551,11 @@ class MainScreen(Screen[None]):
         tl.set_state(state, keep_row=tl.current_row_index if keep_row is None else keep_row)
         self._update_header()
         self._update_summary()
-        if self.search is not None:
-            self._run_search(self.search.query, jump=False)
-        elif self._search_waiting is not None:
+        # (a search of the queue still running is run again on the new rows first)
+        if self._search_waiting is not None:
             self._run_search(self._search_waiting, jump=True)
+        elif self.search is not None:
+            self._run_search(self.search.query, jump=False)
 
     # header / summary / detail
     def _set_header(self, content: Content) -> None:
@@ -558,7 +569,7 @@ class MainScreen(Screen[None]):
         width = self.size.width - 2
         wide = width >= 100
         right: list = [f"  {message_count(len(s.messages), d.sent if d else None)}  "]
-        waiting = len(self._queued) + (self._search_waiting is not None)
+        waiting = self._keys_waiting
         if self.head_only:
             right = [f"  first {len(s.messages)} msgs  ", ("reading…", "italic dim")]
         elif d is None:
@@ -611,7 +622,10 @@ class MainScreen(Screen[None]):
             return
         items = self.derived.problems
         if not items:
-            parts: list = [("✓ ", "bold $text-success"), clean_text(self.derived.session)]
+            parts: list = [
+                ("✓ ", "bold $text-success"),
+                clean_text(len(self.derived.session.messages), self.derived.sent),
+            ]
         elif all(sev == "info" for sev, _ in items):
             parts = [
                 ("✓ ", "bold $text-success"),
@@ -837,38 +851,69 @@ class MainScreen(Screen[None]):
 
     def _pane_open_then(self) -> bool:
         """The repair pane is open, or will be once the keys waiting have run."""
-        return self.repair_open != (self._queued.count("toggle_repair") % 2 == 1)
+        opens = sum(1 for w in self._queued if w.action == "toggle_repair")
+        return self.repair_open != (opens % 2 == 1)
 
     def _deferred(self, action: str) -> bool:
         """True when `action` does not run now, with a word: while a step runs, an action
-        that would race it waits for it (in order, the header counts them); while the file
-        is read or analysed, one that needs the workbench waits for it and says so, and one
-        that needs rows or findings not there yet says why it cannot run."""
-        loading = self._loading
-        if action in WAITS_FOR_WORKBENCH and (self.busy or loading):
-            if loading and action in ("undo", "redo") and not self._steps_waiting():
-                self.notify(f"Nothing to {action} yet.", markup=False)
-                return True
-            self._queued.append(action)
-            self._update_header()
-            if not self.busy:
-                self.notify(f"{self._still()}: {WAITS_FOR_WORKBENCH[action]}.", markup=False)
-            return True
-        lacks = (
-            self.session is None or self.head_only
-            if action in NEEDS_ALL_ROWS
-            else self.session is None
-            if action in NEEDS_ROWS
-            else self.derived is None and action in NEEDS_FINDINGS
-        )
-        if not (loading and lacks):
+        that would race it waits for it; while the file is read or analysed, one that needs
+        what is not there yet waits for it; behind keys waiting, any waits its turn. They run
+        in the order typed (`_run_queued`), the header counts them."""
+        if self._from_queue:
             return False
-        self.notify(f"{self._still()}: {ANSWERS_WHILE_LOADING[action]}.", markup=False)
+        loading = self._loading
+        if loading and action in ("undo", "redo") and not self._steps_waiting():
+            self.notify(f"Nothing to {action} yet.", markup=False)
+            return True
+        if action in ANSWERS_WHILE_LOADING:  # (they move in what is shown, as j and k do)
+            if loading and self.session is None:
+                self.notify(f"{self._still()}: {ANSWERS_WHILE_LOADING[action]}.", markup=False)
+                return True
+            return False
+        races = action in WAITS_FOR_WORKBENCH and self.busy is not None
+        if not (races or self._keys_waiting or not self._ready(action)):
+            return False
+        self._wait(Waiting(action))
         return True
 
-    def on_key(self, event: events.Key) -> None:
-        # (before the bindings run) G / End on a large file's first lines goes to the last
-        # of them, and says so
+    def _ready(self, action: str) -> bool:
+        """What `action` needs is there: the workbench, the first look (every row, the
+        findings, the cursor where the first screen puts it), some rows."""
+        if not self._loading:
+            return True
+        if action in WAITS_FOR_WORKBENCH:
+            return False
+        if action in NEEDS_SOME_ROWS:
+            return self.session is not None
+        return self.derived is not None
+
+    @property
+    def _keys_waiting(self) -> int:
+        """The keys typed that have not run yet (a search of the queue running counts)."""
+        return len(self._queued) + (self._search_waiting is not None)
+
+    def _wait(self, key: Waiting) -> None:
+        """Put a key in the queue, and say what it waits for (not during a step: the
+        header's "⟳ applying… (+1 waiting)" says it)."""
+        self._queued.append(key)
+        self._update_header()
+        if self.busy is not None or not self._loading:
+            return
+        what = key_name(_keys_of(self.BINDINGS, key.action)[0])
+        if key.query is not None:
+            what = f"the search for “{clean_line(key.query, 40)}”"
+        if self._ready(key.action):
+            word = f"{what} runs after the keys typed before it"
+        elif key.query is not None:
+            word = f"{what} runs when it is read"
+        else:
+            word = (WAITS_FOR_WORKBENCH | WAITS_FOR_FIRST_LOOK)[key.action]
+        self.notify(f"{self._still()}: {word}.", markup=False)
+
+    def key_word(self, event: events.Key) -> None:
+        """What a key typed on this screen says before its binding runs (the app calls it,
+        once it knows the key is not typed ahead of a modal screen)."""
+        # G / End on a large file's first lines goes to the last of them, and says so
         if self.head_only and event.key in _keys_of(Timeline.BINDINGS, "bottom"):
             self._bottom_word()
         # the repair pane's own keys (not tab: it moves the focus) with the pane closed: off
@@ -881,7 +926,7 @@ class MainScreen(Screen[None]):
             self.notify(f"{said} act on the repair plan: r opens it.", markup=False)
 
     def _steps_waiting(self) -> bool:
-        return any(a in ("apply_fix", "apply_all") for a in self._queued)
+        return any(w.action in ("apply_fix", "apply_all") for w in self._queued)
 
     def _still(self) -> str:
         """What the load is doing, as a key waiting for it says."""
@@ -895,16 +940,35 @@ class MainScreen(Screen[None]):
             return "Still looking for problems"
         return "Still pairing the calls and results"
 
+    def _run_queued_soon(self) -> None:
+        if self._queued:
+            self.call_after_refresh(self._run_queued)
+
     async def _run_queued(self) -> None:
-        # (until one starts a step, or opens a modal screen: the rest wait for it)
-        while self._queued and not self.busy and self.wb is not None and not self._modal_open():
-            await self.run_action(self._queued.pop(0))
+        # in order, each once what it needs is there; until one starts a step or a search,
+        # or opens a modal screen: the rest wait for it
+        while (
+            self._queued
+            and not self.busy
+            and self._search_waiting is None
+            and not self._modal_open()
+            and self._ready(self._queued[0].action)
+        ):
+            key = self._queued.pop(0)
+            if key.query is not None:
+                self._search_waiting = key.query
+                self._run_search(key.query, jump=True)
+                continue
+            self._from_queue = True
+            try:
+                await self.run_action(key.action)
+            finally:
+                self._from_queue = False
         self._update_header()
 
     def on_screen_resume(self) -> None:
         # a modal screen a queued key opened is closed: the keys behind it run
-        if self._queued:
-            self.call_after_refresh(self._run_queued)
+        self._run_queued_soon()
 
     def _modal_open(self) -> bool:
         return self.app.screen is not self
@@ -971,10 +1035,13 @@ class MainScreen(Screen[None]):
         tl = self.query_one(Timeline)
         if self.focused is not tl:
             tl.focus()
-        elif self.search is not None or self._search_waiting is not None:
-            self._search_waiting = None  # (one typed while the file was read, too)
+        elif self.search is not None or self._search_waiting is not None or self._searches_queued:
+            # (the searches typed while the file was read, too: the other keys still run)
+            self._queued = [w for w in self._queued if w.query is None]
+            self._search_waiting = None
             self._clear_search()
             self._update_header()
+            self._run_queued_soon()
 
     def action_toggle_raw(self) -> None:
         if self._deferred("toggle_raw"):
@@ -1088,8 +1155,8 @@ class MainScreen(Screen[None]):
 
     def watch_busy(self, text: str | None) -> None:
         self._update_header()
-        if text is None and self._queued:
-            self.call_after_refresh(self._run_queued)
+        if text is None:
+            self._run_queued_soon()
 
     @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="step")
     def _step_worker(
@@ -1306,19 +1373,17 @@ class MainScreen(Screen[None]):
         if not query:
             return
         self.last_search = query
-        if self._loading and (self.session is None or self.head_only):
-            # typed while the file is read: it runs on every row once they are there
-            self._search_waiting = query
-            self.notify(f"{self._still()}: {self._search_word()}.", markup=False)
-            self._update_header()
+        if self._keys_waiting or not self._ready("search"):
+            self._wait(Waiting("search", query))  # (it runs on every row, in its turn)
             return
         if self.query_one(Timeline).state is None:
             return  # the session went away meanwhile
-        self._search_waiting = None
+        self._search_waiting = query  # (the keys typed after it wait for its jump)
         self._run_search(query, jump=True)
 
-    def _search_word(self) -> str:
-        return f"the search for “{clean_line(self._search_waiting or '', 40)}” runs when it is read"
+    @property
+    def _searches_queued(self) -> bool:
+        return any(w.query is not None for w in self._queued)
 
     def _run_search(self, query: str, jump: bool) -> None:
         state = self.query_one(Timeline).state
@@ -1339,9 +1404,10 @@ class MainScreen(Screen[None]):
         tl = self.query_one(Timeline)
         if tl.state is None or msg.version != tl.state.version:
             return  # the rows changed meanwhile; a newer search is on its way
-        if msg.query == self._search_waiting:  # the search typed while the file was read
+        if msg.query == self._search_waiting and msg.jump:  # the queue's search: its turn
             self._search_waiting = None
             self._update_header()
+            self._run_queued_soon()  # (after the jump below: this handler ends first)
         if not msg.rows:
             if msg.jump:
                 self.notify(
@@ -1375,23 +1441,18 @@ class MainScreen(Screen[None]):
         self._update_search_bar()
 
     def action_next_match(self) -> None:
-        if self._no_search():
-            return
-        self._step_match(True)
+        if not self._no_search() and not self._deferred("next_match"):
+            self._step_match(True)
 
     def action_prev_match(self) -> None:
-        if self._no_search():
-            return
-        self._step_match(False)
+        if not self._no_search() and not self._deferred("prev_match"):
+            self._step_match(False)
 
     def _no_search(self) -> bool:
-        """`]` / `[` without a search to step through: says so."""
-        if self.search is not None:
+        """`]` / `[` without a search to step through, nor one waiting: says so."""
+        if self.search is not None or self._search_waiting is not None or self._searches_queued:
             return False
-        if self._search_waiting is not None:
-            self.notify(f"{self._still()}: {self._search_word()}.", markup=False)
-        else:
-            self.notify("No search yet: press / first.", markup=False)
+        self.notify("No search yet: press / first.", markup=False)
         return True
 
     def _update_search_bar(self) -> None:

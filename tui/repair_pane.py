@@ -71,15 +71,14 @@ def _line(
 
 
 def fix_prompts(fixes: list[Fix]) -> list[Content]:
-    """Prompts for the plan; lines that would read the same name their tool id."""
+    """Prompts for the plan; lines that would read the same name their tool id (those of
+    one code on one message: whatever their actions, a skip does not take the ids away)."""
     width = len(str(max((f.message_index or 0 for f in fixes), default=0)))
     seen: dict[tuple, int] = {}
     for f in fixes:
-        k = (f.code, f.position, f.action, f.skipped)
+        k = (f.code, f.position)
         seen[k] = seen.get(k, 0) + 1
-    return [
-        fix_prompt(f, width, seen[(f.code, f.position, f.action, f.skipped)] > 1) for f in fixes
-    ]
+    return [fix_prompt(f, width, seen[(f.code, f.position)] > 1) for f in fixes]
 
 
 def _changed_first(lines: list[str]) -> list[str]:

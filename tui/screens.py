@@ -83,7 +83,11 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class SearchScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        # enter typed before the app had the terminal reaches it as a newline (ctrl+j)
+        Binding("ctrl+j", "submit", "Search", show=False),
+    ]
 
     def __init__(self, last: str = "") -> None:
         super().__init__()
@@ -96,6 +100,9 @@ class SearchScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
+
+    def action_submit(self) -> None:
+        self.dismiss(self.query_one(Input).value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -69,6 +69,10 @@ def problems(session: Session, analysis: Analysis) -> list[tuple[str, str]]:
     return [(sev, text) for _o, _n, sev, text in items]
 
 
-def clean_text(session: Session) -> str:
-    n = len(session.messages)
-    return f"No problems found: {n} message{'s' if n != 1 else ''}, every call answered in order."
+def clean_text(stored: int, sent: int) -> str:
+    """A clean session's line, in the header's words: the messages of the file, and the
+    number `histview check` counts where the target receives another one."""
+    n = f"{stored} message{'s' if stored != 1 else ''}"
+    if sent != stored:
+        n += f" ({sent} sent)"
+    return f"No problems found in {n}: every call answered in order."

@@ -94,7 +94,7 @@ async def test_keys_that_need_the_workbench_wait_for_it(cc_file, monkeypatch):
             await until(pilot, lambda: app.main is not None and app.main.filling)
             main = app.main
             await pilot.press("r")
-            assert not main.repair_open and main._queued == ["toggle_repair"]
+            assert not main.repair_open and [w.action for w in main._queued] == ["toggle_repair"]
             assert "(1 waiting)" in widget_text(app, "#header")
             gate.set()
             await settle(pilot)
@@ -112,10 +112,10 @@ async def test_a_key_waiting_behind_a_modal_runs_when_it_closes(cc_file, monkeyp
             await until(pilot, lambda: app.main is not None and app.main.filling)
             main = app.main
             await pilot.press("e", "t")
-            assert main._queued == ["export", "threads"]
+            assert [w.action for w in main._queued] == ["export", "threads"]
             gate.set()
             await until(pilot, lambda: app.screen is not main)
-            assert main._queued == ["threads"]
+            assert [w.action for w in main._queued] == ["threads"]
             await pilot.press("escape")
             await settle(pilot)
             said = [n.message for n in app._notifications]

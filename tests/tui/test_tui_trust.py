@@ -71,8 +71,38 @@ async def test_a_clean_session_says_so(tmp_path):
     path = tmp_path / "clean.json"
     path.write_text('[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]')
     async with opened(path, (80, 24)) as (app, pilot):
-        assert "No problems found: 2 messages" in widget_text(app, "#summary")
+        assert "No problems found in 2 messages: every call" in widget_text(app, "#summary")
         assert timeline(app).current_row_index == 0
+
+
+# two results sent as two tool messages, held as one message (as the header counts them)
+CLEAN_CHAT = [
+    {"role": "user", "content": "hi"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": f"call_{k}", "type": "function", "function": {"name": k, "arguments": "{}"}}
+            for k in "ab"
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_a", "content": "x"},
+    {"role": "tool", "tool_call_id": "call_b", "content": "y"},
+    {"role": "assistant", "content": "done"},
+]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_clean_summary_counts_as_the_header_does(tmp_path, size):
+    """The clean line names the file's messages and, where the target receives another
+    number, the one the header and `histview check` give as sent."""
+    path = tmp_path / "clean_chat.json"
+    path.write_text(json.dumps(CLEAN_CHAT))
+    async with opened(path, size) as (app, pilot):
+        header = widget_text(app, "#header")
+        assert "4 msgs · 5 sent" in header or "5 sent" in header
+        summary = widget_text(app, "#summary")
+        assert "No problems found in 4 messages (5 sent): every call answered in order." in summary
 
 
 # ---------------------------------------------------------------- 2. time and time travel
@@ -377,6 +407,24 @@ async def test_fix_lines_that_would_read_the_same_name_their_tool_id():
         fl = app.main.query_one("#fix-list")
         assert fl.size.width >= 2 + 3 + ACTION_WIDTH + 2
         assert all(t.index("keep-best") < t.index("duplicate") for t in dups)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_skipped_fix_keeps_the_tool_ids_of_its_lines(size):
+    """`s` skips the first duplicate result: both lines of message 7 still name their call
+    (before, the skipped one and the other read apart by their actions and lost the ids)."""
+    async with opened(ROO_TT, size) as (app, pilot):
+        await pilot.press("r")
+        await settle(pilot)
+        first = app.main._selected_fix()
+        assert first.code == "duplicate-tool-result"
+        await pilot.press("s")
+        await settle(pilot)
+        assert first.key in {f.key for f in app.main.fixes if f.skipped}
+        lines = [str(p) for p in fix_prompts(app.main.fixes)]
+        dups = [t for t in lines if "duplicate-tool-result" in t]
+        assert any("skipped" in t for t in dups) and any("keep-best" in t for t in dups)
+        assert "toolu_…AyOHF" in " ".join(dups) and "toolu_…rKwtP" in " ".join(dups)
 
 
 async def test_fix_lines_and_the_summary_keep_their_spaces_on_screen(demo_copy):

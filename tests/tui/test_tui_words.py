@@ -11,10 +11,13 @@ import pytest
 from tests.command import run
 from tests.paths import SAMPLES
 from tests.tui.tui_helpers import (
+    burst,
     held_load,
     opened,
+    opened_held,
     settle,
     timeline,
+    typed_once_loaded,
     until,
     wait_ready,
     widget_text,
@@ -51,47 +54,95 @@ def _said(app) -> list[str]:
     return [n.message for n in app._notifications]
 
 
+# typed while the file is read, or once it is loaded: r, a search, n, f, ], N, y
+TYPED = ["r", "slash", *"toolu_", "enter", "n", "f", "right_square_bracket", "N", "y"]
+
+
+def _screen_after(app) -> tuple:
+    """What the keys typed left on screen: the cursor's row, the view, the repair pane and
+    its fix, the search bar, the last word."""
+    main, tl = app.main, timeline(app)
+    return (
+        tl.current_row_index,
+        tl.findings_only,
+        main.repair_open,
+        main.query_one("RepairPane").selected,
+        widget_text(app, "#search-bar"),
+        (_said(app) or [""])[-1],
+    )
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-async def test_keys_pressed_while_the_file_is_read_answer_or_wait(cc_file, monkeypatch, size):
-    """A large file's first lines on screen, the rest still read: `/` takes the search and
-    runs it when every row is there; `r` waits for the workbench; `n`, `f`, `]` and `u` say
-    at once why they cannot run yet, `G` that it went to the last row read so far; the
-    header counts what waits. Released: the search
-    ran, the repair pane is open, nothing waits."""
+async def test_keys_typed_while_the_file_is_read_run_in_order(cc_file, monkeypatch, size):
+    """A large file's first lines on screen, the rest still read: r, a search, n, f, ], N
+    and y wait, each says what for, the header counts them; `u` says there is nothing to
+    undo. Released, they run in the order typed: the screen is the one the same keys give
+    once the file is loaded (the search bar says "match k of N": the search ran after r)."""
+    loaded = await typed_once_loaded(cc_file, size, TYPED, _screen_after)
+    assert loaded[4].startswith("/toolu_  match ") and loaded[5].startswith("Copied ")
+
+    mb = cc_file.stat().st_size / 1e6
+    still = "Still reading the file" + (f" ({mb:.0f} MB)" if mb >= 1 else "")
+    reading = opened_held(monkeypatch, cc_file, size, "load_session", lambda m: m.head_only)
+    async with reading as (app, pilot, gate):
+        main = app.main
+        await pilot.press(*TYPED, "u")
+        await pilot.pause()
+        assert [w.action for w in main._queued] == [
+            "toggle_repair",
+            "search",
+            "next_finding",
+            "toggle_filter",
+            "next_match",
+            "prev_finding",
+            "copy_id",
+        ]
+        assert main.search is None and not main.repair_open
+        assert "(7 waiting)" in widget_text(app, "#header")
+        assert _said(app) == [
+            f"{still}: the repair pane opens when the analysis is done.",
+            f"{still}: the search for “toolu_” runs when it is read.",
+            f"{still}: n goes to the next finding once they are found.",
+            f"{still}: f shows the rows with findings once they are found.",
+            f"{still}: ] goes to the next match once the search has run.",
+            f"{still}: N goes to the previous finding once they are found.",
+            f"{still}: y runs after the keys typed before it.",
+            "Nothing to undo yet.",
+        ]
+        gate.set()
+        await wait_ready(pilot)
+        await settle(pilot)
+        assert not main._queued and main._search_waiting is None
+        assert "waiting" not in widget_text(app, "#header")
+        assert _screen_after(app) == loaded
+
+
+async def test_g_and_j_move_at_once_while_keys_wait(cc_file, monkeypatch):
+    """On a large file's first lines, `G` goes to the last row read so far and says so,
+    even with a search waiting; `]` with no search typed says so at once."""
     mb = cc_file.stat().st_size / 1e6
     still = "Still reading the file" + (f" ({mb:.0f} MB)" if mb >= 1 else "")
     with held_load(monkeypatch, "load_session", head=True) as gate:
         app = HistviewApp(str(cc_file))
-        async with app.run_test(size=size) as pilot:
+        async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.main is not None and app.main.head_only)
             main = app.main
-            await pilot.press("slash", *"toolu_", "enter")
-            await pilot.pause()
-            assert main.search is None and main._search_waiting == "toolu_"
-            await pilot.press("r", "n", "f", "right_square_bracket", "u", "G")
+            await pilot.press("right_square_bracket", "slash", *"toolu_", "enter", "G")
             await pilot.pause()
             tl = timeline(app)
             assert tl.current_row_index == len(tl.state.table.rows) - 1  # of the first lines
-            assert main._queued == ["toggle_repair"] and not main.repair_open
-            assert "(2 waiting)" in widget_text(app, "#header")
-            said = _said(app)
-            assert said == [
+            assert _said(app) == [
+                "No search yet: press / first.",
                 f"{still}: the search for “toolu_” runs when it is read.",
-                f"{still}: the repair pane opens when the analysis is done.",
-                f"{still}: n and N go to the findings once they are found.",
-                f"{still}: f shows the rows with findings once they are found.",
-                f"{still}: the search for “toolu_” runs when it is read.",
-                "Nothing to undo yet.",
                 f"{still}: this is the last row read so far.",
             ]
-            assert not timeline(app).findings_only
+            await pilot.press("k")
+            assert tl.current_row_index == len(tl.state.table.rows) - 2
             gate.set()
             await wait_ready(pilot)
             await settle(pilot)
-            assert main.search is not None and main.search.query == "toolu_"
-            assert main.search.rows and timeline(app).current_row_index in main.search.rows
-            assert main.repair_open and main.fixes and not main._queued
-            assert "waiting" not in widget_text(app, "#header")
+            # the search ran from the row the cursor was on
+            assert main.search is not None and tl.current_row_index in main.search.rows
 
 
 async def test_escape_drops_a_search_typed_while_the_file_is_read(cc_file, monkeypatch):
@@ -123,7 +174,7 @@ async def test_steps_and_export_pressed_while_reading_run_in_order(cc_file, monk
             main = app.main
             await pilot.press("A", "u", "e")
             await pilot.pause()
-            assert main._queued == ["apply_all", "undo", "export"]
+            assert [w.action for w in main._queued] == ["apply_all", "undo", "export"]
             assert "(3 waiting)" in widget_text(app, "#header")
             gate.set()
             await until(pilot, lambda: isinstance(app.screen, ExportScreen))
@@ -134,8 +185,9 @@ async def test_steps_and_export_pressed_while_reading_run_in_order(cc_file, monk
 
 
 async def test_keys_pressed_while_the_findings_are_sought(cc_file, monkeypatch):
-    """Every row read, the analysis running: `n` says why it cannot move yet, `e` waits
-    and opens the export dialog when the workbench is there."""
+    """Every row read, the analysis running: `n` waits for the findings, `e` for the
+    workbench; `n` runs on the first look (from the first problem, where the first screen
+    puts the cursor), the export dialog opens when the workbench is there."""
     with held_load(monkeypatch, "first_look") as gate:
         app = HistviewApp(str(cc_file))
         async with app.run_test(size=(80, 24)) as pilot:
@@ -145,13 +197,17 @@ async def test_keys_pressed_while_the_findings_are_sought(cc_file, monkeypatch):
             await pilot.press("n", "e")
             await pilot.pause()
             assert _said(app) == [
-                "Still looking for problems: n and N go to the findings once they are found.",
+                "Still looking for problems: n goes to the next finding once they are found.",
                 "Still looking for problems: the export dialog opens when the analysis is done.",
             ]
-            assert main._queued == ["export"] and "(1 waiting)" in widget_text(app, "#header")
+            assert [w.action for w in main._queued] == ["next_finding", "export"]
+            assert "(2 waiting)" in widget_text(app, "#header")
             gate.set()
             await until(pilot, lambda: isinstance(app.screen, ExportScreen))
             assert not main._queued
+            rows = timeline(app).state.table.finding_rows
+            first = main.derived.first_problem
+            assert timeline(app).current_row_index == rows[rows.index(first) + 1]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -191,3 +247,85 @@ async def test_repair_keys_with_the_pane_closed_say_where_they_work():
         await pilot.press("r", "a")
         await settle(pilot)
         assert app.main.derived.applied == 1 and _said(app).count(word) == 2
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_keys_behind_a_waiting_key_wait_their_turn(cc_file, monkeypatch, size):
+    """The first look on screen: `n` and `J` work now, but typed after `r` (which waits for
+    the workbench) they wait behind it and say so; they then run after it, as once loaded."""
+    keys = ["r", "n", "J"]
+
+    def seen(app) -> tuple:
+        return (*_screen_after(app)[:4], app.main.raw)
+
+    loaded = await typed_once_loaded(cc_file, size, keys, seen)
+    async with opened_held(monkeypatch, cc_file, size, "workbench_of", lambda m: m.filling) as (
+        app,
+        pilot,
+        gate,
+    ):
+        main = app.main
+        at = timeline(app).current_row_index
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert timeline(app).current_row_index == at and not main.raw
+        still = "Still pairing the calls and results"
+        assert _said(app) == [
+            f"{still}: the repair pane opens when the analysis is done.",
+            f"{still}: n runs after the keys typed before it.",
+            f"{still}: J runs after the keys typed before it.",
+        ]
+        assert widget_text(app, "#header").rstrip().endswith("pairing… (3 waiting)")
+        gate.set()
+        await settle(pilot)
+        assert seen(app) == loaded and main.raw
+
+
+BURST = ["slash", *"read", "enter", "n"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_search_typed_at_once_goes_to_the_search_box(size):
+    """`/read⏎n` read in one burst: the keys after `/` reach the search box (not the
+    timeline's bindings, `r` the repair pane, `e` the export, `a`, `d`…), then `n` runs:
+    the screen the same keys give typed one at a time."""
+    path = SAMPLES / "roo_reused_tool_use_id.json"
+    loaded = await typed_once_loaded(path, size, BURST, _screen_after)
+    assert loaded[4].startswith("/read  ") and not loaded[2]
+    async with opened(path, size) as (app, pilot):
+        burst(app, BURST)
+        await until(pilot, lambda: not app._ahead and app.screen is app.main)
+        await settle(pilot)
+        assert _screen_after(app) == loaded and app.main.search.query == "read"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_keys_typed_at_once_while_the_file_is_read(cc_file, monkeypatch, size):
+    """`r/toolu_⏎n` read in one burst while the file is read: r, the search and n wait,
+    in that order, and run once it is read as the same keys typed once loaded."""
+    keys = ["r", "slash", *"toolu_", "enter", "n"]
+    loaded = await typed_once_loaded(cc_file, size, keys, _screen_after)
+    reading = opened_held(monkeypatch, cc_file, size, "load_session", lambda m: m.head_only)
+    async with reading as (app, pilot, gate):
+        main = app.main
+        burst(app, keys)
+        await until(pilot, lambda: len(main._queued) == 3)
+        assert [(w.action, w.query) for w in main._queued] == [
+            ("toggle_repair", None),
+            ("search", "toolu_"),
+            ("next_finding", None),
+        ]
+        gate.set()
+        await wait_ready(pilot)
+        await settle(pilot)
+        assert _screen_after(app)[:5] == loaded[:5]
+
+
+async def test_enter_typed_before_the_app_took_the_terminal_searches():
+    """Keys typed before the app put the terminal in raw mode come with enter as a newline
+    (ctrl+j): in the search box it searches as enter does."""
+    async with opened(SAMPLES / "roo_reused_tool_use_id.json", (80, 24)) as (app, pilot):
+        burst(app, ["slash", *"read", "ctrl+j"])
+        await until(pilot, lambda: not app._ahead and app.screen is app.main)
+        await settle(pilot)
+        assert app.main.search is not None and app.main.search.query == "read"

@@ -71,7 +71,9 @@ async def test_a_step_runs_off_the_ui_thread_with_a_busy_state_and_keys_wait(tmp
         assert timeline(app).cursor == row + 1
         # a key that would race the step waits for it, in order
         await pilot.press("u")
-        assert app.main._queued == ["undo"] and "(+1 waiting)" in widget_text(app, "#header")
+        assert [w.action for w in app.main._queued] == ["undo"] and "(+1 waiting)" in widget_text(
+            app, "#header"
+        )
         assert app.main.derived is before and not app.main.wb.done
         held.set()
         await settle(pilot)

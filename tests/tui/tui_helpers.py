@@ -105,3 +105,46 @@ async def until(pilot, ready: Callable[[], object]) -> None:
             return
         await pilot.pause()
     raise AssertionError("never happened")
+
+
+@asynccontextmanager
+async def opened_held(
+    monkeypatch, path, size: tuple[int, int], name: str, shown: Callable[[Any], object]
+) -> AsyncIterator[tuple[Any, Any, threading.Event]]:
+    """The app run headless on `path`, its load held at `name` (as `held_load`; a large
+    file's first lines shown meanwhile when held at `load_session`) until `shown(main)`:
+    `(app, pilot, gate)`; set the gate to let the load go on."""
+    from tui.app import HistviewApp
+
+    with held_load(monkeypatch, name, head=name == "load_session") as gate:
+        app = HistviewApp(str(path))
+        async with app.run_test(size=size) as pilot:
+            await until(pilot, lambda: app.main is not None and shown(app.main))
+            yield app, pilot, gate
+
+
+async def typed_once_loaded(path, size: tuple[int, int], keys: list[str], seen: Callable):
+    """What `seen(app)` gives after `keys` are typed, one at a time, once `path` is loaded."""
+    async with opened(path, size) as (app, pilot):
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        return seen(app)
+
+
+CHARS = {
+    "slash": "/",
+    "enter": "\r",
+    "ctrl+j": "\n",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+}
+
+
+def burst(app, keys: list[str]) -> None:
+    """`keys` read in one go, as a terminal hands keys typed faster than the UI takes them
+    (pilot.press waits for each to be handled)."""
+    from textual import events
+
+    for key in keys:
+        app.post_message(events.Key(key, CHARS.get(key, key)))
