@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from .pairing import Pairing, Result, Use
 
@@ -160,38 +160,37 @@ class MovedPairing(Pairing):
         self.uses_by_message = Lookup(self._turn, self._keys_of(root.uses_by_message, 1))
         self.results_by_message = Lookup(self._results, self._keys_of(root.results_by_message, 2))
 
-    # a call or result of root at the position it moved to (`by`), and those it links to
-    def _use(self, u: Use, by: int) -> Use:
+    @overload
+    def _moved(self, x: Use, by: int) -> Use: ...
+    @overload
+    def _moved(self, x: Result, by: int) -> Result: ...
+    def _moved(self, x: Use | Result, by: int) -> Use | Result:
+        """A call or result of root at the position it moved to (`by`), and the calls and
+        results it links to, copied alike when first read (a link may lead back to it)."""
         if not by:
+            return x
+        c = self.memo.get(id(x))
+        if c is not None:
+            return c
+        # (each type's fields read in a branch of its own: a line that reads both is slower)
+        if isinstance(x, Use):
+            home = None if x.home is None else x.home + by
+            u = Use(x.mi + by, x.bi, x.block, x.order, home, [], None, None, x.wrong_role)
+            self.memo[id(x)] = u
+            if x.results:
+                u.results = [self._moved(r, by) for r in x.results]
+            if x.dup_of is not None:
+                u.dup_of = self._moved(x.dup_of, by)
+            if x.partner is not None:
+                u.partner = self._moved(x.partner, by)
             return u
-        c = self.memo.get(id(u))
-        if c is None:
-            home = u.home
-            home = None if home is None else home + by
-            c = Use(u.mi + by, u.bi, u.block, u.order, home, [], None, None, u.wrong_role)
-            self.memo[id(u)] = c
-            if u.results:
-                c.results = [self._result(r, by) for r in u.results]
-            if u.dup_of is not None:
-                c.dup_of = self._use(u.dup_of, by)
-            if u.partner is not None:
-                c.partner = self._result(u.partner, by)
-        assert isinstance(c, Use)
-        return c
-
-    def _result(self, r: Result, by: int) -> Result:
-        if not by:
-            return r
-        c = self.memo.get(id(r))
-        if c is None:
-            c = Result(r.mi + by, r.bi, r.block, None, r.before_use, None, r.wrong_role)
-            self.memo[id(r)] = c
-            if r.use is not None:
-                c.use = self._use(r.use, by)
-            if r.partner is not None:
-                c.partner = self._use(r.partner, by)
-        assert isinstance(c, Result)
-        return c
+        r = Result(x.mi + by, x.bi, x.block, None, x.before_use, None, x.wrong_role)
+        self.memo[id(x)] = r
+        if x.use is not None:
+            r.use = self._moved(x.use, by)
+        if x.partner is not None:
+            r.partner = self._moved(x.partner, by)
+        return r
 
     def calls_in(self, positions: Iterable[int]) -> list[Use]:
         out: list[Use] = []
@@ -206,14 +205,14 @@ class MovedPairing(Pairing):
                 continue
             k = mi - by
             lo = bisect_left(uses, k, key=_mi)
-            out += [self._use(u, by) for u in uses[lo : bisect_right(uses, k, lo=lo, key=_mi)]]
+            out += [self._moved(u, by) for u in uses[lo : bisect_right(uses, k, lo=lo, key=_mi)]]
         return out
 
     def _turn(self, mi: int) -> list[Use] | None:
-        return self._read(mi, 1, self._turns, self.root.uses_by_message, self._use)
+        return self._read(mi, 1, self._turns, self.root.uses_by_message, self._moved)
 
     def _results(self, mi: int) -> list[Result] | None:
-        return self._read(mi, 2, self._answers, self.root.results_by_message, self._result)
+        return self._read(mi, 2, self._answers, self.root.results_by_message, self._moved)
 
     def _read(
         self,
@@ -253,11 +252,11 @@ class MovedPairing(Pairing):
             for u in self.root.uses:
                 k = forward(runs, u.mi)
                 if k is not None and k not in own:
-                    uses.append(self._use(u, k - u.mi))
+                    uses.append(self._moved(u, k - u.mi))
             for r in self.root.results:
                 k = forward(runs, r.mi)
                 if k is not None and k not in own:
-                    results.append(self._result(r, k - r.mi))
+                    results.append(self._moved(r, k - r.mi))
             for calls, _, answers in own.values():
                 uses += calls
                 results += answers or ()
