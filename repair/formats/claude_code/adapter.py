@@ -311,8 +311,10 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
         elif w.stop == "cycle":
             stop = f"the chain loops back to {w.stop_uuid}"
     main_side = bool(at) and side[at[-1]]
-    not_on = set(index.values())
-    not_on.difference_update(at)  # (in C: after the recovery it is often empty)
+    not_on: set[int] = set()
+    if len(at) < len(index):  # (a chain's lines are distinct: else every node is on it)
+        not_on.update(index.values())
+        not_on.difference_update(at)
     # the message nodes off the chain: (uuid, line) in map order
     uuid = g.uuid
     off = [(uuid[i], i) for i in g.in_map_order(not_on) if kind[i] in MESSAGE_TYPES]

@@ -395,7 +395,7 @@ def newest(g: Graph, uuids: list[str]) -> str | None:
     """The newest by timestamp; on a tie the first in map order (Claude Code's strict `>`)."""
     index, ts = g.index, g.ts
     best, best_ms = None, None
-    for u in sorted(uuids, key=g.place):
+    for u in sorted(uuids, key=g.place if g.first else index.__getitem__):  # (map order)
         ms = ts_ms(ts[index[u]])
         if best is None or (ms is not None and (best_ms is None or ms > best_ms)):
             best, best_ms = u, ms

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from ...files import FileText
 from ...model import (
+    TEXT,
     THINKING_TYPES,
     TOOL_RESULT,
     TOOL_USE,
@@ -481,6 +482,62 @@ def _use_before_other(items: Iterable[Any]) -> bool:
 _UNKNOWN: Any = (None, False)  # facts not read: `Message.tool_ids` reads the blocks when asked
 
 
+def _merged(acc: _Acc) -> tuple[Sequence[Any], int, tuple[ToolIds | None, bool]]:
+    """A sent message of several records: its items in the order sent (`_sent_order`), the
+    order, and their `_facts`, in one pass over the records' items where each is a block
+    (the usual message; else read the long way). A reorder keeps each type's blocks in
+    their order, so the tool ids are those read; only where the tool_results go decides
+    whether one comes after a block of another type."""
+    calls: list[str | None] = []
+    answers: list[str | None] = []
+    items: list[Any] = []
+    append = items.append
+    other = late_result = blank = thinking = use = use_then_other = False
+    for part in acc.parts:
+        for item in part:
+            t = item.get("type") if type(item) is dict else None
+            if type(t) is not str:
+                items = [x for part in acc.parts for x in part]
+                order = _sent_order(acc, items)
+                if order != _AS_READ:
+                    items = _in_order(items, order, _item_type)  # type: ignore[assignment]
+                return items, order, _facts(items)
+            append(item)
+            if t == TOOL_RESULT:
+                tid = item.get("tool_use_id")
+                answers.append(tid if isinstance(tid, str) else None)
+                late_result = late_result or other
+                use_then_other = use_then_other or use
+                continue
+            other = True
+            if t == TOOL_USE:
+                tid = item.get("id")
+                calls.append(tid if isinstance(tid, str) else None)
+                use = True
+                continue
+            use_then_other = use_then_other or use
+            if t == TEXT:
+                text = item.get("text")
+                if type(text) is not str or not text or text.isspace():
+                    blank = True
+            elif t in THINKING_TYPES:
+                thinking = True
+    if acc.role == "user":
+        order = _RESULTS_FIRST if acc.results else _AS_READ
+    else:
+        order = _USES_LAST if use_then_other and not thinking else _AS_READ
+    if order == _AS_READ:
+        return (
+            items,
+            order,
+            ((tuple(calls), tuple(answers)), bool(items) and not late_result and not blank),
+        )
+    ordered = _in_order(items, order, _item_type)
+    if order == _USES_LAST and answers:  # (rare: where its results go after the move)
+        return ordered, order, _facts(ordered)
+    return ordered, order, ((tuple(calls), tuple(answers)), not blank)  # results first
+
+
 def _facts(items: Sequence[Any]) -> tuple[ToolIds | None, bool]:
     """What `Message.tool_ids` reads of blocks made of these items (in the order sent):
     their tool ids and plain shape (None, False: not known, read from the blocks when asked
@@ -537,20 +594,20 @@ class _Builder:
                 append(item)  # (a message made as it was added)
                 continue
             origin, parts = item.recs, item.parts
-            if len(parts) == 1:
-                items, order = parts[0], _AS_READ
-            else:
-                items = [x for part in parts for x in part]
-                order = _AS_READ if hidden else _sent_order(item, items)
-                if order != _AS_READ:
-                    items = _in_order(items, order, _item_type)
             # a hidden message is not paired: its tool ids are read from its blocks if asked
-            facts = _UNKNOWN if hidden else _facts(items)
+            if hidden:
+                items = parts[0] if len(parts) == 1 else [x for part in parts for x in part]
+                order, facts = _AS_READ, _UNKNOWN
+            elif len(parts) == 1:
+                items, order = parts[0], _AS_READ
+                facts = _facts(items)
+            else:
+                items, order, facts = _merged(item)
             idx = origin[0]
             m: RecordMessage = unmade(
                 item.role,
                 _LAZY,
-                facts,  # type: ignore[arg-type]  # (None: not known, as `Message._tool_ids`)
+                facts,  # (None: not known, as `Message._tool_ids`)
                 hidden,
                 tuple(origin),
             )
