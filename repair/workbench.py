@@ -385,20 +385,19 @@ class Workbench:
         return _result(step, undone=False)
 
     def undo(self) -> StepResult | None:
-        if not self.done:
-            return None
-        step = self.done.pop()
-        self.undone.append(step)
-        self.session = step.before
-        return _result(step, undone=True)
+        return self._step(self.done, self.undone, undone=True)
 
     def redo(self) -> StepResult | None:
-        if not self.undone:
+        return self._step(self.undone, self.done, undone=False)
+
+    def _step(self, take: list[Step], put: list[Step], *, undone: bool) -> StepResult | None:
+        """The last step of `take` undone (or done again), moved to `put`."""
+        if not take:
             return None
-        step = self.undone.pop()
-        self.done.append(step)
-        self.session = step.after
-        return _result(step, undone=False)
+        step = take.pop()
+        put.append(step)
+        self.session = step.before if undone else step.after
+        return _result(step, undone=undone)
 
     # output
     def read_back(self, state: Session | None = None) -> ReadBack:
