@@ -41,7 +41,18 @@ from .chain import (
     walk,
 )
 from .gaps import RecordFinding, apply_relinks, chain_findings
-from .load import CCFile, CCState, build_view, light_graph, line_of, peek
+from .load import (
+    _USES_LAST,
+    CCFile,
+    CCState,
+    _block_type,
+    _in_order,
+    _use_before_other,
+    build_view,
+    light_graph,
+    line_of,
+    peek,
+)
 from .readback import read_back_edited
 from .write import check_resumes, stamped, views_of, write_session, written_lines
 
@@ -236,7 +247,7 @@ class ClaudeCodeAdapter(Adapter):
         return None
 
     def stamped(self, session: Session, made: Collection[int]) -> Session:
-        return stamped(session, made)
+        return stamped(in_sent_order(session, made), made)
 
     def block_time(self, session: Session, block: Any) -> float | None:
         """The timestamp of the record the block was read from (one record per block)."""
@@ -252,6 +263,28 @@ class ClaudeCodeAdapter(Adapter):
         ts = obj.get("timestamp")
         ms = ts_ms(ts) if type(ts) is str else None
         return None if ms is None else ms / 1000
+
+
+def in_sent_order(session: Session, made: Collection[int]) -> Session:
+    """`session` with each assistant message a fix made or edited holding its blocks in the
+    order Claude Code sends them: the writer writes its records as one `message.id` group,
+    and a group of several records is sent with its tool_use blocks after the others when
+    one came before another block and no thinking is among them (`load._sent_order`), so
+    the merge of [text, use] and [text, use] resumes as [text, text, use, use]."""
+    if not made or not isinstance(session.state, CCState):
+        return session
+    out = session.messages
+    for i, m in enumerate(out):
+        if m.uid not in made or m.role != "assistant" or not m.live:
+            continue
+        blocks = m.blocks
+        records = {b.origin if type(b.origin) is int else None for b in blocks}
+        if len(records) < 2 or not _use_before_other(b.data for b in blocks):
+            continue
+        if out is session.messages:
+            out = list(out)
+        out[i] = m.with_blocks(_in_order(blocks, _USES_LAST, _block_type))
+    return session if out is session.messages else session.copy_with(out)
 
 
 # A file this large is loaded without keeping its parsed records: each line's record is read
