@@ -140,7 +140,7 @@ def make_plan(
 ) -> Plan:
     analysis = analysis or analyze(session, whole=True)  # (the plan reads the whole pairing)
     choices = choices or Choices()
-    ctx = _Ctx(session.messages, analysis.pairing, analysis.target, analysis.numbers)
+    ctx = _Ctx(session, analysis.pairing, analysis.target, analysis.numbers)
     groups: dict[GroupKey, list[Finding]] = {}
     order: list[GroupKey] = []
     for f in analysis.findings:
@@ -347,9 +347,10 @@ class _Ctx:
     """What the fix builders read: the messages, the pairing, lookups by block."""
 
     def __init__(
-        self, msgs: list[Message], p: Pairing, target: str, numbers: list[int | None]
+        self, session: Session, p: Pairing, target: str, numbers: list[int | None]
     ) -> None:
-        self.msgs = msgs
+        self.msgs = session.messages
+        self.adapter = session.adapter
         self.p = p
         self.target = target
         self.numbers = numbers  # the provider's messages.N by position
@@ -385,6 +386,11 @@ class _Ctx:
 
     def uid(self, mi: int) -> int:
         return self.msgs[mi].uid
+
+    def kept_apart(self, a: int, b: int) -> str | None:
+        """Why messages a and b (one role, in a row) cannot be merged in the written file."""
+        adapter = self.adapter
+        return None if adapter is None else adapter.kept_apart(self.msgs[a], self.msgs[b])
 
     def use_order(self, assistant_mi: int) -> dict[str, int]:
         order = self._orders.get(assistant_mi)
@@ -979,7 +985,12 @@ class _Ctx:
         touches = {msg.uid}
         prev, nxt = self.p.prev_live.get(mi), self.p.next_live.get(mi)
         detail = f"Drop the empty message {self.n(mi)}."
-        if prev is not None and nxt is not None and self.msgs[prev].role == self.msgs[nxt].role:
+        if (
+            prev is not None
+            and nxt is not None
+            and self.msgs[prev].role == self.msgs[nxt].role
+            and self.kept_apart(prev, nxt) is None
+        ):
             edits.append(
                 MergeMessages(
                     "merge_messages",
@@ -1044,6 +1055,9 @@ class _Ctx:
         (f,) = findings
         mi = _pos(f)
         prev = self.p.prev_live[mi]
+        why = self.kept_apart(prev, mi)
+        if why is not None:
+            return [], frozenset(), f"No change: {why}."
         edits: list[Edit] = [
             MergeMessages(
                 "merge_messages",

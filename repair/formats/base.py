@@ -470,9 +470,16 @@ class Adapter(ABC):
     def stamped(self, session: Session, made: Collection[int]) -> Session:
         """`session` with the messages a fix made or edited (`made`: their uids) stamped
         with the time the writer writes them with (formats whose writer picks the time of a
-        record it creates or moves); the session as it is where the writer keeps each
-        message's time."""
+        record it creates or moves), and, where the loader groups records into messages,
+        grouped as the written file reads back (`regroup`); the session as it is where the
+        writer keeps each message's time and form."""
         return session
+
+    def kept_apart(self, first: Message, second: Message) -> str | None:
+        """Why the written file cannot hold `first` and `second` (live messages of one role,
+        in a row) as one message: it reads them back as two (Codex writes tool outputs as
+        items of their own). None where it can. A fix does not merge such messages."""
+        return None
 
     def block_time(self, session: Session, block: Any) -> float | None:
         """When the block itself was written (epoch seconds), for formats that stamp blocks

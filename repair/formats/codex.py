@@ -25,6 +25,7 @@ that line. Untouched lines keep their bytes.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,7 @@ from ..wire import _CONTENT
 from .base import Adapter, Export, JsonlLine, Probe, line_values, own_type, shown, type_name
 from .probe import split_lines
 from .registry import register
+from .regroup import Rules, Runs, own, regrouped
 
 if TYPE_CHECKING:
     from ..files import FileText
@@ -302,6 +304,30 @@ class CodexAdapter(Adapter):
             return None
         return parse_time(state.lines[ref.line].obj.get("timestamp"))
 
+    def kept_apart(self, first: Message, second: Message) -> str | None:
+        if (
+            first.role == "user"
+            and len({b.type == TOOL_RESULT for b in (*first.blocks, *second.blocks)}) > 1
+        ):
+            return (
+                "Codex writes a tool output as an item of its own, and the user's text as a "
+                "message item after it: the rollout holds them as two messages"
+            )
+        return None
+
+    def stamped(self, session: Session, made: Collection[int]) -> Session:
+        """The messages around those a fix made, grouped as the written rollout reads back
+        (`regroup`): outputs and the user's message items apart, items of one kind in a row
+        one message, each stamped with its first line's time."""
+        if not isinstance(session.state, CodexState):
+            return session
+        rules = Rules(
+            runs=_runs,
+            joins=lambda kind, _blocks, then: kind == then,
+            time=lambda blocks, _before: self.block_time(session, blocks[0]),
+        )
+        return regrouped(session, made, rules)
+
     # ---------------------------------------------------------------- write
     def write(self, session: Session) -> Export:
         """The bytes, and every line the written file leaves out or rewrites, whole as read
@@ -347,6 +373,24 @@ class CodexAdapter(Adapter):
                 }
             )
         return Export((b"\xef\xbb\xbf" if state.bom else b"") + body, dropped)
+
+
+def _runs(m: Message) -> Runs:
+    """A message's blocks as the loader groups the items written for them: a user message's
+    outputs apart from its other blocks (message items), in block order; a message of no
+    block is a group of its own."""
+    if not m.blocks:
+        return [(own(m), [])]
+    if m.role != "user":
+        return [(m.role, list(m.blocks))]
+    runs: Runs = []
+    for b in m.blocks:
+        kind = "outputs" if b.type == TOOL_RESULT else "user"
+        if runs and runs[-1][0] == kind:
+            runs[-1][1].append(b)
+        else:
+            runs.append((kind, [b]))
+    return [(("user", "outputs") if k == "outputs" else k, blocks) for k, blocks in runs]
 
 
 # -------------------------------------------------------------------- loading helpers
@@ -773,18 +817,25 @@ def _synthetic_after_calls(
     messages: list[Message], state: CodexState
 ) -> dict[int, list[tuple[int, bytes]]]:
     """line index -> the synthetic output lines (bid, bytes) to write right after it, for each
-    synthetic result whose call comes earlier in the session: right after the call when only
-    calls follow it in its turn, else after the turn's last item (a reasoning or message item
-    after the call stays in the call's turn when read back)."""
+    synthetic result whose call comes earlier in the session: right after the call (as
+    Codex puts its own) when only calls follow it in its turn and every call before it is
+    answered so too, else after the turn's last item (a reasoning or message item after the
+    call stays in the call's turn when read back, and so do the calls before it whose
+    outputs come after the turn: the turn is not cut between them and their outputs)."""
+    synthetic = {
+        b.tool_id for m in messages for b in m.blocks if b.type == TOOL_RESULT and b.origin is None
+    }
     last_call: dict[str, tuple[int, int]] = {}  # call id -> (call line, line to write after)
     out: dict[int, list[tuple[int, bytes]]] = {}
     for m in messages:
         items = [b for b in m.blocks if isinstance(b.origin, ItemRef)]
+        cut = True  # the turn may be cut after the call: the calls before it are answered so
         for k, b in enumerate(items):
             if b.type == TOOL_USE and b.origin.part is None:
-                only_calls = all(x.type == TOOL_USE for x in items[k + 1 :])
-                anchor = b.origin.line if only_calls else items[-1].origin.line
+                cut = cut and all(x.type == TOOL_USE for x in items[k + 1 :])
+                anchor = b.origin.line if cut else items[-1].origin.line
                 last_call[b.tool_id or ""] = (b.origin.line, anchor)
+                cut = cut and b.tool_id in synthetic
         for b in m.blocks:
             if b.type == TOOL_RESULT and b.origin is None:
                 found = last_call.get(b.tool_id or "")

@@ -16,6 +16,7 @@ they were, and the document keeps its JSON style (JSONL: untouched lines keep th
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -44,6 +45,7 @@ from .base import (
     type_name,
 )
 from .registry import register
+from .regroup import Rules, Runs, own, regrouped
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -250,6 +252,25 @@ class OpenAIChatAdapter(Adapter):
         conv.loaded = list(messages)
         file.convs.append(conv)
         return self.session(probe.path, messages, ChatState(file, conv))
+
+    def kept_apart(self, first: Message, second: Message) -> str | None:
+        if (
+            first.role == "user"
+            and len({b.type in RESULT_TYPES for b in (*first.blocks, *second.blocks)}) > 1
+        ):
+            return (
+                "OpenAI chat writes tool results as `tool` messages of their own, and the "
+                "user's text as a user message after them: the file holds them as two messages"
+            )
+        return None
+
+    def stamped(self, session: Session, made: Collection[int]) -> Session:
+        """The messages around those a fix made, grouped as the written conversation reads
+        back (`regroup`): a user message's results are its `tool` messages, before its
+        other blocks' user message, and `tool` messages in a row are one message."""
+        if not isinstance(session.state, ChatState):
+            return session
+        return regrouped(session, made, _RULES)
 
     # ---------------------------------------------------------------- write
     def original_bytes(self, session: Session) -> bytes | None:
@@ -672,6 +693,28 @@ def _user(m: Message, conv: Conversation, out: list[Any], dropped: list[dict[str
         return
     entry = conv.entries[i] if i is not None else {"role": "user"}
     out.append({**entry, "role": "user", "content": _content(rest)})
+
+
+# The blocks a user message writes as `tool` (or legacy `function`) messages (`_user`).
+RESULT_TYPES = frozenset({TOOL_RESULT, "function_result"})
+_RESULTS = ("user", "results")
+
+
+def _runs(m: Message) -> Runs:
+    """A message's blocks as the loader groups the entries written for them (`_user`): a
+    user message's results (a run of tool messages, joining the runs next to it), then its
+    other blocks (its own user message); any other message is its own."""
+    if m.role != "user":
+        return [(own(m), list(m.blocks))]
+    results = [b for b in m.blocks if b.type in RESULT_TYPES]
+    rest = [b for b in m.blocks if b.type not in RESULT_TYPES]
+    runs: Runs = [(_RESULTS, results)] if results else []
+    if rest or not results:
+        runs.append((own(m), rest))
+    return runs
+
+
+_RULES = Rules(runs=_runs, joins=lambda kind, _blocks, then: kind == then == _RESULTS)
 
 
 def _tool_message(b: Block, conv: Conversation) -> Any:

@@ -33,7 +33,7 @@ style.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,7 @@ from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, LazyMessage, Message, Session
 from .base import Adapter, Export, Probe, own_type, shown, type_name
 from .registry import register
+from .regroup import Rules, regrouped, uses_after_results_first
 
 OPEN_STATES = frozenset({"pending", "running"})
 ROLES = frozenset({"user", "assistant"})
@@ -185,6 +186,32 @@ class OpencodeAdapter(Adapter):
             return None
         n = _num(t)
         return None if n is None else n / 1000
+
+    def kept_apart(self, first: Message, second: Message) -> str | None:
+        if first.role == "assistant" and any(b.type == TOOL_USE for b in first.blocks):
+            return (
+                "opencode sends the results of a step's tool calls right after it, so the "
+                "message after the calls stays a message of its own"
+            )
+        return None
+
+    def stamped(self, session: Session, made: Collection[int]) -> Session:
+        """The messages around those a fix made, grouped as the written export reads back
+        (`regroup`, as `_merge` groups pieces): messages of one role in a row are one
+        (results first, tool calls last), except after an assistant's tool calls; a message
+        opencode does not send parts none."""
+        state = session.state
+        if not isinstance(state, OpencodeState):
+            return session
+        rules = Rules(
+            runs=lambda m: [(m.role, list(m.blocks))],
+            joins=_joins,
+            ordered=uses_after_results_first,
+            through_hidden=True,
+            keeps=_kept,
+            time=lambda blocks, before: _results_time(state, blocks, before),
+        )
+        return regrouped(session, made, rules)
 
     # ---------------------------------------------------------------- write
     def write(self, session: Session) -> Export:
@@ -691,6 +718,55 @@ def _merge(
     return [m for m in out if m is not None]  # every group's place is filled
 
 
+def _joins(kind: Hashable, blocks: list[Block], then: Hashable) -> bool:
+    """A message of role `then` joins the group before it (`_merge`)."""
+    return kind == then and not (kind == "assistant" and any(b.type == TOOL_USE for b in blocks))
+
+
+def _kept(b: Block, before: Message) -> bool:
+    """A tool part's result is written with its call: it stays only where its call is in the
+    message before it (the step the part is sent in), a dropped call took it along."""
+    ref = b.origin
+    if b.type != TOOL_RESULT or not isinstance(ref, PartRef):
+        return True
+    return before.role == "assistant" and any(
+        isinstance(c.origin, PartRef) and c.origin.msg == ref.msg and c.origin.part == ref.part
+        for c in before.blocks
+    )
+
+
+def _results_time(
+    state: OpencodeState, blocks: list[Block], before: Message | None
+) -> float | None:
+    """The time a user message opening with results is read back with (`_step`): the latest
+    end of the results of its first tool parts' message, a synthetic result's as the
+    writer closes its part (`_closed_times`)."""
+    calls = {b.tool_id: b.origin for b in before.blocks if b.type == TOOL_USE} if before else {}
+    ends: list[float] = []
+    entry: int | None = None
+    for b in blocks:
+        if b.type != TOOL_RESULT:
+            break
+        ref = b.origin if b.origin is not None else calls.get(b.tool_id)
+        if not isinstance(ref, PartRef):
+            return None
+        if entry is None:
+            entry = ref.msg
+        if ref.msg != entry:
+            continue
+        try:
+            st = state.entries[ref.msg]["parts"][ref.part]["state"]
+            t = st["time"]["end"] if b.origin is not None else None
+            if b.origin is None:
+                t = _closed_times(st, state.entries[ref.msg])["end"]
+        except (IndexError, KeyError, TypeError):
+            return None
+        n = _num(t)
+        if n is not None:
+            ends.append(n)
+    return max(ends) / 1000 if ends else None
+
+
 def _message(group: list[_Piece]) -> PartsMessage:
     """The message of a group of pieces, its blocks to come: its tool ids, plain shape
     (`Message.tool_ids`) and block counts from its pieces."""
@@ -938,6 +1014,22 @@ def _error_state(st: dict[str, Any], synth: Block, entry: dict[str, Any]) -> dic
     text = synth.data.get("content") if isinstance(synth.data, dict) else None
     if not isinstance(text, str):
         text = str(text)
+    new: dict[str, Any] = {"status": "error", "input": st.get("input", {}), "error": text}
+    if "metadata" in st:
+        new["metadata"] = st["metadata"]
+    new["time"] = _closed_times(st, entry)
+    # Keys an error state does not have (a pending part's `raw` arguments, a running part's
+    # `title`, anything newer) stay: nothing the file held is lost; opencode ignores them.
+    for key, value in st.items():
+        if key not in new and key not in ("output", "attachments"):
+            new[key] = value
+    return new
+
+
+def _closed_times(st: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """The `time` of a part histview closes: what it recorded (whatever its type), with a
+    missing `start` or `end` set to the last time its message recorded (not before the
+    start)."""
     t = st.get("time")
     if not isinstance(t, dict):
         t = {}
@@ -945,21 +1037,12 @@ def _error_state(st: dict[str, Any], synth: Block, entry: dict[str, Any]) -> dic
     end = _last_time(entry)
     if start is not None and (end is None or end < start):
         end = start
-    new: dict[str, Any] = {"status": "error", "input": st.get("input", {}), "error": text}
-    if "metadata" in st:
-        new["metadata"] = st["metadata"]
-    times = dict(t)  # what the part recorded stays, whatever its type
+    times = dict(t)
     if "start" not in times:
         times["start"] = _as_int(end) if end is not None else 0
     if "end" not in times:
         times["end"] = _as_int(end) if end is not None else times["start"]
-    new["time"] = times
-    # Keys an error state does not have (a pending part's `raw` arguments, a running part's
-    # `title`, anything newer) stay: nothing the file held is lost; opencode ignores them.
-    for key, value in st.items():
-        if key not in new and key not in ("output", "attachments"):
-            new[key] = value
-    return new
+    return times
 
 
 def _last_time(entry: dict[str, Any]) -> float | None:

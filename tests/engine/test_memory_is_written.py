@@ -12,6 +12,7 @@ infos.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -85,13 +86,17 @@ def steps_agree(wb: Workbench, rng: random.Random, n: int) -> None:
         agree(wb)
 
 
-@settings(
+# generated sessions: 30 cases each
+GENERATED = settings(
     max_examples=30,
     deadline=None,
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+@GENERATED
 @given(case=st.integers(0, 2**32 - 1), target=st.sampled_from(TARGETS))
 def test_claude_code_fixes_find_in_memory_what_check_finds_in_the_written_file(case, target):
     """Generated Claude Code sessions (parallel results written in completion order,
@@ -106,6 +111,27 @@ def test_claude_code_fixes_find_in_memory_what_check_finds_in_the_written_file(c
         session.target = target
     wb = Workbench(session)
     steps_agree(wb, rng, rng.randrange(0, 5))
+
+
+@GENERATED
+@given(
+    case=st.integers(0, 2**32 - 1),
+    target=st.sampled_from(TARGETS),
+    gen=st.sampled_from(("codex", "openai_chat", "opencode")),
+)
+def test_generated_sessions_of_formats_that_group_records(case, target, gen):
+    """Generated Codex, OpenAI chat and opencode sessions (parallel calls, missing, late and
+    duplicate results): after each fix the session is grouped as the written file reads
+    back (a Codex turn of parallel calls stays one when a middle call gets its output)."""
+    import bench.gen
+
+    rng = random.Random(case)
+    data, _ = getattr(bench.gen, f"gen_{gen}")(rng.randrange(20, 120), rng.randrange(50))
+    suffix = ".jsonl" if gen == "codex" else ".json"
+    session = load_bytes(data, f"/tmp/input{suffix}")
+    if target is not None:
+        session.target = target
+    steps_agree(Workbench(session), rng, rng.randrange(0, 4))
 
 
 def test_a_result_moved_home_keeps_its_time_in_memory_as_in_the_file():
@@ -125,12 +151,52 @@ def test_a_result_moved_home_keeps_its_time_in_memory_as_in_the_file():
     raise AssertionError("no generated session moved a result across a later turn")
 
 
+def test_two_assistant_turns_merged_resume_as_claude_code_sends_them():
+    """Bedrock asks two assistant messages in a row ([text, use A] and [text, use B], each
+    its own message.id) to be merged. The writer gives their records one message.id, and
+    Claude Code sends a group of several records with its tool_use blocks last: the session
+    holds [text, text, use A, use B], as the export resumes (it was refused: "would not
+    resume as the repaired conversation")."""
+    from tests.claude_code_records import assistant, result, text, user
+
+    def call(tool_id: str) -> dict:
+        return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
+
+    records = [
+        user(1, None, "go", 0),
+        assistant(2, 1, "msg_a", text("first"), 1),
+        assistant(3, 2, "msg_a", call("toolu_a"), 2),
+        assistant(4, 3, "msg_b", text("second"), 3),
+        assistant(5, 4, "msg_b", call("toolu_b"), 4),
+        result(6, 5, "toolu_a", "ok", 5),
+        result(7, 6, "toolu_b", "ok", 6),
+        assistant(8, 7, "msg_c", text("done"), 7),
+    ]
+    session = load_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records), "/tmp/s.jsonl")
+    session.target = "bedrock"
+    wb = Workbench(session)
+    merge = next(f for f in wb.plan.actionable if f.code == "consecutive-same-role")
+    assert wb.apply(merge) is not None
+    merged = wb.session.messages[1]
+    assert [b.type for b in merged.blocks] == ["text", "text", "tool_use", "tool_use"]
+    assert checked(wb) == in_memory(wb) == Counter()
+
+
 # Every sample, corpus and client-fixture file of the formats whose writers hold it, under a
 # random target, random fixes. (Fuzzed copies do not hold it yet: a Claude Code line made
-# unreadable leaves a broken-chain warning in memory that the written file does not have.) (Codex, OpenAI chat and opencode do not hold it yet: a user
-# message holding a result and text is written as an output item and a message item, which
-# read back as two user messages; a running opencode tool part reads back otherwise.)
-HOLDS = ("claude-code", "gemini-cli", "roo", "anthropic", "bedrock")
+# unreadable leaves a broken-chain warning in memory that the written file does not have.)
+# Codex, OpenAI chat and opencode group records into messages: after a fix the session is
+# grouped as the written file reads back (repair.formats.regroup).
+HOLDS = (
+    "claude-code",
+    "gemini-cli",
+    "roo",
+    "anthropic",
+    "bedrock",
+    "codex",
+    "openai-chat",
+    "opencode",
+)
 
 
 SEEDS = seeds_that_load(lambda seed, session: session.format in HOLDS)
