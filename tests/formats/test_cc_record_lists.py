@@ -4,7 +4,9 @@
 each record, and the messages built from them are those built from `read_record`'s records
 (blocks, order, tool ids, shape, counts, hidden and malformed messages, meta), on random
 transcripts with odd messages: no message, a content that is no string or list of blocks,
-an item without a type, an empty or missing message.id, API errors, a <synthetic> model."""
+an item without a type, an empty or missing message.id, API errors, a <synthetic> model.
+The graph's `prompts` hold each user record's promptId as the writer read it from the record
+(a result record it creates takes the last one before it)."""
 
 from __future__ import annotations
 
@@ -62,6 +64,8 @@ def _transcript(draw: Any) -> list[dict[str, Any]]:
             r["message"] = draw(st.sampled_from([None, "hi", [1]]))
         if draw(st.integers(0, 9)) == 0:
             del r["timestamp"]
+        if draw(st.integers(0, 3)) == 0:
+            r["promptId"] = draw(st.sampled_from(["p1", "", 7, None]))
         out.append(r)
     return out
 
@@ -74,10 +78,14 @@ def _read_each(objs: list[dict[str, Any]]) -> dict[int, Any]:
 @given(objs=_transcript())
 def test_the_graphs_lists_hold_what_read_record_reads(objs):
     lines = probe_bytes(jsonl(objs), path="t.jsonl", jsonl=True).lines
-    got = Records.of_graph(build_graph(lines))
+    g = build_graph(lines)
+    got = Records.of_graph(g)
     want = Records.of_recs(_read_each(objs))
     for i, o in enumerate(objs):
         assert o["type"] in MESSAGE_TYPES
+        pid = o.get("promptId") if o["type"] == "user" else None
+        assert g.prompts is not None
+        assert g.prompts.get(i) == (pid if isinstance(pid, str) else None)
         assert got.role[i] == want.role[i]
         assert got.items[i] == want.items[i]
         assert got.bad.get(i) == want.bad.get(i)

@@ -73,6 +73,9 @@ class Graph:
     bad: dict[int, str] = field(default_factory=dict)
     api_error: set[int] = field(default_factory=set)
     blank_mid: list[int] = field(default_factory=list)
+    # the user records' promptId where it is a string, by line (the writer's look back for
+    # one, `write._prompt_before`); None: not gathered (a graph made otherwise)
+    prompts: dict[int, str] | None = None
     _nodes: dict[str, Node] | None = None
     _children: set[str] | None = None
     _roots: dict[str, str] | None = None
@@ -154,6 +157,7 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
     bad: dict[int, str] = {}
     api_error: set[int] = set()
     blank_mid: list[int] = []
+    prompts: dict[int, str] = {}
     first: dict[str, int] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
@@ -243,6 +247,10 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
                     api_error.add(i)
             if obj.get("isApiErrorMessage") is True:
                 api_error.add(i)
+            if t == "user":
+                pid = obj.get("promptId")
+                if type(pid) is str:
+                    prompts[i] = pid
         else:
             glue += 1
         old = index.get(u)
@@ -272,6 +280,7 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
         bad=bad,
         api_error=api_error,
         blank_mid=blank_mid,
+        prompts=prompts,
     )
     if boundaries:
         _apply_preserved_segment(g, boundaries[-1])

@@ -690,16 +690,21 @@ class _Writer:
         """The promptId of the last user record before seq[i] that has one. Looked for from
         seq[i] back to where the last call looked (`seen`: [that place, what it found]), so
         the records are read once at most and, where most user records carry one, hardly at
-        all."""
-        lines = self.f.lines
+        all; what the light pass read of them (`Graph.prompts`), not the file again."""
+        lines, g = self.f.lines, self.f.graph
+        prompts, kind = g.prompts, g.kind
         for k in range(i - 1, seen[0] - 1, -1):
             e = seq[k]
             if isinstance(e, int) and self._type(e) == "user":
-                if b'"promptId"' in lines[e].raw:
+                if prompts is not None and kind[e] == "user":  # the light pass read it
+                    pid = prompts.get(e)
+                elif b'"promptId"' in lines[e].raw:
                     pid = lines[e].obj.get("promptId")
-                    if isinstance(pid, str):
-                        seen[:] = [i, pid]
-                        return pid
+                else:
+                    continue
+                if isinstance(pid, str):
+                    seen[:] = [i, pid]
+                    return pid
         seen[0] = i
         found: str | None = seen[1]
         return found
