@@ -64,7 +64,7 @@ from .gcpause import gc_paused
 from .model import Message, Session
 from .moved import UNMOVED, MovedPairing, Own, Runs, compose, forward, spliced
 from .moved import Shift as Shift  # (where tui/ finds it)
-from .pairing import Pairing, Result, Use, pair
+from .pairing import LeanPairing, Pairing, Result, Use, pair
 
 if TYPE_CHECKING:
     from .formats.base import Adapter
@@ -186,14 +186,15 @@ def _reanalyze(
         numbers, sent = _renumbered(before, new, target, shift)
     records = {id(f) for f in before.records}
     positions = sorted(where)
+    checked = pairing.checked  # (a lean pairing followed: what its rules read)
     view = Pairing(
-        pairing.calls_in(positions),
-        pairing.results_in(positions),
+        checked.calls_in(positions),
+        checked.results_in(positions),
         pairing.live,
         pairing.next_live,
         pairing.prev_live,
-        pairing.uses_by_message,
-        pairing.results_by_message,
+        checked.uses_by_message,
+        checked.results_by_message,
         pairing.wrong_role,
     )
     out = _collect(view, new, target, numbers, request, where)
@@ -598,8 +599,19 @@ class _IdIndex:
 def _ids_at(p: Pairing) -> _IdIndex:
     """The pairing's `_IdIndex`, built when first asked for."""
     got = p.__dict__.get("_ids_at")
-    if got is None:
+    if got is None and isinstance(p, LeanPairing) and not p.built:
+        # from the messages' ids, not the whole pairing: a lean pairing holds no call in
+        # a user message and no answer in an assistant message (`pairing._usual_ids`)
         base: dict[str, list[int]] = {}
+        msgs = p.messages
+        for mi in p.live:
+            calls, answers = msgs[mi].tool_ids()
+            for tid in (*calls, *answers):
+                if tid:
+                    base.setdefault(tid, []).append(mi)
+        got = p.__dict__["_ids_at"] = _IdIndex(base)
+    if got is None:
+        base = {}
         for u in p.uses:
             if u.tool_id:
                 base.setdefault(u.tool_id, []).append(u.mi)
@@ -705,7 +717,10 @@ def _pair_again(
     fresh: list[Use | Result] = [*sub.uses, *sub.results]
     wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in fresh if x.wrong_role}
     out: Pairing
-    if isinstance(p, MovedPairing):
+    if isinstance(p, LeanPairing) and not p.built and not wrong_at and not p.checked_copies:
+        # followed lean: the calls and results checked, those paired again in their place
+        out = p.followed(new, _replaced(p.checked, redo, sub, order, False))
+    elif isinstance(p, MovedPairing):
         out = _own_paired_again(p, redo, ids, sub, order, bool(wrong_at))
     else:
         out = _replaced(p, redo, sub, order, bool(wrong_at))

@@ -156,8 +156,8 @@ class LeanPairing(Pairing):
         messages: list[Message],
         remap: bool,
         live: list[int],
-        next_live: dict[int, int],
-        prev_live: dict[int, int],
+        next_live: Mapping[int, int],
+        prev_live: Mapping[int, int],
         odd: Pairing,
         copies: list[tuple[int, int]],
     ) -> None:
@@ -189,6 +189,29 @@ class LeanPairing(Pairing):
     @property
     def checked_copies(self) -> list[tuple[int, int]]:
         return self._copies
+
+    @property
+    def built(self) -> bool:
+        """Whether the whole pairing was built (asked for) already."""
+        return self._whole is not None
+
+    @property
+    def messages(self) -> list[Message]:
+        return self._messages
+
+    def tool_ids(self) -> set[str]:
+        if self._whole is not None:
+            return self._whole.tool_ids()
+        msgs = self._messages  # (no call in a user message, no answer in an assistant one)
+        return {t for mi in self.live for ids in msgs[mi].tool_ids() for t in ids if t}
+
+    def followed(self, messages: list[Message], odd: Pairing) -> LeanPairing:
+        """The lean pairing of `messages` (the same live messages, this one's after a step
+        that paired some again: repair.incremental) whose `checked` is `odd` (a usual pair
+        paired again may be in it: no rule says anything of it)."""
+        return LeanPairing(
+            messages, self._remap, self.live, self.next_live, self.prev_live, odd, []
+        )
 
     def _built(self) -> Pairing:
         if self._whole is None:

@@ -36,6 +36,7 @@ from .model import (
     SYNTHETIC_PREFIX,
     SYNTHETIC_RESULT_TEXT,
     TOOL_RESULT,
+    TOOL_USE,
     Block,
     Finding,
     Message,
@@ -43,7 +44,7 @@ from .model import (
     block_from_anthropic,
     content_text,
 )
-from .pairing import Pairing, Result, Use
+from .pairing import LeanPairing, Pairing, Result, Use
 from .placeholders import is_placeholder
 
 Built = tuple[list[Edit], frozenset[int], str]  # edits, message uids touched, detail
@@ -138,7 +139,9 @@ class Choices:
 def make_plan(
     session: Session, analysis: Analysis | None = None, choices: Choices | None = None
 ) -> Plan:
-    analysis = analysis or analyze(session, whole=True)  # (the plan reads the whole pairing)
+    # (a lean analysis, as `check` makes it, will do too: the plan reads the calls and
+    # results it checks, which every finding is at, and the messages' own blocks)
+    analysis = analysis or analyze(session, whole=True)
     choices = choices or Choices()
     ctx = _Ctx(session, analysis.pairing, analysis.target, analysis.numbers)
     groups: dict[GroupKey, list[Finding]] = {}
@@ -250,8 +253,9 @@ def settle(
             todo = plan.actionable
             if frozen:
                 todo = [f for f in todo if not edits_frozen(session.messages, f, frozen)]
-            if not todo:
-                return Settled(session, applied, first, plan.analysis)
+            if not todo:  # (a lean first analysis, or one followed lean: made whole when asked)
+                lean = isinstance(plan.analysis.pairing, LeanPairing)
+                return Settled(session, applied, first, plan.analysis, last_whole=not lean)
             after, done = apply_fixes(session, todo)
             applied.extend(done)
             # the next round's analysis from this one's, where the round allows it
@@ -355,10 +359,13 @@ class _Ctx:
         self.target = target
         self.numbers = numbers  # the provider's messages.N by position
         # a call in the wrong role's message is in no turn; every result is in its message's list
+        # (a lean pairing's calls and results checked: every one a finding is at, with all
+        # its links; a turn answered twice is not among them)
+        c = p.whole() if p.checked_copies else p.checked
         self.use_at = _At(
-            p.uses_by_message, lambda: [u for u in p.uses if u.wrong_role] if p.wrong_role else []
+            c.uses_by_message, lambda: [u for u in c.uses if u.wrong_role] if p.wrong_role else []
         )
-        self.result_at = _At(p.results_by_message, list)
+        self.result_at = _At(c.results_by_message, list)
         self._ids: set[str] | None = None
         self._next_n: dict[str, int] = {}
         self._orders: dict[int, dict[str, int]] = {}
@@ -396,8 +403,11 @@ class _Ctx:
         order = self._orders.get(assistant_mi)
         if order is None:
             order = self._orders[assistant_mi] = {}
-            for u in self.p.uses_by_message.get(assistant_mi, ()):
-                order.setdefault(u.tool_id or "", u.order)
+            msg = self.msgs[assistant_mi]
+            if msg.role == "assistant" and msg.live:  # its calls' order, as the pairing's
+                calls = (b for b in msg.blocks if b.type == TOOL_USE)
+                for k, b in enumerate(calls):
+                    order.setdefault(b.tool_id or "", k)
         return order
 
     def all_ids(self) -> set[str]:

@@ -372,11 +372,11 @@ class Workbench:
 
     def _first_plan(self) -> Plan:
         """The plan apply_all starts from: the one at hand, or where nothing was analysed
-        yet (`fix`), one made from a whole pairing with the client's request counted, not
-        built: no step's increment splices it (a round's edits spread over the session)."""
+        yet (`fix`), one made from a lean analysis, as `check` makes it (the calls and results
+        checked; the rest paired when an increment or the whole pairing needs them)."""
         if self._analyses:
             return self.plan
-        return make_plan(self.session, analyze(self.session, whole=True, steps=False), self.choices)
+        return make_plan(self.session, analyze(self.session), self.choices)
 
     def _push(self, step: Step) -> StepResult:
         self.done.append(step)

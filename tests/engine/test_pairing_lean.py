@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repair import analysis
+from repair.incremental import Shift, changes, reanalyze
 from repair.model import Block, Message, Session, block_from_anthropic
 from repair.pairing import LeanPairing, pair
+from repair.plan import apply_fixes, make_plan
 from tests.engine.engine_factory import R, S, T, U, pairing_facts
 
 _IDS = ["t1", "t2", "t3", "t4", "bad id", ""]
@@ -71,6 +73,11 @@ def _turn(draw) -> list[Message]:
     ]
 
 
+# turns and single messages: a session's parts
+_PARTS = st.lists(st.one_of(_turn(), _turn(), _message.map(lambda m: [m])), max_size=8)
+_TARGETS = st.sampled_from(["anthropic", "bedrock", "openai-chat", "gemini"])
+
+
 def _usual_turns(n: int, twice: int = 0) -> list[Message]:
     """n turns of one call answered in the next message, then `twice` turns of two calls
     answered twice over (the results, then the same again)."""
@@ -96,10 +103,10 @@ def _findings(session: Session, target: str, lean: bool) -> list:
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(
-    parts=st.lists(st.one_of(_turn(), _turn(), _message.map(lambda m: [m])), max_size=8),
+    parts=_PARTS,
     usual=st.integers(0, 3),
     twice=st.integers(0, 2),
-    target=st.sampled_from(["anthropic", "bedrock", "openai-chat", "gemini"]),
+    target=_TARGETS,
     remap=st.booleans(),
 )
 def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, twice, target, remap):
@@ -199,3 +206,82 @@ def test_a_result_after_a_usual_turn_looks_past_it_for_its_call():
     (late,) = [r for r in p.checked_results if r.tool_id == "t1"]
     assert late.use is not None and late.use.bi == 1
     assert pairing_facts(p) == pairing_facts(pair(msgs))
+
+
+def _plan_facts(session: Session, target: str, lean: bool) -> list:
+    """A plan of the session, by value (a message or block a fix makes anew: "new")."""
+    got = analysis.analyze(session, target, whole=not lean)
+    plan = make_plan(session, got)
+    uids = {m.uid for m in session.messages}
+
+    def named(v: object) -> object:
+        return v if not isinstance(v, int) or isinstance(v, bool) or v in uids else "new"
+
+    out = []
+    for fix in plan.fixes:
+        edits = [
+            (
+                type(e).__name__,
+                {
+                    k: (named(v) if k.endswith("uid") else v)
+                    for k, v in vars(e).items()
+                    if k not in ("message", "block")
+                },
+            )
+            for e in fix.edits
+        ]
+        touches = sorted(map(str, map(named, fix.touches)))
+        out.append((fix.code, fix.action, fix.key, fix.detail, touches, edits))
+    return out
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    parts=_PARTS,
+    usual=st.integers(0, 3),
+    twice=st.integers(0, 2),
+    target=_TARGETS,
+)
+def test_the_plan_from_the_lean_pairing_is_the_plan_from_the_whole_one(parts, usual, twice, target):
+    """The fixes (their edits, what they touch, what they say) a plan builds from the
+    calls and results the lean pairing checks are those it builds from the whole pairing,
+    and the lean pairing is not made whole for it (answered twice aside)."""
+    msgs = [m for part in parts for m in part] + _usual_turns(usual, twice)
+    session = S(*msgs, target=target)
+    assert _plan_facts(session, target, lean=True) == _plan_facts(session, target, lean=False)
+    got = analysis.analyze(session, target)
+    make_plan(session, got)
+    p = got.pairing
+    if isinstance(p, LeanPairing) and not p.checked_copies:
+        assert not p.built
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    parts=_PARTS,
+    usual=st.integers(0, 3),
+    target=_TARGETS,
+    k=st.integers(0, 7),
+)
+def test_a_step_after_a_lean_analysis_is_followed_lean(parts, usual, target, k):
+    """One fix applied after a lean analysis: the increment (`reanalyze`) gives what the
+    analysis of the new state gives, its whole pairing is the new state's, and a step
+    that moves no message keeps it lean."""
+    msgs = [m for part in parts for m in part] + _usual_turns(usual)
+    session = S(*msgs, target=target)
+    before = analysis.analyze(session, target)
+    todo = make_plan(session, before).actionable
+    if not todo:
+        return
+    after, done = apply_fixes(session, [todo[k % len(todo)]])
+    changed = changes(session.messages, after.messages)
+    got = reanalyze(before, session.messages, after, changed)
+    if got is None:
+        return
+    want = analysis.analyze(after, target)
+    said = [(f.to_json(), f.position, f.key, f.severity) for f in got.findings]
+    assert said == [(f.to_json(), f.position, f.key, f.severity) for f in want.findings]
+    lean = isinstance(before.pairing, LeanPairing) and not before.pairing.checked_copies
+    if lean and not isinstance(changed, Shift):
+        assert isinstance(got.pairing, LeanPairing) and not got.pairing.built
+    assert pairing_facts(got.pairing.whole()) == pairing_facts(pair(after.messages))
