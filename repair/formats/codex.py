@@ -47,7 +47,7 @@ from ..wire import _CONTENT
 from .base import Adapter, Export, JsonlLine, Probe, line_values, own_type, shown, type_name
 from .probe import split_lines
 from .registry import register
-from .regroup import Rules, Runs, own, regrouped
+from .regroup import Rules, Runs, own, regrouped, results_with_text
 
 if TYPE_CHECKING:
     from ..files import FileText
@@ -305,10 +305,7 @@ class CodexAdapter(Adapter):
         return parse_time(state.lines[ref.line].obj.get("timestamp"))
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
-        if (
-            first.role == "user"
-            and len({b.type == TOOL_RESULT for b in (*first.blocks, *second.blocks)}) > 1
-        ):
+        if results_with_text(first, second, (TOOL_RESULT,)):
             return (
                 "Codex writes a tool output as an item of its own, and the user's text as a "
                 "message item after it: the rollout holds them as two messages"

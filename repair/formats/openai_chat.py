@@ -45,7 +45,7 @@ from .base import (
     type_name,
 )
 from .registry import register
-from .regroup import Rules, Runs, own, regrouped
+from .regroup import Rules, Runs, own, regrouped, results_with_text
 
 HIDDEN_ROLES = frozenset({"system", "developer"})
 ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -254,10 +254,7 @@ class OpenAIChatAdapter(Adapter):
         return self.session(probe.path, messages, ChatState(file, conv))
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
-        if (
-            first.role == "user"
-            and len({b.type in RESULT_TYPES for b in (*first.blocks, *second.blocks)}) > 1
-        ):
+        if results_with_text(first, second, RESULT_TYPES):
             return (
                 "OpenAI chat writes tool results as `tool` messages of their own, and the "
                 "user's text as a user message after them: the file holds them as two messages"

@@ -180,6 +180,13 @@ def _message(
 # -------------------------------------------------------------------- shared rules
 
 
+def results_with_text(first: Message, second: Message, result_types: Collection[str]) -> bool:
+    """Whether merging user message `second` into `first` would put tool results and other
+    blocks in one message (a file that writes results as records of their own cannot)."""
+    blocks = (*first.blocks, *second.blocks)
+    return first.role == "user" and len({b.type in result_types for b in blocks}) > 1
+
+
 def own(m: Message) -> Hashable:
     """The kind of a run that joins no other: the message's own."""
     return (m.role, m.uid)
