@@ -26,7 +26,7 @@ that line. Untouched lines keep their bytes.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -315,15 +315,28 @@ class CodexAdapter(Adapter):
     def stamped(self, session: Session, made: Collection[int]) -> Session:
         """The messages around those a fix made, grouped as the written rollout reads back
         (`regroup`): outputs and the user's message items apart, items of one kind in a row
-        one message, each stamped with its first line's time."""
+        one message, each stamped with its first line's time, each part of a message
+        written apart named by its own lines (`_part`)."""
         if not isinstance(session.state, CodexState):
             return session
+        state = session.state
         rules = Rules(
             runs=_runs,
             joins=lambda kind, _blocks, then: kind == then,
-            time=lambda blocks, _before: self.block_time(session, blocks[0]),
+            time=lambda blocks, before: self._written_time(session, blocks[0], before),
+            part=lambda part, whole: _part(part, whole, state),
         )
         return regrouped(session, made, rules)
+
+    def _written_time(self, session: Session, block: Block, before: Message | None) -> float | None:
+        """The time of the line a block is written as: its own line's; a new output's, its
+        call's line's where the call is in the message before it (the writer puts it after
+        the call with the call's timestamp: `_synthetic_after_calls`)."""
+        if block.origin is None and block.type == TOOL_RESULT and before is not None:
+            for b in before.blocks:
+                if b.type == TOOL_USE and b.tool_id == block.tool_id:
+                    return self.block_time(session, b)
+        return self.block_time(session, block)
 
     # ---------------------------------------------------------------- write
     def write(self, session: Session) -> Export:
@@ -388,6 +401,35 @@ def _runs(m: Message) -> Runs:
         else:
             runs.append((kind, [b]))
     return [(("user", "outputs") if k == "outputs" else k, blocks) for k, blocks in runs]
+
+
+def _part(part: Message, whole: Message, state: CodexState) -> Message:
+    """A part of message `whole` written apart, named by the lines its blocks were read from
+    (a part of new blocks only: none) and the lines of `whole`'s message items that hold no
+    block (`content: []`) written with it: each goes with the part holding the message item
+    block nearest before it (else the first one), so the writer writes it once."""
+    mine = {id(b) for b in part.blocks}
+    lines = {b.origin.line for b in part.blocks if isinstance(b.origin, (ItemRef, CompactRef))}
+    items = [b for b in whole.blocks if isinstance(b.origin, ItemRef) and b.origin.part is not None]
+    items = items or [b for b in whole.blocks if b.type != TOOL_RESULT]
+    for i in whole.origin or ():
+        if i not in state.line_blocks or state.line_blocks[i] or not items:
+            continue
+        near = [b for b in items if isinstance(b.origin, ItemRef) and b.origin.line < i]
+        owner = max(near, key=lambda b: b.origin.line) if near else items[0]
+        if id(owner) in mine:
+            lines.add(i)
+    origin = tuple(sorted(lines))
+    first = next((b.origin.line for b in part.blocks if b.origin is not None), None)
+    if first is None and origin:
+        first = origin[0]
+    lineno = None if first is None else state.lines[first].lineno
+    return replace(
+        part,
+        origin=origin,
+        src=None if lineno is None else {"line": lineno},
+        raw=[state.lines[i].obj for i in origin] or None,
+    )
 
 
 # -------------------------------------------------------------------- loading helpers

@@ -17,7 +17,7 @@ they were, and the document keeps its JSON style (JSONL: untouched lines keep th
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from ..errors import ExportRefused, InputError
@@ -265,9 +265,12 @@ class OpenAIChatAdapter(Adapter):
         """The messages around those a fix made, grouped as the written conversation reads
         back (`regroup`): a user message's results are its `tool` messages, before its
         other blocks' user message, and `tool` messages in a row are one message."""
-        if not isinstance(session.state, ChatState):
+        state = session.state
+        if not isinstance(state, ChatState):
             return session
-        return regrouped(session, made, _RULES)
+        conv = state.conv
+        rules = replace(_RULES, part=lambda part, _whole: _results_part(part, conv))
+        return regrouped(session, made, rules)
 
     # ---------------------------------------------------------------- write
     def original_bytes(self, session: Session) -> bytes | None:
@@ -712,6 +715,20 @@ def _runs(m: Message) -> Runs:
 
 
 _RULES = Rules(runs=_runs, joins=lambda kind, _blocks, then: kind == then == _RESULTS)
+
+
+def _results_part(m: Message, conv: Conversation) -> Message:
+    """A part of a user message written apart: its results are the `tool` messages they were
+    read from (none for new ones), its other blocks the user message's own entry."""
+    if any(b.type not in RESULT_TYPES for b in m.blocks):
+        return m
+    at = [b.origin.msg for b in m.blocks if isinstance(b.origin, At)]
+    return replace(
+        m,
+        origin=ToolRun(tuple(at)),
+        src=_src(conv, at[0]) if at else None,
+        raw=[conv.entries[i] for i in at] or None,
+    )
 
 
 def _tool_message(b: Block, conv: Conversation) -> Any:

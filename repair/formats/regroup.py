@@ -12,6 +12,7 @@ one kind that came to be in a row are one. What the session's analysis finds is 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,6 +40,10 @@ class Rules:
     # the time a group of these blocks is read back with, after that message (None: keep
     # its first message's)
     time: Callable[[list[Block], Message | None], float | None] = lambda _b, _m: None
+    # a part of a message the file writes apart (`part`: the message of that part's group,
+    # `whole`: the message as it was) named by the records its blocks were read from: its
+    # origin, src and raw (None: each part keeps the whole message's)
+    part: Callable[[Message, Message], Message] | None = None
 
 
 def regrouped(session: Session, made: Collection[int], rules: Rules) -> Session:
@@ -131,9 +136,11 @@ def _regroup(span: list[Message], rules: Rules, made: Collection[int]) -> list[M
             groups.append((kind, list(blocks), [m]))
     used: set[int] = set()
     got: list[Message] = []
+    parts = Counter(m.uid for _kind, _blocks, sources in groups for m in sources)
     for kind, blocks, sources in groups:
         before = got[-1] if got else None
-        got.append(_message(kind, blocks, sources, before, rules, used, made))
+        split = parts[sources[0].uid] > 1
+        got.append(_message(kind, blocks, sources, before, rules, used, made, split))
     return [got[x] if isinstance(x, int) else x for x in out]
 
 
@@ -145,11 +152,13 @@ def _message(
     rules: Rules,
     used: set[int],
     made: Collection[int],
+    split: bool,
 ) -> Message:
     """The message of a group (`sources`: the messages its runs came from): the first
     source itself where the group is its blocks, else the first source with these blocks
     (or, for the second part of a message written apart, a copy of it under a uid of its
-    own); stamped with the time the file reads it back with where a fix made it."""
+    own), a part of a message written apart (`split`) named by its own records
+    (`Rules.part`); stamped with the time the file reads it back with where a fix made it."""
     role = str(kind[0] if isinstance(kind, tuple) else kind)
     blocks = rules.ordered(role, blocks)
     first = sources[0]
@@ -167,6 +176,8 @@ def _message(
             m = replace(first, blocks=tuple(blocks), meta=dict(first.meta), uid=new_uid())
         if m.role != role:
             m = replace(m, role=role)
+        if split and rules.part is not None:
+            m = rules.part(m, first)
     elif first.uid not in made:
         used.add(first.uid)
         return first  # as loaded, or as an earlier fix left it

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
@@ -66,9 +67,11 @@ def agree(wb: Workbench) -> None:
     assert written is None or in_memory(wb) == written
 
 
-def steps_agree(wb: Workbench, rng: random.Random, n: int) -> None:
+def steps_agree(
+    wb: Workbench, rng: random.Random, n: int, agree: Callable[[Workbench], None] = agree
+) -> None:
     """Random single fixes (under a random one of their actions), then apply-all: after
-    each, memory and the written file agree."""
+    each, memory and the written file agree (`agree`: what is held of them)."""
     for _ in range(n):
         fixes = wb.plan.actionable
         if not fixes:
