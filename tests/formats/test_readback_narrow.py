@@ -314,6 +314,17 @@ def test_the_resume_check_refuses_what_the_signatures_refuse(which, rng_seed):
 # written in completion order, thinking records, prompts, 1% of faults) and the samples
 
 
+def cc_generated_fixed(case: int) -> Workbench:
+    """A generated session (40-400 messages) after random fixes, undos and actions."""
+    from bench.gen import gen_claude_code
+
+    rng = random.Random(case)
+    data, _ = gen_claude_code(rng.randrange(40, 400), rng.randrange(50))
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    note(f"steps: {_steps(wb, rng, rng.randrange(1, 8))}")
+    return wb
+
+
 def _cc_outcome(wb: Workbench, narrow: bool):
     """As `_outcome`, and whether the narrowed path was taken (not the whole file)."""
     from repair.readback import _narrowed
@@ -328,23 +339,23 @@ def _cc_outcome(wb: Workbench, narrow: bool):
     return _outcome(wb, narrow=narrow), took
 
 
-@settings(
+# generated Claude Code sessions, 40 of them, the same every run
+CC_GENERATED = settings(
     max_examples=40,
     deadline=None,
     derandomize=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+@CC_GENERATED
 @given(case=st.integers(0, 2**32 - 1))
 def test_claude_code_narrowed_read_back_finds_what_the_whole_one_finds(case):
     """Random generated sessions (40-400 messages), random fixes, undos and actions: the
     narrowed read-back reaches the whole one's verdict (findings, places, counts, refusal)."""
-    from bench.gen import gen_claude_code
 
-    rng = random.Random(case)
-    data, _ = gen_claude_code(rng.randrange(40, 400), rng.randrange(50))
-    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
-    note(f"steps: {_steps(wb, rng, rng.randrange(1, 8))}")
+    wb = cc_generated_fixed(case)
     (narrow, _), (whole, _) = _cc_outcome(wb, True), _cc_outcome(wb, False)
     assert narrow == whole
 

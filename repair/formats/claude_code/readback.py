@@ -4,9 +4,11 @@ reading it (byte copies of lines read, whose nodes and blocks the session holds)
 
 What the whole read-back does, on the written file: the graph of every line, the leaf, the
 parentUuid walk and the parallel-result recovery, then the messages built from the chain.
-Here the graph is the graph read with the written-anew lines' nodes in their place (file
-order kept: it decides timestamp ties, the leaf and the recovery), and the leaf, the walk
-and the recovery run on it as the loader runs them. The messages are built again only in
+Here the graph is the graph read with the written-anew lines' nodes in their place (its
+lists copied, not made line by line; map order is written order: it decides timestamp
+ties, the leaf and the recovery), and the leaf and the recovery run on it as the loader
+runs them; the walk goes along the walk read where the lines are copies (a copied line
+links where it linked when read), parsing nothing of them. The messages are built again only in
 the stretches of the chain that differ from the chain read: the chain is cut before each
 record that opened an assistant message when it was read, where no message.id reaches
 across the cut (Claude Code merges an assistant record into the earlier message of its
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import Counter
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -106,18 +108,15 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     if not all(m.live for m in msgs) or not all(m.live for m in view.messages):
         return None
     keys = w.order()
-    where = [-1] * len(f.lines)  # line index read -> its written index
-    for j, k in enumerate(keys):
-        if not isinstance(k, _New):
-            where[k] = j
     got = _written_graph(w, keys)
     if got is None:
         return None
-    g2, fresh = got
-    on = _chain(g2)
+    g2, fresh, coords, where = got
+    on = _chain(g2, _Walked(st.walk.at, w, fresh, keys))
     if on is None:
         return None
-    built = _messages(w, view, keys, where, fresh, g2, on, msgs)
+    chain = list(map(coords.__getitem__, on))
+    built = _messages(w, view, keys, where, fresh, g2, on, chain, msgs)
     if built is None:
         return None
     edited: dict[int, Message] = {}
@@ -130,41 +129,93 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     return Edited(edited, _mover(f, where, msgs), complete=True)
 
 
-def _written_graph(w: _Writer, keys: list[Any]) -> tuple[Graph, dict[int, JsonlLine]] | None:
-    """The graph of the written file, its lists indexed by written line: the read graph's
-    entries of the lines copied, in written order, and the nodes of the lines written anew
-    parsed from their bytes; and those lines (by written index)."""
-    changed = w.rewrite.keys() | w.relink.keys()
+# a field's entry for a line that is no node (`build_graph`'s), in `_fields`' order
+_NO_NODE = (None, "", None, "", False, None, False)
+
+
+def _written_graph(
+    w: _Writer, keys: list[Any]
+) -> tuple[Graph, dict[int, JsonlLine], list[Any], dict[Any, int]] | None:
+    """The graph of the written file, its lists indexed as the file read's: a line copied
+    keeps its index and its entries as read, a line written anew has the entries parsed
+    from its bytes (at its index, or after the lines read: a record histview creates), a
+    line deleted is no node; map order is written order (`Graph.first` places the lines
+    written elsewhere than their index says). Also: the lines written anew (by written
+    index), each index's key (`coords`: a line index read, or a `_New`) and each key's
+    written index. The lists are the read graph's copied, not made line by line."""
+    f, g = w.f, w.f.graph
+    n = len(f.lines)
+    where = dict(zip(keys, range(len(keys)), strict=True))  # key -> its written index
+    new = [k for k in keys if type(k) is not int]
+    gone = [k for k in w.deleted if k not in where]
+    if len(keys) != n - len(gone) + len(new):
+        return None  # a line read neither written nor deleted
+    coords: list[Any] = [*range(n), *new]
+    coord = {id(k): n + t for t, k in enumerate(new)}
+    changed = [k for k in w.rewrite.keys() | w.relink.keys() if k in where]
     fresh: dict[int, JsonlLine] = {}
-    for j, k in enumerate(keys):
-        if isinstance(k, _New) or k in changed:
-            raw = w._bytes(k)
-            if b"compact_boundary" in raw or b'"progress"' in raw:
-                return None
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                return None
-            fresh[j] = JsonlLine(j + 1, raw, obj)
-    order = list(fresh)
-    small = build_graph([fresh[j] for j in order])
+    for j in sorted([*map(where.__getitem__, changed), *map(where.__getitem__, new)]):
+        raw = w._bytes(keys[j])
+        if b"compact_boundary" in raw or b'"progress"' in raw:
+            return None
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        fresh[j] = JsonlLine(j + 1, raw, obj)
+    small = build_graph(list(fresh.values()))
     if small.odd or small.shadowed or small.pruned or small.bridged:
         return None
-    g = w.f.graph
-    read = [k if type(k) is int else 0 for k in keys]  # (a new line's entries are set below)
-    lists = [list(map(got.__getitem__, read)) for got in _fields(g)]
-    for t, j in enumerate(order):  # the lines written anew: as they read now
-        for got, mine in zip(_fields(small), lists, strict=True):
-            mine[j] = got[t]
+    lists = [got + [none] * len(new) for got, none in zip(_fields(g), _NO_NODE, strict=True)]
     kind, uuid = lists[0], lists[1]
-    index = {u: j for j, u in enumerate(uuid) if u}
+    index = dict(g.index)
+    for i in gone:
+        if uuid[i] and index.get(uuid[i]) == i:
+            del index[uuid[i]]
+        for mine, none in zip(lists, _NO_NODE, strict=True):
+            mine[i] = none
+    placed: list[tuple[str, int]] = []
+    for t, j in enumerate(fresh):  # the lines written anew: as they read now
+        k = keys[j]
+        i = coord[id(k)] if type(k) is not int else k
+        if uuid[i] and index.get(uuid[i]) == i:
+            del index[uuid[i]]
+        for got, mine in zip(_fields(small), lists, strict=True):
+            mine[i] = got[t]
+        if uuid[i]:
+            placed.append((uuid[i], i))
+    for u, i in placed:
+        if u in index:  # a uuid twice
+            return None
+        index[u] = i
     nodes = len(uuid) - uuid.count("")
-    if len(index) != nodes:  # a uuid twice
+    if len(index) != nodes:
         return None
     g2 = Graph([], index, *lists)  # type: ignore[arg-type]
-    kinds = Counter(kind)
-    g2.glue = nodes - kinds["user"] - kinds["assistant"]
-    return g2, fresh
+    g2.first = _moved_places(w, keys, coords, where, uuid)  # type: ignore[assignment]
+    g2.glue = nodes - kind.count("user") - kind.count("assistant")
+    return g2, fresh, coords, where
+
+
+def _moved_places(
+    w: _Writer, keys: list[Any], coords: list[Any], where: dict[Any, int], uuid: list[str]
+) -> dict[str, float]:
+    """Map order of the written file where it is not the order of the indexes: each line
+    written elsewhere than among the lines read around it (a line moved, a record histview
+    creates) placed after the last line written before it that is written in its place."""
+    n = len(w.f.lines)
+    moved = w.deferred
+    out: dict[str, float] = {}
+    step = 1 / (len(keys) + 1)
+    for i in [*moved, *range(n, len(coords))]:
+        if not uuid[i]:
+            continue
+        j = where[coords[i]]
+        a = j - 1
+        while a >= 0 and (type(keys[a]) is not int or keys[a] in moved):
+            a -= 1
+        out[uuid[i]] = (keys[a] if a >= 0 else -1) + (j - a) * step
+    return out
 
 
 def _fields(g: Graph) -> tuple[list[Any], ...]:
@@ -172,9 +223,10 @@ def _fields(g: Graph) -> tuple[list[Any], ...]:
     return (g.kind, g.uuid, g.parent, g.ts, g.side, g.mid, g.results)
 
 
-def _chain(g: Graph) -> list[int] | None:
-    """The resumed chain of the written file (its user and assistant records, as written
-    lines) as the loader finds it; None when it has a gap or leaves a message off it."""
+def _chain(g: Graph, walked: _Walked | None = None) -> list[int] | None:
+    """The resumed chain of the written file (its user and assistant records, as lines of
+    `g`) as the loader finds it; None when it has a gap or leaves a message off it.
+    `walked`: the walk read, to follow where the written file holds its lines as read."""
     if any(g.side):
         return None
     cands = candidates(g)
@@ -182,16 +234,62 @@ def _chain(g: Graph) -> list[int] | None:
         return None
     best = _newest(g, cands)  # (map order: written order)
     assert best is not None
-    w = walk(g, best)
-    if w.stop is not None or w.bridges:
+    if walked is not None:
+        got = walked.walk(g, best)
+    else:
+        w = walk(g, best)
+        got = None if w.stop is not None or w.bridges else w.at
+    if got is None:
         return None
-    at, _ = recover_lines(g, w.at)
+    at, _ = recover_lines(g, got)
     kind = g.kind
     on = [j for j in at if kind[j] in MESSAGE_TYPES]
     # every message record is on it (the chain holds no node twice)
     if len(on) != len(g.index) - g.glue:
         return None
     return on
+
+
+class _Walked:
+    """The parentUuid walk of the file read (`Walk.at`, root first), to take the written
+    file's walk (`chain.walk`) along it: a line copied links to the line it linked to when
+    read, so from a line copied that the walk read holds, the written walk goes on as that
+    walk went, down to the nearest line written anew or deleted there, taken as one slice."""
+
+    def __init__(self, at: list[int], w: _Writer, fresh: dict[int, JsonlLine], keys: list[Any]):
+        self.at = at
+        n = len(w.f.lines)
+        self.changed = {k for j in fresh for k in (keys[j],) if type(k) is int}
+        self.changed.update(w.deleted)
+        self.n = n
+        self.pos = dict(zip(at, range(len(at)), strict=True))
+        pos = self.pos
+        self.cuts = sorted(pos[i] for i in self.changed if i in pos)
+
+    def walk(self, g: Graph, leaf: str) -> list[int] | None:
+        """`chain.walk(g, leaf).at` where it has no gap and no loop; None where it has
+        (the loader's walk would bridge or stop there)."""
+        index, parent = g.index, g.parent
+        at, pos, cuts, changed, n = self.at, self.pos, self.cuts, self.changed, self.n
+        out: list[int] = []  # leaf first
+        limit = len(index)
+        u: str | None = leaf
+        while u is not None:
+            i = index.get(u)
+            if i is None:
+                return None
+            p = pos.get(i) if i < n and i not in changed else None
+            if p is None:
+                out.append(i)
+                u = parent[i]
+            else:  # down the walk read to the line after the nearest one changed
+                q = cuts[bisect_left(cuts, p) - 1] if cuts and cuts[0] < p else -1
+                out += at[p:q:-1] if q >= 0 else at[p::-1]
+                u = parent[at[q + 1]]
+            if len(out) > limit:  # a loop
+                return None
+        out.reverse()
+        return out
 
 
 # a timestamp as Claude Code writes it: UTC, to the millisecond
@@ -215,13 +313,15 @@ def _messages(
     w: _Writer,
     view: Any,
     keys: list[Any],
-    where: list[int],
+    where: dict[Any, int],
     fresh: dict[int, JsonlLine],
     g2: Graph,
     on: list[int],
+    chain: list[Any],
     msgs: list[Message],
 ) -> list[tuple[int, Message, bool]] | None:
-    """The messages the written chain (`on`: its written lines) builds into where it may
+    """The messages the written chain (`on`: its lines in `g2`, `chain`: their keys) builds
+    into where it may
     differ from the chain read, by position, each with whether it is a message as read
     (from a stretch that is a stretch read); None when a stretch cannot be told. Where the
     writer planned only the turns a fix touched and the written chain is the chain read
@@ -231,13 +331,13 @@ def _messages(
     node_at = w._nodes()
     content = w.rewrite.keys()
     kind = g.kind
-    read = [i for i in map(g.index.__getitem__, view.chain) if kind[i] in MESSAGE_TYPES]
-    chain = list(map(keys.__getitem__, on))
+    read = w.chains[id(view)]  # (the chain's lines)
+    if g.glue:
+        read = [i for i in read if kind[i] in MESSAGE_TYPES]
     regions = _regions(w, view, read, chain) or [
         _Region(0, len(read), 0, len(chain), 0, len(view.messages), 0, len(msgs))
     ]
     lines = _Lines(f, keys, fresh)
-    new_at = {id(k): j for j, k in fresh.items() for k in (keys[j],) if isinstance(k, _New)}
     out: list[tuple[int, Message, bool]] = []
     for r in regions:
         first_of: dict[int, Message] = {}
@@ -260,7 +360,7 @@ def _messages(
                 if msgs[at : at + len(as_read)] == as_read:
                     got.extend((m, True) for m in as_read)
                     continue
-            built = _build(f, view, s, where, new_at, lines, node_at, content)
+            built = _build(f, view, s, where, lines, node_at, content)
             if built is None:
                 return None
             got.extend((m, False) for m in built)
@@ -337,8 +437,7 @@ def _build(
     f: CCFile,
     view: Any,
     stretch: tuple[Any, ...],
-    where: list[int],
-    new_at: dict[int, int],
+    where: dict[Any, int],
     lines: _Lines,
     node_at: NodeAt,
     content: Any,
@@ -350,7 +449,7 @@ def _build(
     rec_blocks = view.rec_blocks
     for k in stretch:
         if isinstance(k, _New) or k in content:
-            j = new_at[id(k)] if isinstance(k, _New) else where[k]
+            j = where[k]
             obj = lines.fresh[j].obj
             role = obj.get("type") if type(obj) is dict else None
             if role not in MESSAGE_TYPES:
@@ -392,7 +491,7 @@ def _moved_block(b: Block, j: int) -> Block:
     return RecordBlock(b.type, b.data, b.tool_id, b.name, b.is_error, _DERIVED, j)
 
 
-def _mover(f: CCFile, where: list[int], msgs: list[Message]) -> Callable[[Place, int], Place]:
+def _mover(f: CCFile, where: dict[Any, int], msgs: list[Message]) -> Callable[[Place, int], Place]:
     """Where a finding of a message written as read is in the written file: its line there."""
     lines = f.lines
 
