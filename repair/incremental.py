@@ -54,8 +54,8 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
-from operator import attrgetter, indexOf, is_
+from itertools import compress, count, islice
+from operator import attrgetter, indexOf, is_, is_not
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
@@ -129,7 +129,7 @@ def _reanalyze(
             if w.split is not wire.WIRES["anthropic"].split and _entries(a, w) != _entries(b, w):
                 return None
         p = before.pairing
-        got = _to_pair_again(p, new, changed, [old[c] for c in changed])
+        got = _to_pair_again(p, new, changed, [(c, old[c]) for c in changed])
     else:
         # every position after the stretch moves: the pairing moved first, then the
         # stretch, the pairs that cross it and its neighbours are paired again
@@ -137,7 +137,8 @@ def _reanalyze(
         if moved is None:
             return None
         p, seeds = moved
-        got = _to_pair_again(p, new, seeds, old[shift.start : shift.old_stop])
+        gone = [(None, m) for m in old[shift.start : shift.old_stop]]
+        got = _to_pair_again(p, new, seeds, gone)
     if got is None:
         return None
     redo, ids = got
@@ -546,7 +547,7 @@ class _IdIndex:
     the positions read from `base` are moved when read, through `moves` (the shifts so far
     composed: the runs of positions of `base` that are still there, each with what it
     moved by) rather than all at once; `own` holds the ids paired again since, at their
-    positions now."""
+    positions now (a step copies those, not `base`)."""
 
     __slots__ = ("base", "moves", "own")
 
@@ -560,15 +561,16 @@ class _IdIndex:
         self.moves = moves  # the runs of base positions still there; None: none moved
         self.own = own if own is not None else {}
 
-    def get(self, tid: str) -> list[int]:
+    def get(self, tid: str, at: int | None = None) -> list[int]:
+        """`at`: a position known to hold `tid` (what `_LeanIds` reads; not needed here)."""
         got = self.own.get(tid)
         if got is not None:
             return got
-        at = self.base.get(tid, [])
+        found = self.base.get(tid, [])
         moves = self.moves
         if moves is None:
-            return at
-        return [k for k in (forward(moves, k) for k in at) if k is not None]
+            return found
+        return [k for k in (forward(moves, k) for k in found) if k is not None]
 
     def moved(self, shift: Shift) -> _IdIndex:
         """The index after `shift`."""
@@ -579,47 +581,130 @@ class _IdIndex:
 
     def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _IdIndex:
         """The index after the calls and results carrying `ids` were paired again."""
-        own = {tid: at for tid, at in self.own.items() if tid not in ids}
-        if self.moves is None:
-            base = dict(self.base)
-            for tid in ids:
-                base.pop(tid, None)
-            for x in fresh:
-                if x.tool_id:
-                    base.setdefault(x.tool_id, []).append(x.mi)
-            return _IdIndex(base, None, own)
-        for tid in ids:
-            own[tid] = []
-        for x in fresh:
-            if x.tool_id:
-                own.setdefault(x.tool_id, []).append(x.mi)
-        return _IdIndex(self.base, self.moves, own)
+        return _IdIndex(self.base, self.moves, _own_after(self.own, ids, fresh))
 
 
-def _ids_at(p: Pairing) -> _IdIndex:
-    """The pairing's `_IdIndex`, built when first asked for."""
+def _own_after(
+    own: dict[str, list[int]], ids: set[str], fresh: Iterable[Use | Result]
+) -> dict[str, list[int]]:
+    """An index's ids paired again (`own`) after those carrying `ids` were paired again
+    (`fresh`: the calls and results made, at their positions now)."""
+    out = {tid: at for tid, at in own.items() if tid not in ids}
+    for tid in ids:
+        out[tid] = []
+    for x in fresh:
+        if x.tool_id:
+            out.setdefault(x.tool_id, []).append(x.mi)
+    return out
+
+
+class _LeanIds:
+    """The `_IdIndex` of a lean pairing not built (`LeanPairing`), without an entry for
+    every id of the session: an id its checked calls and results carry is where they are
+    (`checked`); any other is a usual pair's or a turn's answered twice
+    (`pairing._usual_ids`), carried by the message it was found in (`at`, which `get` is
+    told) and that message's turn partner, and by no other message. An id asked for without
+    `at`, or not where `at` says, is read from the index of every live message (made when
+    first needed, kept with the pairing). Ids paired again by steps since are read from
+    `own`, as `_IdIndex` reads them (the rest of the session did not change: an id a step
+    changes is paired again). tests/engine/test_pairing_lean.py holds it equal to
+    the index of every message, after steps too."""
+
+    __slots__ = ("p", "checked", "own")
+
+    def __init__(
+        self,
+        p: LeanPairing,
+        checked: dict[str, list[int]] | None = None,
+        own: dict[str, list[int]] | None = None,
+    ) -> None:
+        self.p = p
+        self.checked = _by_id(p.checked_uses, p.checked_results) if checked is None else checked
+        self.own = own if own is not None else {}
+
+    def get(self, tid: str, at: int | None = None) -> list[int]:
+        got = self.own.get(tid)
+        if got is None:
+            got = self.checked.get(tid)
+        if got is None and at is not None:
+            got = self._turn(tid, at)
+        if got is None:
+            got = self._every().get(tid, [])
+        return got
+
+    def _turn(self, tid: str, at: int) -> list[int] | None:
+        """The positions of `tid` in the usual turn of the message at `at`, where that
+        message holds it (None: read the whole index)."""
+        p = self.p
+        msgs = p.messages
+        if at >= len(msgs) or not msgs[at].live:
+            return None
+        here = _count(msgs[at], tid)
+        if not here:
+            return None
+        if msgs[at].role == "assistant":
+            other = p.next_live.get(at)
+        else:
+            other = p.prev_live.get(at)
+        if other is None:
+            return None
+        there = _count(msgs[other], tid)
+        if not there:
+            return None
+        if at < other:
+            return [at] * here + [other] * there
+        return [other] * there + [at] * here
+
+    def _every(self) -> dict[str, list[int]]:
+        """Tool id -> the live messages that hold it (no call in a user message and no
+        answer in an assistant one: `pairing._usual_ids`)."""
+        p = self.p
+        got: dict[str, list[int]] | None = p.__dict__.get("_ids_every")
+        if got is None:
+            got = {}
+            msgs = p.messages
+            for mi in p.live:
+                calls, answers = msgs[mi].tool_ids()
+                for tid in (*calls, *answers):
+                    if tid:
+                        got.setdefault(tid, []).append(mi)
+            p.__dict__["_ids_every"] = got
+        return got
+
+    def moved(self, shift: Shift) -> _IdIndex:
+        """The index after `shift` (of every id: a moved pairing is not lean)."""
+        return _IdIndex(self._every(), None, self.own).moved(shift)
+
+    def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _LeanIds:
+        return _LeanIds(self.p, self.checked, _own_after(self.own, ids, fresh))
+
+
+def _count(m: Message, tid: str) -> int:
+    """How many of the message's calls and answers carry `tid`."""
+    calls, answers = m.tool_ids()
+    return calls.count(tid) + answers.count(tid)
+
+
+def _ids_at(p: Pairing) -> _IdIndex | _LeanIds:
+    """The pairing's `_IdIndex` (a lean pairing's `_LeanIds`), made when first asked for."""
     got = p.__dict__.get("_ids_at")
     if got is None and isinstance(p, LeanPairing) and not p.built:
-        # from the messages' ids, not the whole pairing: a lean pairing holds no call in
-        # a user message and no answer in an assistant message (`pairing._usual_ids`)
-        base: dict[str, list[int]] = {}
-        msgs = p.messages
-        for mi in p.live:
-            calls, answers = msgs[mi].tool_ids()
-            for tid in (*calls, *answers):
-                if tid:
-                    base.setdefault(tid, []).append(mi)
-        got = p.__dict__["_ids_at"] = _IdIndex(base)
+        got = p.__dict__["_ids_at"] = _LeanIds(p)
     if got is None:
-        base = {}
-        for u in p.uses:
-            if u.tool_id:
-                base.setdefault(u.tool_id, []).append(u.mi)
-        for r in p.results:
-            if r.tool_id:
-                base.setdefault(r.tool_id, []).append(r.mi)
-        got = p.__dict__["_ids_at"] = _IdIndex(base)
+        got = p.__dict__["_ids_at"] = _IdIndex(_by_id(p.uses, p.results))
     return got
+
+
+def _by_id(uses: list[Use], results: list[Result]) -> dict[str, list[int]]:
+    """Tool id -> the positions of the calls and of the results that carry it."""
+    out: dict[str, list[int]] = {}
+    for u in uses:
+        if u.tool_id:
+            out.setdefault(u.tool_id, []).append(u.mi)
+    for r in results:
+        if r.tool_id:
+            out.setdefault(r.tool_id, []).append(r.mi)
+    return out
 
 
 def prepare(analysis: Analysis) -> None:
@@ -647,23 +732,26 @@ def _wrong_at(p: Pairing) -> set[int]:
 
 
 def _to_pair_again(
-    p: Pairing, new: list[Message], changed: Iterable[int], gone: Iterable[Message]
+    p: Pairing,
+    new: list[Message],
+    changed: Iterable[int],
+    gone: Iterable[tuple[int | None, Message]],
 ) -> tuple[list[int], set[str]] | None:
     """The positions whose calls and results are paired again (sorted) and the tool ids
     they hold (every position holding one is among them), from the positions `changed`
-    and the messages the step replaced (`gone`: their ids count too); None when too
-    many."""
+    and the messages the step replaced (`gone`: their ids count too; each with its
+    position in `p`, None where it has none); None when too many."""
     at = _ids_at(p)
     limit = max(64, int(len(new) * _MAX_SHARE))
     todo = sorted(changed)
     seen: set[int] = set()
     ids: set[str] = set()
-    for m in gone:
+    for k, m in gone:
         for b in m.blocks:
             tid = b.tool_id
             if tid and tid not in ids:
                 ids.add(tid)
-                todo.extend(at.get(tid))
+                todo.extend(at.get(tid, k))
     while todo:
         mi = todo.pop()
         if mi in seen:
@@ -675,7 +763,7 @@ def _to_pair_again(
             tid = b.tool_id
             if tid and tid not in ids:
                 ids.add(tid)
-                todo.extend(at.get(tid))
+                todo.extend(at.get(tid, mi))
         # a turn is paired with its home: the call message and the message after it
         if new[mi].live:
             nxt, prv = p.next_live.get(mi), p.prev_live.get(mi)
@@ -864,4 +952,4 @@ def changed_positions(old: list[Message], new: list[Message]) -> frozenset[int] 
     position after the first change moved."""
     if len(old) != len(new):
         return None
-    return frozenset(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a is not b)
+    return frozenset(compress(count(), map(is_not, old, new)))  # (no Python loop over 100k)

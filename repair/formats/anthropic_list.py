@@ -410,6 +410,9 @@ class DocState:
     # `runs` of the message list asked last: (the list, its runs)
     _runs: tuple[list[Message], list[tuple[int, int, int]]] | None = None
     _where: dict[int, int] | None = None  # id of a message as loaded -> its index
+    # what `write_runs` wrote last: (the message list, the entries it built by position,
+    # where each of those sits in the bytes written, their length)
+    _written: tuple[list[Message], dict[int, Any], dict[int, tuple[int, int]], int] | None = None
 
     def runs(self, messages: list[Message]) -> list[tuple[int, int, int]]:
         """The stretches of `messages` that are stretches of the messages as loaded (the
@@ -424,6 +427,17 @@ class DocState:
                 where = self._where = {id(m): k for k, m in enumerate(self.loaded)}
             got = self._runs = (messages, _runs(messages, self.loaded, where))
         return got[1]
+
+    def written(
+        self, messages: list[Message], data: bytes | None
+    ) -> tuple[dict[int, Any], dict[int, tuple[int, int]]] | None:
+        """Where `data` is what `write_runs` wrote of `messages`: the entries it built (by
+        position: every message not as loaded) and where each sits in `data` (start, end);
+        None otherwise."""
+        got = self._written
+        if got is None or got[0] is not messages or data is None or len(data) != got[3]:
+            return None
+        return got[1], got[2]
 
 
 def _runs(
@@ -570,18 +584,23 @@ def read_back_entries(
     positions: list[int],
     entry_at: Callable[[list[Message], int], Any],
     reload: Callable[[list[Message], list[Any]], None] | None = None,
+    data: bytes | None = None,
 ) -> Edited | None:
     """The entries a list or request body writes anew and those after a seam (`positions`:
-    `to_read_again`), each encoded as the writer encodes it and read again, with the messages around them that
-    read differently when a neighbour changes (a Cline text result answers the call of the
-    assistant message before it). `entry_at(messages, k)` is the writer's entry for message
-    k; `reload(messages, entries)` finishes messages read from those entries (Roo's keys).
-    Untouched entries are the very values that were read: they load as they did. None
-    when an entry does not read back (the whole file is read back then, and refused)."""
+    `to_read_again`), each read again from the bytes written (`data`, where `write_runs`
+    wrote them: `DocState.written`) or else encoded as the writer encodes it and read
+    again, with the messages around them that read differently when a neighbour changes (a
+    Cline text result answers the call of the assistant message before it).
+    `entry_at(messages, k)` is the writer's entry for message k; `reload(messages,
+    entries)` finishes messages read from those entries (Roo's keys). Untouched entries
+    are the very values that were read: they load as they did. None when an entry does
+    not read back (the whole file is read back then, and refused)."""
     state = session.state
     if not isinstance(state, DocState) or state.container not in ("list", "body"):
         return None
     msgs = session.messages
+    got = state.written(msgs, data)
+    spans = got[1] if got is not None else None
     prefix = "" if state.container == "list" else "/messages"
     # ranges [lo, hi]: a fresh message with the role-bearing messages either side of it
     ranges: list[list[int]] = []
@@ -598,9 +617,14 @@ def read_back_entries(
         part: list[Message] = []
         entries: list[Any] = []
         for p in range(lo, hi + 1):
-            entry = entry_at(msgs, p)
+            span = spans.get(p) if spans is not None else None
             try:
-                again = loads(dumps(entry, style))
+                if span is not None:  # (as written: `data` holds every entry written anew)
+                    again = loads(data[span[0] : span[1]])  # type: ignore[index]
+                elif spans is not None:  # an entry as read, in a run written as read
+                    again = entry_at(msgs, p)
+                else:
+                    again = loads(dumps(entry_at(msgs, p), style))
             except (ValueError, RecursionError):
                 return None
             entries.append(again)
@@ -664,27 +688,36 @@ def write_runs(state: DocState, messages: list[Message], built: dict[int, Any]) 
     ) != (None, ",", ":", False):
         return None  # (orjson's own way: no indent, no spaces, no escapes)
     entries = state.doc
-    pieces: list[memoryview | None] = []
+    # (the position of each entry built, None for a run of entries as read; its encoding)
+    pieces: list[tuple[int | None, memoryview | None]] = []
     read: list[tuple[int, int, memoryview | None]] = []  # (index read, count, encoding)
     p = 0
     for start, k, length in state.runs(messages):
-        pieces += (_items([built[q]]) for q in range(p, start))
+        pieces += ((q, _items([built[q]])) for q in range(p, start))
         piece = _items(entries[k : k + length])
-        pieces.append(piece)
+        pieces.append((None, piece))
         read.append((k, length, piece))
         p = start + length
-    pieces += (_items([built[q]]) for q in range(p, len(messages)))
-    if any(piece is None for piece in pieces):
+    pieces += ((q, _items([built[q]])) for q in range(p, len(messages)))
+    if any(piece is None for _, piece in pieces):
         return None
     head, tail = dumps([], state.style).split(b"[]")
     if state.exact is None:
         state.exact = _writes_back(state.data, entries, read, head, tail) or None
     # (one copy of the whole: the pieces are views of their encodings)
     out: list[Any] = [head + b"["]
-    for piece in pieces:
+    at = len(out[0])
+    spans: dict[int, tuple[int, int]] = {}  # where each entry built is written
+    for q, piece in pieces:
+        end = at + len(piece)  # type: ignore[arg-type]
+        if q is not None:
+            spans[q] = (at, end)
         out += (piece, b",")
+        at = end + 1
     out[-1 if pieces else len(out) :] = [b"]" + tail]
-    return b"".join(out)
+    data = b"".join(out)
+    state._written = (messages, built, spans, len(data))
+    return data
 
 
 def _items(entries: list[Any]) -> memoryview | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repair import analysis
+from repair import analysis, incremental
 from repair.incremental import Shift, changes, reanalyze
 from repair.model import Block, Message, Session, block_from_anthropic
 from repair.pairing import LeanPairing, pair
@@ -256,6 +256,19 @@ def test_the_plan_from_the_lean_pairing_is_the_plan_from_the_whole_one(parts, us
         assert not p.built
 
 
+def _one_fix(session: Session, before: analysis.Analysis, k: int):
+    """Fix k of the plan (modulo their number) applied alone: the new state, what changed,
+    and the increment's analysis of it; None when there is no fix or the increment
+    declines."""
+    todo = make_plan(session, before).actionable
+    if not todo:
+        return None
+    after, _ = apply_fixes(session, [todo[k % len(todo)]])
+    changed = changes(session.messages, after.messages)
+    got = reanalyze(before, session.messages, after, changed)
+    return None if got is None else (after, changed, got)
+
+
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(
     parts=_PARTS,
@@ -270,14 +283,10 @@ def test_a_step_after_a_lean_analysis_is_followed_lean(parts, usual, target, k):
     msgs = [m for part in parts for m in part] + _usual_turns(usual)
     session = S(*msgs, target=target)
     before = analysis.analyze(session, target)
-    todo = make_plan(session, before).actionable
-    if not todo:
+    step = _one_fix(session, before, k)
+    if step is None:
         return
-    after, done = apply_fixes(session, [todo[k % len(todo)]])
-    changed = changes(session.messages, after.messages)
-    got = reanalyze(before, session.messages, after, changed)
-    if got is None:
-        return
+    after, changed, got = step
     want = analysis.analyze(after, target)
     said = [(f.to_json(), f.position, f.key, f.severity) for f in got.findings]
     assert said == [(f.to_json(), f.position, f.key, f.severity) for f in want.findings]
@@ -285,3 +294,52 @@ def test_a_step_after_a_lean_analysis_is_followed_lean(parts, usual, target, k):
     if lean and not isinstance(changed, Shift):
         assert isinstance(got.pairing, LeanPairing) and not got.pairing.built
     assert pairing_facts(got.pairing.whole()) == pairing_facts(pair(after.messages))
+
+
+def _index_says(p, msgs: list[Message]) -> None:
+    """The pairing's tool-id index (`incremental._ids_at`) gives, for every id a live
+    message holds, asked with that message's place, with another place and with none,
+    the positions of the calls and results of the whole pairing that carry it."""
+    whole = pair(msgs)
+    want: dict[str, list[int]] = {}
+    for x in (*whole.uses, *whole.results):
+        if x.tool_id:
+            want.setdefault(x.tool_id, []).append(x.mi)
+    index = incremental._ids_at(p)
+    assert sorted(index.get("never-seen")) == []
+    for mi in p.live:
+        calls, answers = msgs[mi].tool_ids()
+        for tid in (*calls, *answers):
+            if tid:
+                expected = sorted(want[tid])
+                assert sorted(index.get(tid, mi)) == expected
+                assert sorted(index.get(tid, 0)) == expected
+                assert sorted(index.get(tid)) == expected
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    parts=_PARTS,
+    usual=st.integers(0, 3),
+    twice=st.integers(0, 2),
+    target=_TARGETS,
+    steps=st.lists(st.integers(0, 7), max_size=3),
+)
+def test_the_lean_id_index_is_the_index_of_every_call_and_result(
+    parts, usual, twice, target, steps
+):
+    """A lean pairing's tool-id index (`incremental._LeanIds`: no entry for a usual id, read
+    from the message it is found in and its turn) reads as the index of every call and
+    result of the whole pairing, and so does each one after steps followed lean."""
+    msgs = [m for part in parts for m in part] + _usual_turns(usual, twice)
+    session = S(*msgs, target=target)
+    got = analysis.analyze(session, target)
+    if isinstance(got.pairing, LeanPairing):
+        assert isinstance(incremental._ids_at(got.pairing), incremental._LeanIds)
+    _index_says(got.pairing, session.messages)
+    for k in steps:
+        step = _one_fix(session, got, k)
+        if step is None:
+            return
+        session, _, got = step
+        _index_says(got.pairing, session.messages)

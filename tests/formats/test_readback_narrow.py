@@ -250,12 +250,19 @@ _entry = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None)
-@given(doc=st.lists(_entry, min_size=1, max_size=8), rng_seed=st.integers(0, 2**32 - 1))
-def test_generated_sessions_read_back_narrowed_as_whole(doc, rng_seed):
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_entry, min_size=1, max_size=8),
+    rng_seed=st.integers(0, 2**32 - 1),
+    compact=st.booleans(),
+)
+def test_generated_sessions_read_back_narrowed_as_whole(doc, rng_seed, compact):
     """Small generated Roo sessions (calls, results, Cline text results, empty messages,
-    condense tags, timestamps out of order), random fixes: both read-backs agree."""
-    wb = Workbench(load_bytes(json.dumps(doc).encode(), "/tmp/input.json", format="roo"))
+    condense tags, timestamps out of order), random fixes: both read-backs agree. Written
+    compact, as Roo writes, the entries written anew are read back from the bytes written
+    (`DocState.written`); spaced, encoded again."""
+    text = json.dumps(doc, separators=(",", ":")) if compact else json.dumps(doc)
+    wb = Workbench(load_bytes(text.encode(), "/tmp/input.json", format="roo"))
     note(f"steps: {_steps(wb, random.Random(rng_seed), 4)}")
     assert _outcome(wb, narrow=True) == _outcome(wb, narrow=False)
 

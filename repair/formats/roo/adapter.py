@@ -105,7 +105,12 @@ class RooAdapter(Adapter):
         if session.state.container not in ("list", "body"):
             return None
         msgs = session.messages
-        fresh = {p: _entry_at(msgs, p) for p in written_anew(session)}
+        # the entries the writer built, where `data` is what it wrote of these messages
+        got = session.state.written(msgs, data)
+        if got is not None:
+            fresh = {p: got[0][p] for p in written_anew(session)}
+        else:
+            fresh = {p: _entry_at(msgs, p) for p in written_anew(session)}
         # the condense and truncation tags in effect in the written document: others than
         # those read change what untouched messages read as (hidden or not)
         state = session.state
@@ -124,7 +129,8 @@ class RooAdapter(Adapter):
         def reload(part: list[Message], entries: list[Any]) -> None:
             apply_roo_meta(part, tags=tags)
 
-        return read_back_entries(session, to_read_again(session, list(fresh)), entry_at, reload)
+        positions = to_read_again(session, list(fresh))
+        return read_back_entries(session, positions, entry_at, reload, data)
 
     def record_changes(
         self,
