@@ -18,7 +18,9 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Iterator
+from itertools import compress, count, repeat
+from operator import not_
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
@@ -201,12 +203,10 @@ class ClaudeCodeAdapter(Adapter):
         if not isinstance(state, CCState) or len(state.file.held) < LEAN_BYTES:
             return super().reads_numbers_exactly(session)
         lines = state.file.lines
-        read = {i for i, ln in enumerate(lines) if getattr(ln, "parsed", True)}
+        read = set(compress(count(), map(getattr, lines, repeat("parsed"), repeat(True))))
         for view, msgs in views_of(session):
-            kept = {id(m) for m in msgs} & {id(m) for m in view.messages}
-            for m in (*msgs, *view.messages):
-                if id(m) not in kept:
-                    read.update(b.origin for b in m.blocks if type(b.origin) is int)
+            for m in (*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)):
+                read.update(b.origin for b in m.blocks if type(b.origin) is int)
         return not any(has_inexact_numbers(lines[i].raw) for i in sorted(read))
 
     def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
@@ -263,6 +263,12 @@ class ClaudeCodeAdapter(Adapter):
         ts = obj.get("timestamp")
         ms = ts_ms(ts) if type(ts) is str else None
         return None if ms is None else ms / 1000
+
+
+def _not_in(messages: list[Message], others: list[Message]) -> Iterator[Message]:
+    """The messages that are not among `others` (the very objects), in order."""
+    held = set(map(id, others))
+    return compress(messages, map(not_, map(held.__contains__, map(id, messages))))
 
 
 def in_sent_order(session: Session, made: Collection[int]) -> Session:

@@ -29,6 +29,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -49,6 +50,8 @@ from .chain import (
 from .load import _DERIVED, CCFile, CCState, Rec, RecordBlock, _Builder, read_record
 from .turns import mid_reach, mids_of
 from .write import NodeAt, _New, _Writer, forget_write, last_write
+
+_LIVE = attrgetter("live")
 
 
 class _Line:
@@ -105,7 +108,7 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     if st.walk is None or st.walk.stop is not None or st.walk.bridges:
         return None
     msgs = session.messages
-    if not all(m.live for m in msgs) or not all(m.live for m in view.messages):
+    if not all(map(_LIVE, msgs)) or not all(map(_LIVE, view.messages)):
         return None
     keys = w.order()
     got = _written_graph(w, keys)
@@ -146,7 +149,7 @@ def _written_graph(
     f, g = w.f, w.f.graph
     n = len(f.lines)
     where = dict(zip(keys, range(len(keys)), strict=True))  # key -> its written index
-    new = [k for k in keys if type(k) is not int]
+    new = w.new_written
     gone = [k for k in w.deleted if k not in where]
     if len(keys) != n - len(gone) + len(new):
         return None  # a line read neither written nor deleted
@@ -169,6 +172,9 @@ def _written_graph(
     lists = [got + [none] * len(new) for got, none in zip(_fields(g), _NO_NODE, strict=True)]
     kind, uuid = lists[0], lists[1]
     index = dict(g.index)
+    # the attachment and system nodes: the read graph's, less those of the lines changed
+    glue = g.glue + small.glue
+    glue -= sum(1 for i in [*gone, *changed] if uuid[i] and kind[i] not in MESSAGE_TYPES)
     for i in gone:
         if uuid[i] and index.get(uuid[i]) == i:
             del index[uuid[i]]
@@ -193,7 +199,7 @@ def _written_graph(
         return None
     g2 = Graph([], index, *lists)  # type: ignore[arg-type]
     g2.first = _moved_places(w, keys, coords, where, uuid)  # type: ignore[assignment]
-    g2.glue = nodes - kind.count("user") - kind.count("assistant")
+    g2.glue = glue
     return g2, fresh, coords, where
 
 
@@ -395,11 +401,18 @@ def _regions(w: _Writer, view: Any, read: list[int], chain: list[Any]) -> list[_
     if planned is None:
         return None
     chain_idx = w.chains[id(view)]
-    rpos = dict(zip(read, range(len(read)), strict=True))
-    wpos = dict(zip(chain, range(len(chain)), strict=True))
+    rpos = None if read is chain_idx else dict(zip(read, range(len(read)), strict=True))
 
     def read_at(c: int) -> int | None:  # (a stretch's edge is the first record of a turn)
-        return 0 if c == 0 else len(read) if c == len(chain_idx) else rpos.get(chain_idx[c])
+        if c == 0 or c == len(chain_idx) or rpos is None:
+            return c if c < len(chain_idx) else len(read)
+        return rpos.get(chain_idx[c])
+
+    def written_at(k: Any, start: int) -> int | None:  # (the chain holds no line twice)
+        try:
+            return chain.index(k, start)
+        except ValueError:
+            return None
 
     out: list[_Region] = []
     r_done = w_done = 0
@@ -408,8 +421,8 @@ def _regions(w: _Writer, view: Any, read: list[int], chain: list[Any]) -> list[_
         if ra is None or rb is None:
             return None
         wa = w_done + (ra - r_done)
-        wb = len(chain) if rb == len(read) else wpos.get(read[rb])
-        if wb is None or wb < wa or chain[w_done:wa] != read[r_done:ra]:
+        wb = len(chain) if rb == len(read) else written_at(read[rb], wa)
+        if wb is None or chain[w_done:wa] != read[r_done:ra]:
             return None
         out.append(_Region(ra, rb, wa, wb, t.old, t.old_end, t.new, t.new_end))
         r_done, w_done = rb, wb

@@ -31,9 +31,10 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid as uuidlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import compress, count, filterfalse
 from typing import Any
 
 from ...errors import ExportRefused
@@ -309,6 +310,7 @@ class _Writer:
     chains: dict[int, list[int]] = field(default_factory=dict)
     turns: dict[int, list[Turns]] = field(default_factory=dict)
     _order: list[Any] | None = None
+    new_written: list[_New] = field(default_factory=list)  # the new records, in `order()`
     _by_uid: dict[int, dict[int, Message]] = field(default_factory=dict)
     _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
 
@@ -923,15 +925,15 @@ class _Writer:
         in_seq = set(seq)
         lines = self.f.lines
         root_parent = lines[chain_idx[0]].obj.get("parentUuid") if chain_idx else None
-        last_alive: int | None = None  # the last record of the chain kept so far
         repl: dict[Any, str | None] = {}
         deleted = self.deleted
-        for idx in chain_idx:
-            if idx in deleted:
-                u = self._uuid_of(idx)  # a record of the chain: a str
-                repl[u] = root_parent if last_alive is None else self._uuid_of(last_alive)
-            else:
-                last_alive = idx
+        # each deleted record of the chain: the last record of the chain kept before it
+        for k in compress(count(), map(deleted.__contains__, chain_idx)):
+            before = k - 1
+            while before >= 0 and chain_idx[before] in deleted:
+                before -= 1
+            u = self._uuid_of(chain_idx[k])  # a record of the chain: a str
+            repl[u] = root_parent if before < 0 else self._uuid_of(chain_idx[before])
         gone = [
             (u, obj)
             for idx in self.deleted
@@ -956,9 +958,14 @@ class _Writer:
         children: dict[str, list[int]] = {p: [] for p in parents or ()}
         if exact:
             parent_of = g.parent
-            for i in g.index.values():
+            nodes: Iterable[int] = g.index.values()
+            if parents is not None:  # (the few lines naming one of them, picked in C)
+                nodes = compress(
+                    nodes, map(parents.__contains__, map(parent_of.__getitem__, nodes))
+                )
+            for i in nodes:
                 p = parent_of[i]
-                if p is not None and (parents is None or p in parents):
+                if p is not None:
                     children.setdefault(p, []).append(i)
         for i, obj in self._other_lines() if exact else enumerate(ln.obj for ln in self.f.lines):
             if type(obj) is dict and isinstance(p := obj.get("parentUuid"), str):
@@ -986,7 +993,9 @@ class _Writer:
         progress, a duplicate uuid, an unreadable line): the few the light pass did not keep."""
         if self._others is None:
             at = set(self.f.graph.index.values())
-            self._others = [(i, ln.obj) for i, ln in enumerate(self.f.lines) if i not in at]
+            lines = self.f.lines
+            others = filterfalse(at.__contains__, range(len(lines)))
+            self._others = [(i, lines[i].obj) for i in others]
         return self._others
 
     # --- physical placement
@@ -1148,6 +1157,8 @@ class _Writer:
                 continue
             written.add(k)
             out.append(k)
+            if type(k) is _New:
+                self.new_written.append(k)
             followers = self.after.get(k)
             if followers:
                 stack.extend(reversed(followers))
