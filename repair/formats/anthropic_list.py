@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from operator import is_, itemgetter
+from itertools import compress, count
+from operator import is_, is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -422,10 +423,13 @@ class DocState:
         never reorders them: a step costs what it changed, not the length of the list."""
         got = self._runs
         if got is None or got[0] is not messages:
-            where = self._where
-            if where is None:
-                where = self._where = {id(m): k for k, m in enumerate(self.loaded)}
-            got = self._runs = (messages, _runs(messages, self.loaded, where))
+            runs = _aligned_runs(messages, self.loaded)
+            if runs is None:
+                where = self._where
+                if where is None:
+                    where = self._where = {id(m): k for k, m in enumerate(self.loaded)}
+                runs = _runs(messages, self.loaded, where)
+            got = self._runs = (messages, runs)
         return got[1]
 
     def written(
@@ -453,6 +457,28 @@ def _runs(
         length = _same_from(messages, p, loaded, k)
         out.append((p, k, length))
         p += length
+    return out
+
+
+def _aligned_runs(
+    messages: list[Message], loaded: tuple[Message, ...]
+) -> list[tuple[int, int, int]] | None:
+    """`_runs` where no message came or went: each message that is not the one loaded at
+    its place is an edited copy of it (the same uid: an edit keeps it, and no other
+    message as loaded has it), so the runs are the stretches between those, found in one
+    pass in C (no index of the messages as loaded); None where that does not hold."""
+    if len(messages) != len(loaded):
+        return None
+    out: list[tuple[int, int, int]] = []
+    p = 0
+    for d in compress(count(), map(is_not, messages, loaded)):
+        if messages[d].uid != loaded[d].uid:
+            return None
+        if d > p:
+            out.append((p, p, d - p))
+        p = d + 1
+    if p < len(messages):
+        out.append((p, p, len(messages) - p))
     return out
 
 

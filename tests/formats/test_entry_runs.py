@@ -13,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repair.formats.anthropic_list import (
+    _aligned_runs,
+    _runs,
     copied,
     left_out,
     not_loaded,
@@ -121,6 +123,11 @@ def test_runs_and_the_writer_are_the_long_ways(odds, edits, spaced, scanned):
             assert after.messages[start + i] is loaded[k + i]
             covered[start + i] = k + i
     assert covered == {p: where[id(m)] for p, m in enumerate(after.messages) if id(m) in where}
+    # where no message came or went, the one pass over both lists gives the same runs
+    aligned = _aligned_runs(after.messages, loaded)
+    if all(kind == "edit" for kind, _ in edits):
+        assert aligned is not None
+    assert aligned in (None, _runs(after.messages, loaded, where))
     assert not_loaded(after) == [p for p in range(len(after.messages)) if p not in covered]
     assert left_out(after) == sorted(set(range(len(loaded))) - set(covered.values()))
     fresh = written_anew(after)
