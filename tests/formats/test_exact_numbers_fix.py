@@ -218,3 +218,34 @@ def test_fix_of_a_file_without_odd_literals_loads_it_once(tmp_path, monkeypatch)
     # neither the file nor what is written is scanned (a record alone may be)
     assert all(n < path.stat().st_size / 2 for n in scanned)
     assert load_session(str(tmp_path / "out.json")).messages[0].raw["n"] == 1.5
+
+
+def test_the_render_scans_the_lines_the_number_check_reads_as_their_own_bytes(tmp_path):
+    """A large file's number check takes what the render found in the lines as it read the
+    file (`write.scanned_numbers`): for every line the check reads, the verdict a scan of
+    that line's own bytes gives."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code import write
+    from repair.jsonio import has_inexact_numbers
+    from repair.workbench import Workbench
+
+    data, _ = gen_claude_code(400, 3)
+    lines = data.split(b"\n")
+    for k in range(0, len(lines), 5):  # an odd literal in every fifth record
+        if lines[k].endswith(b"}"):
+            lines[k] = lines[k][:-1] + b',"odd":' + ODD[k % 6].encode() + b"}"
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(probe_mod, "UNHELD_BYTES", 0)
+        mp.setattr(cc_adapter, "LEAN_BYTES", 0)
+        wb = Workbench(load_session(str(path), exact_numbers=False))
+        assert wb.apply_all() is not None
+        session = wb.session
+        session.adapter.write(session)
+        found = write.scanned_numbers(session.state.file)
+        read = session.state.file.lines
+        assert write.number_lines(session) <= found.keys()
+        assert found == {i: has_inexact_numbers(read[i].raw) for i in found}
+        assert any(found.values()) and not all(found.values())
+        assert not session.adapter.reads_numbers_exactly(session)

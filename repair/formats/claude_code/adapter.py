@@ -18,9 +18,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Callable, Collection, Hashable, Iterator
-from itertools import compress, count, repeat
-from operator import not_
+from collections.abc import Callable, Collection, Hashable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
@@ -56,7 +54,15 @@ from .load import (
     peek,
 )
 from .readback import read_back_edited
-from .write import check_resumes, stamped, views_of, write_session, written_lines
+from .write import (
+    check_resumes,
+    number_lines,
+    scanned_numbers,
+    stamped,
+    views_of,
+    write_session,
+    written_lines,
+)
 
 if TYPE_CHECKING:
     from ...records import RecordChange
@@ -161,7 +167,9 @@ class ClaudeCodeAdapter(Adapter):
         return None
 
     def write(self, session: Session) -> Export:
-        return write_session(session)
+        st = session.state
+        lean = isinstance(st, CCState) and len(st.file.held) >= LEAN_BYTES
+        return write_session(session, scan_numbers=lean and not session.numbers_exact)
 
     def export(self, session: Session) -> Export:
         """As written, with the records an earlier write left out when the file is that
@@ -203,11 +211,11 @@ class ClaudeCodeAdapter(Adapter):
         if not isinstance(state, CCState) or len(state.file.held) < LEAN_BYTES:
             return super().reads_numbers_exactly(session)
         lines = state.file.lines
-        read = set(compress(count(), map(getattr, lines, repeat("parsed"), repeat(True))))
-        for view, msgs in views_of(session):
-            for m in (*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)):
-                read.update(b.origin for b in m.blocks if type(b.origin) is int)
-        return not any(has_inexact_numbers(lines[i].raw) for i in sorted(read))
+        known = scanned_numbers(state.file)  # (the write scanned them as it read the file)
+        return not any(
+            known[i] if i in known else has_inexact_numbers(lines[i].raw)
+            for i in sorted(number_lines(session))
+        )
 
     def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
         """The lines the writer wrote anew, read back with the chain they are on
@@ -263,12 +271,6 @@ class ClaudeCodeAdapter(Adapter):
         ts = obj.get("timestamp")
         ms = ts_ms(ts) if type(ts) is str else None
         return None if ms is None else ms / 1000
-
-
-def _not_in(messages: list[Message], others: list[Message]) -> Iterator[Message]:
-    """The messages that are not among `others` (the very objects), in order."""
-    held = set(map(id, others))
-    return compress(messages, map(not_, map(held.__contains__, map(id, messages))))
 
 
 def in_sent_order(session: Session, made: Collection[int]) -> Session:

@@ -34,11 +34,12 @@ import uuid as uuidlib
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import compress, count, filterfalse
+from itertools import compress, count, filterfalse, repeat
+from operator import not_
 from typing import Any
 
 from ...errors import ExportRefused
-from ...jsonio import compact
+from ...jsonio import compact, has_inexact_numbers
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
 from ..base import Export, JsonlLine, check_numbers, same_messages
 from .chain import Graph, Node, ts_ms
@@ -108,14 +109,51 @@ def views_of(session: Session) -> list[tuple[View, list[Message]]]:
     return views
 
 
-def write_session(session: Session) -> Export:
+def write_session(session: Session, scan_numbers: bool = False) -> Export:
     """The bytes, and every record the bytes leave out (deleted: all its blocks went, or a
     duplicate of such a record) or keep emptied, whole as read, for the report. (The
-    records a re-link's earlier write left out are added by the adapter's export.)"""
+    records a re-link's earlier write left out are added by the adapter's export.)
+    `scan_numbers`: the lines the number check reads (`number_lines`) are scanned for
+    literals orjson changes as the render reads the file (`scanned_numbers`)."""
     w = _planned(views_of(session))
-    data = w.render()
+    scan: list[int] = []
+    if scan_numbers:
+        got = number_lines(session)
+        got.update(w.rewrite.keys() | w.relink.keys() | w.deleted)  # (parsed as it renders)
+        scan = sorted(got)
+    data = w.render(scan=scan)
     _LAST_WRITE[:] = [w, data]
     return Export(data, w.dropped_records())
+
+
+def number_lines(session: Session) -> set[int]:
+    """The lines whose records what the session writes may hold values of (the number
+    check, `Adapter.reads_numbers_exactly`, of a large file read without keeping its
+    records): those parsed since the load (a record rewritten, re-linked, copied into a new
+    one or kept whole for the report) and the records of the blocks of every message that
+    changed, as read and as written (a block moved into a record written anew, or removed
+    and kept in the report)."""
+    lines = session.state.file.lines
+    read = set(compress(count(), map(getattr, lines, repeat("parsed"), repeat(True))))
+    for view, msgs in views_of(session):
+        for m in (*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)):
+            read.update(b.origin for b in m.blocks if type(b.origin) is int)
+    return read
+
+
+def _not_in(messages: list[Message], others: list[Message]) -> Iterator[Message]:
+    """The messages that are not among `others` (the very objects), in order."""
+    held = set(map(id, others))
+    return compress(messages, map(not_, map(held.__contains__, map(id, messages))))
+
+
+def scanned_numbers(f: CCFile) -> dict[int, bool]:
+    """What the last write scanned of the lines of `f` (line -> whether it holds a literal
+    orjson changes; `write_session(scan_numbers=True)`)."""
+    if len(_LAST_WRITE) != 2 or _LAST_WRITE[0].f is not f:
+        return {}
+    got: dict[int, bool] = _LAST_WRITE[0].numbers
+    return got
 
 
 # The last write's plan and bytes: the read-back of those very bytes (readback.py) reads
@@ -313,6 +351,7 @@ class _Writer:
     new_written: list[_New] = field(default_factory=list)  # the new records, in `order()`
     _by_uid: dict[int, dict[int, Message]] = field(default_factory=dict)
     _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
+    numbers: dict[int, bool] = field(default_factory=dict)  # `render(scan=...)`'s finds
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message], narrow: bool = True) -> None:
@@ -1072,11 +1111,13 @@ class _Writer:
         return out
 
     # --- bytes
-    def render(self, keys: list[Any] | None = None) -> bytes:
+    def render(self, keys: list[Any] | None = None, scan: list[int] | None = None) -> bytes:
+        """The file as written (of `keys`, the `order()` if given); `scan`: lines read (in
+        order) to scan for literals orjson changes as the bytes are read (`numbers`)."""
         f = self.f
         nl = f.newline.encode()
         keys = self.order() if keys is None else keys
-        out = self._spliced(keys, nl)
+        out = self._spliced(keys, nl, _NumberScan(f.lines, scan or [], self.numbers))
         # the newline after the last line and the BOM joined in: 200 MB are not copied
         # again to add three bytes
         if f.trailing_newline and keys:
@@ -1085,15 +1126,23 @@ class _Writer:
             out[:1] = [b"\xef\xbb\xbf" + out[0]] if out else [b"\xef\xbb\xbf"]
         return nl.join(out)
 
-    def _spliced(self, keys: list[Any], nl: bytes) -> list[bytes]:
+    def _spliced(self, keys: list[Any], nl: bytes, scan: _NumberScan) -> list[bytes]:
         """`lines(keys)`, with each run of lines written as read and in the file's order
         (joined there by this newline) taken as one slice of the file's bytes: a 200 MB
-        file is not cut into 200k lines to be joined again."""
+        file is not cut into 200k lines to be joined again. The lines `scan` wants are
+        scanned from the bytes read as it goes (a large file is read once)."""
         lines = self.f.lines
         rewrite, relink = self.rewrite, self.relink
         out: list[bytes] = []
         body: Any = None  # bytes, or the files.FileText of a large file
         start = end = -1  # the run being read: bytes [start, end) of `body`
+        first = -1  # its first line
+
+        def flush() -> None:
+            piece = body[start:end]
+            out.append(piece)
+            scan.run(first, piece, start)
+
         for k in keys:
             if type(k) is int and k not in rewrite and k not in relink:
                 span = lines[k].span
@@ -1103,15 +1152,21 @@ class _Writer:
                         end = e
                         continue
                     if body is not None:
-                        out.append(body[start:end])
-                    body, start, end = b, s, e
+                        flush()
+                    scan.upto(k)
+                    body, start, end, first = b, s, e, k
                     continue
             if body is not None:
-                out.append(body[start:end])
+                flush()
                 body = None
+            if type(k) is int:
+                scan.upto(k)
             out.append(self._bytes(k))
+            if type(k) is int:
+                scan.one(k)
         if body is not None:
-            out.append(body[start:end])
+            flush()
+        scan.upto(len(lines))
         return out
 
     def lines(self, keys: list[Any] | None = None) -> list[bytes]:
@@ -1188,6 +1243,46 @@ class _Writer:
         if k in self.relink:
             return _swap_parent(ln.raw, ln.obj, self.relink[k])
         return ln.raw
+
+
+class _NumberScan:
+    """The lines the number check reads (`want`, in file order), scanned as the render
+    reads the file: a line in a run copied from that run's bytes, a line between (written
+    anew, or left out) from the bytes the render read last, just after the run before it."""
+
+    def __init__(self, lines: list[JsonlLine], want: list[int], found: dict[int, bool]):
+        self.lines, self.want, self.found = lines, want, found
+        self.at = 0  # the first line of `want` not passed yet
+        self.wanted = set(want)
+
+    def upto(self, k: int) -> None:
+        """The lines wanted before line k (not passed yet), from their bytes."""
+        want, at, found, lines = self.want, self.at, self.found, self.lines
+        while at < len(want) and want[at] < k:
+            i = want[at]
+            if i not in found:
+                found[i] = has_inexact_numbers(lines[i].raw)
+            at += 1
+        self.at = at
+
+    def one(self, k: int) -> None:
+        """Line k, if wanted (a line written anew, or moved: its bytes were just read)."""
+        if k in self.wanted and k not in self.found:
+            self.found[k] = has_inexact_numbers(self.lines[k].raw)
+
+    def run(self, first: int, piece: bytes, start: int) -> None:
+        """The lines wanted in a run of lines from line `first` (the bytes `piece`, which
+        start at `start` of the line's body)."""
+        want, at, found, lines = self.want, self.at, self.found, self.lines
+        end = start + len(piece)
+        while at < len(want) and want[at] >= first:
+            i = want[at]
+            span = lines[i].span
+            if span is None or span[2] > end:
+                break
+            found[i] = has_inexact_numbers(piece[span[1] - start : span[2] - start])
+            at += 1
+        self.at = at
 
 
 def _chain_order_where_unchanged(runs: list[_Run], chain_pos: dict[int, int]) -> list[_Run]:
