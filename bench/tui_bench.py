@@ -30,12 +30,14 @@ from `check`'s analysis), each beside a GC-off parse of the same file (orjson pe
 JSONL, records kept) timed in a child process between the runs (wall and CPU: on the
 shared machine the CPU ratio is the steadier one), the CPU time of the load worker per
 phase (the first lines, the load, the rows, the first look's analysis and what the screen
-builds from it) and of the whole process (the rest: the UI thread and Textual), the UI
-thread's handlers, the longest stall of the event loop from the first rows to the whole,
-the peak RSS of the process that ran the app, and then the whole ready (the lanes, the
-plan, the workbench a step needs: the worker's `whole` phase). With `--keys`, `j` is
-pressed every 0.1 s until the whole is ready and each press is timed until the cursor
-moved and the screen was redrawn.
+builds from it) and of the whole process (the rest: the UI thread and Textual), taken by
+the app at its marks, beside `check`'s load and analysis timed the same way in a child
+process (what the TUI adds is the difference), the UI thread's handlers, the longest stall
+of the event loop from the first rows to the whole (the longest gap between the bench's
+20 ms polls beyond their sleep), the peak RSS of the process that ran the app, and then the
+whole ready (the lanes, the plan, the workbench a step needs: the worker's `whole` phase).
+With `--keys`, `j` is pressed every 0.1 s until the whole is ready and each press is timed
+until the cursor moved and the screen was redrawn (the stall then from a 5 ms timer).
 
     .venv/bin/python bench/tui_bench.py --file bench/out/claude_code_100k.jsonl [--repeat 3] [--keys]
 
@@ -264,6 +266,37 @@ print(time.perf_counter() - t, time.process_time() - c)
 """
 
 
+# What `histview check` does of the same work, in a child process timed as the TUI is: from
+# the modules the app imports (its adapters imported in the window, as the TUI's worker
+# does), the GC paused as the CLI pauses it, nothing freed in the window (the process ends).
+CHECK = """
+import os, sys, time
+sys.path.insert(0, sys.argv[2])
+from repair.analysis import analyze
+from repair.formats import load_session
+from repair.gcpause import gc_paused
+c = time.process_time()
+with gc_paused():
+    session = load_session(sys.argv[1], exact_numbers=False)
+    loaded = time.process_time()
+    analyze(session)
+    for thread in session.threads:
+        analyze(thread, session.target)
+print(loaded - c, time.process_time() - loaded, flush=True)
+os._exit(0)
+"""
+
+
+def check_cpu(path: str) -> tuple[float, float]:
+    """`check`'s load and analysis CPU time, as the TUI's window counts them."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-c", CHECK, path, root], capture_output=True, check=True, text=True
+    )
+    load, analysis = out.stdout.split()
+    return float(load), float(analysis)
+
+
 def parse_nogc(path: str) -> tuple[float, float]:
     """The parse's wall and CPU time."""
     out = subprocess.run(
@@ -295,7 +328,13 @@ async def key_to_screen(app: HistviewApp) -> float:
 
 async def first_rows(path: str, keys: bool = False) -> dict[str, float]:
     """`keys`: while the analysis runs, press `j` every 0.1 s and time each press until the
-    app has handled it (what a user feels while the view fills in)."""
+    app has handled it (what a user feels while the view fills in).
+
+    The wall clock and the CPU times of a mark are those the app took at it (`mark_cpu`: in
+    the handler that put the analysis on screen), not when this loop saw it. Without `keys`
+    the longest stall of the event loop is the longest gap between this loop's 20 ms polls
+    beyond their sleep: a timer of its own (`Lag`, 5 ms) would cost the UI thread about
+    0.08 s of CPU over a 100k load, and the worker the switches, which the app does not."""
     app = HistviewApp(path)
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -308,40 +347,44 @@ async def first_rows(path: str, keys: bool = False) -> dict[str, float]:
             await asyncio.sleep(0.01)
         first = time.perf_counter() - t0
         head = "head" in app.main.timings
-        lag = Lag(app)
+        lag = Lag(app) if keys else None
+        worst = 0.0
 
         async def until(mark: str) -> None:
+            nonlocal worst
+            last = time.perf_counter()
             while mark not in app.main.timings:
                 if keys:
                     presses.append(await key_to_screen(app))
                     await asyncio.sleep(0.1)
                 else:
-                    await asyncio.sleep(0.02)
+                    await asyncio.sleep(POLL)
+                    now = time.perf_counter()
+                    worst = max(worst, now - last - POLL)
+                    last = now
 
         await until("analysis_ready")
-        ready = time.perf_counter() - t0
-        cpu = time.process_time() - c0
-        ui = time.thread_time() - u0
-        # then the whole (lanes, plan, the workbench steps need), the keys still pressed
-        await until("whole_ready")
-        whole = time.perf_counter() - t0
-        whole_cpu = time.process_time() - c0
-        stall = lag.worst
+        await until("whole_ready")  # then the whole (lanes, plan, the workbench a step needs)
+        stall = lag.worst if lag is not None else worst
         timings = dict(app.main.timings)
+        marks = dict(app.main.mark_cpu)
     worker = sum(v for k, v in timings.items() if k.endswith("_cpu") and k != "whole_cpu")
     return {
         "first_rows": first,
-        "analysis_ready": ready,
-        "whole_ready": whole,
-        "whole_cpu": whole_cpu,
+        "analysis_ready": timings["analysis_ready"],
+        "whole_ready": timings["whole_ready"],
+        "whole_cpu": marks["whole_ready"][0] - c0,
         "head": head,
-        "cpu": cpu,
+        "cpu": marks["analysis_ready"][0] - c0,
         "worker_cpu": worker,
-        "ui_cpu": ui,
+        "ui_cpu": marks["analysis_ready"][1] - u0,
         "stall": stall,
         "presses": presses,
         "timings": timings,
     }
+
+
+POLL = 0.02
 
 
 def main_file(paths: list[str], repeat: int, keys: bool) -> None:
@@ -349,6 +392,7 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
         size = os.path.getsize(path)
         for k in range(repeat):
             parse, parse_cpu = parse_nogc(path)
+            check_load, check_analysis = check_cpu(path)
             r = asyncio.run(first_rows(path, keys))
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             t = r["timings"]
@@ -365,7 +409,10 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 f"analysis ready {r['analysis_ready']:.2f} s; parse with GC off {parse:.2f} s "
                 f"= {r['analysis_ready'] / parse:.2f}x (CPU: process {r['cpu']:.2f} s / parse "
                 f"{parse_cpu:.2f} s = {r['cpu'] / parse_cpu:.2f}x; load worker "
-                f"{r['worker_cpu']:.2f} s: {phases}; UI thread {r['ui_cpu']:.2f} s); UI handlers "
+                f"{r['worker_cpu']:.2f} s: {phases}; UI thread {r['ui_cpu']:.2f} s; `check` "
+                f"in a child {check_load + check_analysis:.2f} s = "
+                f"{(check_load + check_analysis) / parse_cpu:.2f}x: load {check_load:.2f}, "
+                f"analysis {check_analysis:.2f}); UI handlers "
                 f"{t.get('ui_loaded', 0) * 1000:.0f} + {t.get('ui_analysis', 0) * 1000:.0f} ms, "
                 f"longest stall after first rows {r['stall'] * 1000:.0f} ms; "
                 f"whole (lanes, plan, steps) ready {r['whole_ready']:.2f} s = "

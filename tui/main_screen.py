@@ -288,6 +288,9 @@ class MainScreen(Screen[None]):
         self.exported: Session | None = None
         self.load_error: str | None = None
         self.timings: dict[str, float] = {}
+        # at each mark of `timings` (first paint, analysis ready, ...): the process's CPU
+        # time and the UI thread's, taken there (bench/tui_bench.py)
+        self.mark_cpu: dict[str, tuple[float, float]] = {}
         self.head_only = False  # the rows shown are a large file's first lines
         self._first_analysis = True
         # the first look is on screen, the workbench (lanes, plan, steps) still to come
@@ -533,6 +536,7 @@ class MainScreen(Screen[None]):
 
     def _mark(self, what: str) -> None:
         self.timings[what] = time.perf_counter() - self._t0
+        self.mark_cpu[what] = (time.process_time(), time.thread_time())
 
     def _show_state(self, derived: Derived, keep_row: int | None = None) -> None:
         """Put an analysed state on screen: rows, lanes, header, summary line."""
