@@ -107,6 +107,7 @@ NEEDS_ANALYSIS = NEEDS_FINDINGS | (set(WAITS_FOR_WORKBENCH) - {"reload"})
 NAME_ROOM = 12  # the header's file name below this: the short message count
 PROMISE_AUTO_BYTES = 16_000_000  # above: the promise is read back when exporting only
 PALETTE_SKIP = {"escape", "focus_detail"}
+SPINNER_FRAME = 1 / 16  # the loading indicator's (Textual's own interval)
 DETAIL_MODES = ("normal", "wide", "hidden")
 
 
@@ -288,6 +289,8 @@ class MainScreen(Screen[None]):
         self.exported: Session | None = None
         self.load_error: str | None = None
         self.timings: dict[str, float] = {}
+        # what check_action said of each key when the footer was last asked to show them
+        self._keys_shown: tuple[bool | None, ...] = ()
         # at each mark of `timings` (first paint, analysis ready, ...): the process's CPU
         # time and the UI thread's, taken there (bench/tui_bench.py)
         self.mark_cpu: dict[str, tuple[float, float]] = {}
@@ -349,6 +352,7 @@ class MainScreen(Screen[None]):
         for wid in ("#load-error", "#main", "#summary", "#search-bar"):
             self.query_one(wid).display = False
         self._narrow(self.size.width)
+        self.bindings_updated_signal.subscribe(self, self._keys_asked, immediate=True)
         self._start_load()
 
     def watch_repair_open(self, open_: bool) -> None:
@@ -394,7 +398,7 @@ class MainScreen(Screen[None]):
 
     def _start_load(self) -> None:
         self._reset()
-        self.query_one("#loading").display = True
+        self._spinner(True)
         name = header_name(self.path or "session")
         self._set_header(Content.assemble(("histview ", "bold"), f"loading {name} …"))
         self.load()
@@ -451,6 +455,30 @@ class MainScreen(Screen[None]):
             self.post_message(AnalysisReady(wb, derived))
             wb.prepare_steps()  # after the analysis is on its way: the first step's index
 
+    def _spinner(self, shown: bool) -> None:
+        """The loading indicator, shown while the file is read; hidden, its animation's
+        timer stops too (it would wake the UI thread 16 times a second for the session's
+        life, drawing nothing)."""
+        box = self.query_one("#loading", LoadingIndicator)
+        box.display = shown
+        box.auto_refresh = SPINNER_FRAME if shown else None
+
+    def _key_states(self) -> tuple[bool | None, ...]:
+        return tuple(
+            self.check_action(b.action, ()) for b in self.BINDINGS if isinstance(b, Binding)
+        )
+
+    def _keys_asked(self, _screen: Screen) -> None:
+        self._keys_shown = self._key_states()
+
+    def _refresh_keys(self) -> None:
+        """Ask the footer to show the keys again if what `check_action` says of them changed
+        since it was last asked (here, or by Textual on a change of focus): a footer
+        recomposes every key each time it is asked, which the UI thread pays for while the
+        worker reads a large file."""
+        if self._key_states() != self._keys_shown:
+            self.refresh_bindings()
+
     def _phase_cpu(self) -> Callable[[str], None]:
         """Note the calling thread's CPU time since the last note under a name (the load
         worker's phases, in `timings`: what `bench/tui_bench.py` reports)."""
@@ -468,7 +496,7 @@ class MainScreen(Screen[None]):
         was_head = self.head_only
         self.session = msg.session
         self.head_only = msg.head
-        self.query_one("#loading").display = False
+        self._spinner(False)
         self.query_one("#main").display = True
         self.version += 1
         tl = self.query_one(Timeline)
@@ -478,7 +506,7 @@ class MainScreen(Screen[None]):
         if not was_head:
             tl.focus()
         self._update_header()
-        self.refresh_bindings()
+        self._refresh_keys()
         what = "head" if msg.head else "loaded"
         self.timings[what] = time.perf_counter() - self._t0
         self.timings[what + "_worker"] = msg.seconds
@@ -514,7 +542,7 @@ class MainScreen(Screen[None]):
     def on_load_failed(self, msg: LoadFailed) -> None:
         self.load_error = msg.text
         self._queued, self._search_waiting = [], None  # (the screen says what works)
-        self.query_one("#loading").display = False
+        self._spinner(False)
         box = self.query_one("#load-error", Static)
         box.update(
             Content.assemble(

@@ -122,3 +122,53 @@ async def test_a_key_waiting_behind_a_modal_runs_when_it_closes(cc_file, monkeyp
             assert said.count("This session has no sidechain or subagent threads.") == 1
             assert not main._queued
             assert "waiting" not in widget_text(app, "#header")
+
+
+def _footer(app) -> dict[str, bool]:
+    """The footer's keys as drawn: action -> enabled."""
+    from textual.widgets._footer import FooterKey
+
+    return {k.action: not k.has_class("-disabled") for k in app.main.query(FooterKey)}
+
+
+def _said(app, shown: dict[str, bool]) -> dict[str, bool]:
+    """What `check_action` says of the footer's keys and of Apply (shown only while the
+    repair pane is open or is to open: False hides a key)."""
+    main = app.main
+    said = {a: main.check_action(a, ()) is True for a in shown if a != "command_palette"}
+    if main.check_action("apply_fix", ()) is not False:
+        said["apply_fix"] = main.check_action("apply_fix", ()) is True
+    return said
+
+
+async def test_the_footer_follows_the_keys_while_the_view_fills_in(cc_file, monkeypatch):
+    """The footer is asked again only when what the keys can do changed: on the first
+    look and on the whole it draws each key as `check_action` says; `r` typed during the
+    first look (it waits) then opens the pane and Apply shows. The loading indicator stops
+    its animation's timer once the rows are shown."""
+    from textual.widgets import LoadingIndicator
+
+    with held_load(monkeypatch, "workbench_of") as gate:
+        app = HistviewApp(str(cc_file))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.main is not None and app.main.filling)
+            await _footer_drawn(pilot)
+            shown = _footer(app)
+            assert "search" in shown and "apply_fix" not in shown
+            assert {a: e for a, e in shown.items() if a != "command_palette"} == _said(app, shown)
+            spinner = app.main.query_one(LoadingIndicator)
+            assert not spinner.display and spinner.auto_refresh is None
+            await pilot.press("r")
+            gate.set()
+            await settle(pilot)
+            await _footer_drawn(pilot)
+            assert app.main.repair_open
+            shown = _footer(app)
+            assert shown["apply_fix"]
+            assert {a: e for a, e in shown.items() if a != "command_palette"} == _said(app, shown)
+
+
+async def _footer_drawn(pilot) -> None:
+    """The footer recomposes after the refresh that follows a change: two pauses."""
+    await pilot.pause()
+    await pilot.pause()
