@@ -25,7 +25,7 @@ that line. Untouched lines keep their bytes.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from ..model import (
     LazyMessage,
     Message,
     Session,
+    new_uid,
     result_text,
     text_is_blank,
 )
@@ -320,6 +321,7 @@ class CodexAdapter(Adapter):
         if not isinstance(session.state, CodexState):
             return session
         state = session.state
+        session, made = _turns_cut(session, made, state)
         rules = Rules(
             runs=_runs,
             joins=lambda kind, _blocks, then: kind == then,
@@ -401,6 +403,81 @@ def _runs(m: Message) -> Runs:
         else:
             runs.append((kind, [b]))
     return [(("user", "outputs") if k == "outputs" else k, blocks) for k, blocks in runs]
+
+
+def _turns_cut(
+    session: Session, made: Collection[int], state: CodexState
+) -> tuple[Session, Collection[int]]:
+    """The session with each turn the writer cuts to write a new output right after one of
+    its calls, not its last item (`_call_anchors`), held as the rollout reads it back: the
+    turn's items up to the call, a message of the output, the turn's items after it; for
+    the messages a fix made holding new outputs for the calls of the turn right before
+    them. And the messages made, with those."""
+    msgs = session.messages
+    at = [j for j, m in enumerate(msgs) if j and m.uid in made]
+    found = [(j, cuts) for j in at if (cuts := _cuts(msgs[j - 1], msgs[j], made))]
+    if not found:
+        return session, made
+    got: list[Message] = []
+    more: set[int] = set()
+    pos = 0
+    for j, cuts in found:
+        got += msgs[pos : j - 1]
+        turn, m = msgs[j - 1], msgs[j]
+        start = len(got)
+        piece: list[Block] = []
+        moved: list[Block] = []
+        for b in turn.blocks:
+            piece.append(b)
+            outputs = cuts.get(b.bid)
+            if outputs is not None:
+                got.append(_piece(turn, piece, not moved, state))
+                got.append(Message("user", tuple(outputs)))
+                moved += outputs
+                piece = []
+        if piece:
+            got.append(_piece(turn, piece, False, state))
+        rest = [b for b in m.blocks if all(b is not x for x in moved)]
+        if rest:
+            got.append(m.with_blocks(rest))
+        more.update(x.uid for x in got[start:])
+        pos = j + 1
+    got += msgs[pos:]
+    return session.copy_with(got), {*made, *more}
+
+
+def _cuts(turn: Message, m: Message, made: Collection[int]) -> dict[int, list[Block]] | None:
+    """The calls of assistant message `turn` (bids) that a new output of `m`, a user message
+    a fix made right after it, is written right after, not after the turn's last item, and
+    those outputs."""
+    if m.uid not in made or not m.live or m.role != "user":
+        return None
+    if not turn.live or turn.role != "assistant":
+        return None
+    new: dict[str | None, list[Block]] = {}
+    for b in m.blocks:
+        if b.type == TOOL_RESULT and b.origin is None:
+            new.setdefault(b.tool_id, []).append(b)
+    if not new:
+        return None
+    items = [b for b in turn.blocks if isinstance(b.origin, ItemRef)]
+    if not items:
+        return None
+    return {
+        b.bid: new[b.tool_id]
+        for b, anchor in _call_anchors(turn, new)
+        if anchor == b.origin.line and b is not items[-1] and b.tool_id in new
+    }
+
+
+def _piece(turn: Message, blocks: list[Block], first: bool, state: CodexState) -> Message:
+    """A piece of a turn cut by a new output (`_turns_cut`): the first keeps its uid."""
+    m = (
+        turn.with_blocks(blocks)
+        if first
+        else replace(turn, blocks=tuple(blocks), meta=dict(turn.meta), uid=new_uid())
+    )
+    return _part(m, turn, state)
 
 
 def _part(part: Message, whole: Message, state: CodexState) -> Message:
@@ -867,14 +944,8 @@ def _synthetic_after_calls(
     last_call: dict[str, tuple[int, int]] = {}  # call id -> (call line, line to write after)
     out: dict[int, list[tuple[int, bytes]]] = {}
     for m in messages:
-        items = [b for b in m.blocks if isinstance(b.origin, ItemRef)]
-        cut = True  # the turn may be cut after the call: the calls before it are answered so
-        for k, b in enumerate(items):
-            if b.type == TOOL_USE and b.origin.part is None:
-                cut = cut and all(x.type == TOOL_USE for x in items[k + 1 :])
-                anchor = b.origin.line if cut else items[-1].origin.line
-                last_call[b.tool_id or ""] = (b.origin.line, anchor)
-                cut = cut and b.tool_id in synthetic
+        for b, anchor in _call_anchors(m, synthetic):
+            last_call[b.tool_id or ""] = (b.origin.line, anchor)
         for b in m.blocks:
             if b.type == TOOL_RESULT and b.origin is None:
                 found = last_call.get(b.tool_id or "")
@@ -884,6 +955,18 @@ def _synthetic_after_calls(
                     data = _synthetic_line(b, state, rec.get("timestamp"))
                     out.setdefault(anchor, []).append((b.bid, data))
     return out
+
+
+def _call_anchors(m: Message, synthetic: Collection[str | None]) -> Iterator[tuple[Block, int]]:
+    """Each call item of message `m` and the line a synthetic output for it is written after
+    (`_synthetic_after_calls`; `synthetic`: the ids of the calls that get one)."""
+    items = [b for b in m.blocks if isinstance(b.origin, ItemRef)]
+    cut = True  # the turn may be cut after the call: the calls before it are answered so
+    for k, b in enumerate(items):
+        if b.type == TOOL_USE and b.origin.part is None:
+            cut = cut and all(x.type == TOOL_USE for x in items[k + 1 :])
+            yield b, (b.origin.line if cut else items[-1].origin.line)
+            cut = cut and b.tool_id in synthetic
 
 
 def _synthetic_line(block: Block, state: CodexState, ts: Any) -> bytes:
