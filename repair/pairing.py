@@ -333,8 +333,8 @@ def _usual_ids(
         waiting = ()
     if waiting:
         others.append(asked)
-    repeated_calls, _ = _repeated(calls_seen)
-    repeated_answers, twice = _repeated(answers_seen)
+    repeated_calls, _ = repeated_ids(calls_seen)
+    repeated_answers, twice = repeated_ids(answers_seen)
     repeated = repeated_calls | repeated_answers
     every = all_usual is not None and all_usual(calls_seen)  # every call's id usual
     usual: set[str] = set()
@@ -365,7 +365,7 @@ def _usual_ids(
     return usual, sorted(set(others)), copies
 
 
-def _repeated(ids: list[str | None]) -> tuple[set[str | None], set[str | None]]:
+def repeated_ids(ids: list[str | None]) -> tuple[set[str | None], set[str | None]]:
     """The ids that occur more than once, and those that occur exactly twice."""
     if len(ids) == len(set(ids)):
         return set(), set()

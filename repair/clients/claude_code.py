@@ -30,6 +30,7 @@ from typing import Any
 
 from ..gcpause import gc_paused
 from ..model import TOOL_RESULT, TOOL_USE, Block, Message, Session
+from ..pairing import repeated_ids
 from ..wire import WIRES, Counted, Request, SentBlock, SentMessage
 
 CLIENT = "Claude Code 2.1.197"
@@ -384,9 +385,13 @@ def _light(messages: list[Message]) -> Request:
     made_text: set[int] = set()
     msgs: list[_Light] = []
     resolved: set[str | None] = set()  # (`_drop_unresolved_calls`)
+    asked: list[int] = []  # the entries of assistant messages with calls
+    joined: list[int] = []  # the entries of user messages right after a user message
+    every_call: list[str | None] = []
     append = msgs.append
+    before = None  # the role of the entry before
     for pos, m in enumerate(messages):
-        if not m.live:
+        if m.hidden or m.malformed is not None:  # (`Message.live`)
             continue
         got = m._tool_ids  # (`Message.tool_ids`: made once)
         calls, answers = m.tool_ids() if got is None else got
@@ -396,16 +401,26 @@ def _light(messages: list[Message]) -> Request:
         if results:
             resolved.update(results)
         role = m.role
-        if (
+        if role == "assistant":
+            if calls:
+                asked.append(len(msgs))
+                every_call += calls
+        elif (
             role == "user"
             and len(results) != count  # (results alone: nothing to join)
             and not _nothing_to_join(m)
             and _of_records(m.blocks)
         ):
             made_text.update(id(b) for b in m.blocks if isinstance(b.data, str))  # `_user_joined`
-        append([role or "user", m, [pos], calls, results, count])
-    msgs = _light_drop_unresolved(msgs, req, made_text, resolved)
-    msgs = _light_pair_results(msgs, req, made_text)
+        role = role or "user"
+        if role == "user" and before == "user":
+            joined.append(len(msgs))
+        before = role
+        append([role, m, [pos], calls, results, count])
+    dropping = [k for k in asked if not resolved.issuperset(msgs[k][3])]
+    if dropping or joined:
+        msgs = _light_drop_unresolved(msgs, req, made_text, resolved, sorted(dropping + joined))
+    msgs = _light_pair_results(msgs, req, made_text, repeated_ids(every_call)[0])
     numbers: list[int | None] = [None] * len(messages)
     for n, e in enumerate(msgs):
         for p in e[2]:
@@ -444,109 +459,171 @@ def _light_merged(first: list[Any], then: list[Any], made_text: set[int]) -> lis
 
 
 def _light_drop_unresolved(
-    msgs: list[_Light], req: Request, made_text: set[int], resolved: set[str | None]
+    msgs: list[_Light],
+    req: Request,
+    made_text: set[int],
+    resolved: set[str | None],
+    spots: list[int],
 ) -> list[_Light]:
-    """`_drop_unresolved_calls`, counted (`resolved`: the ids of every result)."""
+    """`_drop_unresolved_calls`, counted (`resolved`: the ids of every result). Only the
+    entries at `spots` (an assistant message with a call that has no result anywhere, a
+    user message right after a user message) and the entry after each can change: the
+    others are kept as they are, in runs."""
     out: list[_Light] = []
-    for m in msgs:
-        role, positions, calls = m[0], m[2], m[3]
-        if calls and role == "assistant" and not resolved.issuperset(calls):
-            blocks = _blocks(m[1])
-            gone = _dropped_on_resume(blocks, resolved, positions[0], req, _own_light)
-            if gone:
-                blocks = [b for b in blocks if id(b) not in gone]
-                if not blocks:
-                    continue
-                m = _entry(role, blocks, positions)
-        if out and role == "user" and out[-1][0] == "user":
-            prev = out[-1]
-            merged = _light_merged(_blocks(prev[1]), _blocks(m[1]), made_text)
-            out[-1] = _entry("user", merged, prev[2] + positions)
-            continue
-        out.append(m)
+    start = 0
+    for k in spots:
+        if k > start:
+            out += msgs[start:k]
+            start = k
+        for m in msgs[start : k + 2]:  # (the spot read as the entry after one: the rest)
+            _light_drop_step(m, out, req, made_text, resolved)
+        start = k + 2
+    out += msgs[start:]
     return out
 
 
-def _light_pair_results(msgs: list[_Light], req: Request, made_text: set[int]) -> list[_Light]:
+def _light_drop_step(
+    m: _Light, out: list[_Light], req: Request, made_text: set[int], resolved: set[str | None]
+) -> None:
+    """`_light_drop_unresolved` of one entry: put into `out`, changed, or left out."""
+    role, positions, calls = m[0], m[2], m[3]
+    if calls and role == "assistant" and not resolved.issuperset(calls):
+        blocks = _blocks(m[1])
+        gone = _dropped_on_resume(blocks, resolved, positions[0], req, _own_light)
+        if gone:
+            blocks = [b for b in blocks if id(b) not in gone]
+            if not blocks:
+                return
+            m = _entry(role, blocks, positions)
+    if out and role == "user" and out[-1][0] == "user":
+        prev = out[-1]
+        merged = _light_merged(_blocks(prev[1]), _blocks(m[1]), made_text)
+        out[-1] = _entry("user", merged, prev[2] + positions)
+        return
+    out.append(m)
+
+
+def _answers_each(calls: Sequence[str | None], found: Sequence[str | None]) -> bool:
+    """The results of the message after a call message answer each of its calls once and
+    nothing else: `_pair_results` sends both as they are."""
+    return found == calls or (len(set(found)) == len(found) and set(found) == set(calls))
+
+
+def _pairing_spots(msgs: list[_Light], repeated: set[str | None]) -> list[int]:
+    """The entries `_light_pair_results` may change (it keeps the others as they are): an
+    assistant message without blocks, with a call whose id is `repeated` (in the calls of
+    the session's assistant messages), or whose calls the next message does not answer each
+    once; a user message holding results that does not follow an assistant message."""
+    spots: list[int] = []
+    n = len(msgs)
+    before = None
+    for i, m in enumerate(msgs):
+        role = m[0]
+        if role == "assistant":
+            calls = m[3]
+            if not m[5] or (repeated and not repeated.isdisjoint(calls)):
+                spots.append(i)
+            else:
+                nxt = msgs[i + 1] if i + 1 < n else None
+                found = nxt[4] if nxt is not None and nxt[0] == "user" else ()
+                if found != calls and not _answers_each(calls, found):
+                    spots.append(i)
+        elif role == "user" and m[4] and before != "assistant":
+            spots.append(i)
+        before = role
+    return spots
+
+
+def _light_pair_results(
+    msgs: list[_Light], req: Request, made_text: set[int], repeated: set[str | None]
+) -> list[_Light]:
     """`_pair_results`, counted. (A string content is no tool_result: a user message's
-    results are read without asking whether it is sent as a string.)"""
+    results are read without asking whether it is sent as a string.) Only the entries
+    `_pairing_spots` finds are read one by one: the others are kept as they are, in runs.
+    The calls seen so far are those of the entries read (a call whose id is not `repeated`
+    is in no other entry: none asks whether it was seen)."""
     out: list[_Light] = []
     seen_uses: set[str | None] = set()
-    i, n = 0, len(msgs)
-    while i < n:
-        m = msgs[i]
-        role, positions = m[0], m[2]
-        if role != "assistant":
-            if role == "user" and m[4] and (not out or out[-1][0] != "assistant"):
-                blocks = _blocks(m[1])
-                kept = [b for b in blocks if b.type != TOOL_RESULT]
-                for b in blocks:
-                    if b.type == TOOL_RESULT and type(b) is not _Added:
-                        req.left_out.append((positions[0], b, "a result not right after a call"))
-                if kept:
-                    out.append(_entry("user", kept, positions))
-                elif not out:
-                    out.append(_entry("user", [_Added("text")], positions))
-                i += 1
-                continue
-            out.append(m)
-            i += 1
-            continue
-        calls = m[3]
-        if (
-            not m[5]
-            or not seen_uses.isdisjoint(calls)
-            or (len(calls) > 1 and len(set(calls)) < len(calls))
-        ):
-            blocks = _blocks(m[1])
-            calls = []
-            sent: list[Any] = []
-            for k, b in enumerate(blocks):
-                if b.type == TOOL_USE:
-                    tid = b.tool_id
-                    if tid in seen_uses:
-                        if type(b) is not _Added:
-                            req.left_out.append(
-                                (positions[0], b, "a tool_use id already used earlier")
-                            )
-                        if _between_thinking(blocks, k):
-                            sent.append(_Added("text"))
-                        continue
-                    seen_uses.add(tid)
-                    calls.append(tid)
-                sent.append(b)
-            m = _entry("assistant", sent or [_Added("text")], positions)
-        else:  # the usual message: every block sent as it is
-            seen_uses.update(calls)
-        out.append(m)
-        nxt = msgs[i + 1] if i + 1 < n else None
-        found = nxt[4] if nxt is not None and nxt[0] == "user" else ()
-        if found == calls:  # (the usual turn: each call answered once, in order)
-            i += 1
-            continue
-        dup = False
-        if len(set(found)) < len(found):
-            dup = True
-            found = list(dict.fromkeys(found))
-        missing = [c for c in calls if c not in found]
-        stray = {r for r in found if r not in calls}
-        if not missing and not stray and not dup:
-            i += 1
-            continue
-        placeholders: list[Any] = [_Added(TOOL_RESULT, c) for c in missing]
-        req.answered.update(c for c in missing if c is not None)
-        if nxt is not None and nxt[0] == "user":
-            content = list(_blocks(nxt[1]))
-            if stray or dup:
-                content = _answers_kept(content, stray, nxt[2][0], req, _own_light)
-            content = placeholders + content
-            out.append(_entry("user", content or [_Added("text")], nxt[2]))
-            i += 2
-            continue
-        if placeholders:
-            out.append(_entry("user", placeholders, []))
-        i += 1
+    start = 0
+    for k in _pairing_spots(msgs, repeated):
+        if k < start:
+            continue  # (the user message a call message before took)
+        out += msgs[start:k]
+        start = _light_pair_step(msgs, k, out, seen_uses, req)
+    out += msgs[start:]
     return out
+
+
+def _light_pair_step(
+    msgs: list[_Light], i: int, out: list[_Light], seen_uses: set[str | None], req: Request
+) -> int:
+    """`_light_pair_results` of the entry at `i` (and of the user message after it, where
+    a call message takes it): put into `out`; returns the index of the next entry."""
+    m = msgs[i]
+    role, positions = m[0], m[2]
+    if role != "assistant":
+        if role == "user" and m[4] and (not out or out[-1][0] != "assistant"):
+            blocks = _blocks(m[1])
+            kept = [b for b in blocks if b.type != TOOL_RESULT]
+            for b in blocks:
+                if b.type == TOOL_RESULT and type(b) is not _Added:
+                    req.left_out.append((positions[0], b, "a result not right after a call"))
+            if kept:
+                out.append(_entry("user", kept, positions))
+            elif not out:
+                out.append(_entry("user", [_Added("text")], positions))
+            return i + 1
+        out.append(m)
+        return i + 1
+    calls = m[3]
+    if (
+        not m[5]
+        or not seen_uses.isdisjoint(calls)
+        or (len(calls) > 1 and len(set(calls)) < len(calls))
+    ):
+        blocks = _blocks(m[1])
+        calls = []
+        sent: list[Any] = []
+        for k, b in enumerate(blocks):
+            if b.type == TOOL_USE:
+                tid = b.tool_id
+                if tid in seen_uses:
+                    if type(b) is not _Added:
+                        req.left_out.append((positions[0], b, "a tool_use id already used earlier"))
+                    if _between_thinking(blocks, k):
+                        sent.append(_Added("text"))
+                    continue
+                seen_uses.add(tid)
+                calls.append(tid)
+            sent.append(b)
+        m = _entry("assistant", sent or [_Added("text")], positions)
+    else:  # every block sent as it is
+        seen_uses.update(calls)
+    out.append(m)
+    nxt = msgs[i + 1] if i + 1 < len(msgs) else None
+    found = nxt[4] if nxt is not None and nxt[0] == "user" else ()
+    if found == calls:  # (each call answered once, in order)
+        return i + 1
+    dup = False
+    if len(set(found)) < len(found):
+        dup = True
+        found = list(dict.fromkeys(found))
+    missing = [c for c in calls if c not in found]
+    stray = {r for r in found if r not in calls}
+    if not missing and not stray and not dup:
+        return i + 1
+    placeholders: list[Any] = [_Added(TOOL_RESULT, c) for c in missing]
+    req.answered.update(c for c in missing if c is not None)
+    if nxt is not None and nxt[0] == "user":
+        content = list(_blocks(nxt[1]))
+        if stray or dup:
+            content = _answers_kept(content, stray, nxt[2][0], req, _own_light)
+        content = placeholders + content
+        out.append(_entry("user", content or [_Added("text")], nxt[2]))
+        return i + 2
+    if placeholders:
+        out.append(_entry("user", placeholders, []))
+    return i + 1
 
 
 def _light_user_wire(blocks: list[Any], positions: list[int], req: Request) -> None:

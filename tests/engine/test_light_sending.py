@@ -152,6 +152,38 @@ def test_claude_code_counted_is_claude_code_sent(data, n):
     _same(S(*msgs, target="claude-code"))
 
 
+@st.composite
+def _usual_turn(draw, ids: list[int]) -> list[Message]:
+    """A call message whose calls (ids of its own) the next message answers once each, in
+    any order: what the twin keeps as it is, in runs, between the messages it reads."""
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        ids[0] += 1
+        calls.append(f"u{ids[0]}")
+    answers = draw(st.permutations(calls))
+    items = [T("ok"), *map(U, calls)] if draw(st.booleans()) else list(map(U, calls))
+    return [
+        Message(role="assistant", blocks=tuple(block_from_anthropic(i) for i in items)),
+        Message(role="user", blocks=tuple(block_from_anthropic(R(a)) for a in answers)),
+    ]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(data=st.data(), n=st.integers(0, 12))
+def test_claude_code_usual_turns_around_odd_messages_are_counted_as_sent(data, n):
+    """Usual turns (kept as they are, in runs) with odd messages among them: an odd message
+    next to a usual turn changes it where Claude Code changes it (a call dropped on resume
+    makes two user messages neighbours, a placeholder shifts the numbers after it)."""
+    records, ids = [0], [0]
+    msgs: list[Message] = []
+    for _ in range(n):
+        if data.draw(st.booleans()):
+            msgs += data.draw(_usual_turn(ids))
+        else:
+            msgs.append(data.draw(_cc_message(records)))
+    _same(S(*msgs, target="claude-code"))
+
+
 # ---------------------------------------------------------------- files of the formats
 
 

@@ -22,6 +22,9 @@ from ..base import JsonlLine, each_line_value, type_name
 NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 PROGRESS = "progress"
+# the records the graph reads, each type as one string: the graph's lists point at these,
+# not at a string per record, which every later pass over them would read from memory
+_READ_TYPES = {t: t for t in (*NODE_TYPES, PROGRESS)}
 
 
 @dataclass(slots=True)
@@ -158,6 +161,8 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
     api_error: set[int] = set()
     blank_mid: list[int] = []
     prompts: dict[int, str] = {}
+    # each message.id as one string (the records of a message share it: see `_READ_TYPES`)
+    one_mid: dict[str, str] = {}
     first: dict[str, int] = {}
     progress_anc: dict[str, str | None] = {}
     shadowed: list[int] = []
@@ -182,38 +187,37 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
             if t in MESSAGE_TYPES:
                 odd.append((i, f"a {t} record without a uuid"))
             continue
-        if t not in NODE_TYPES and t != PROGRESS:
+        t = _READ_TYPES.get(t)
+        if t is None:
             continue
         p = obj.get("parentUuid")
         side = obj.get("isSidechain")
-        if t != PROGRESS and (
-            (p is not None and type(p) is not str) or (side is not None and type(side) is not bool)
-        ):
-            odd_key = _odd_link(obj, p)
-            if odd_key is not None:
-                odd.append((i, odd_key))
-                continue
-        if type(p) is not str:
-            p = None
         if t == PROGRESS:
+            if type(p) is not str:
+                p = None
             progress_anc[u] = progress_anc[p] if p in progress_anc else p
             continue
+        if (p is not None and type(p) is not str) or (
+            side is not False and side is not None and side is not True
+        ):  # links Claude Code cannot read
+            odd.append((i, _odd_link(obj, p)))  # type: ignore[arg-type]
+            continue
         if p is not None:
-            if p in progress_anc:
+            if progress_anc and p in progress_anc:
                 p = progress_anc[p]
                 bridged += 1
             if p is not None:  # the parent's own uuid string: one string per uuid, not two
                 j = index.get(p)
                 if j is not None:
                     p = uuids[j]
+        if side is True:
+            sides[i] = True
         ts = obj.get("timestamp")
         kinds[i] = t
         uuids[i] = u
         parents[i] = p
         stamps[i] = ts if type(ts) is str else ""
-        if side is True:
-            sides[i] = True
-        if t == "assistant" or t == "user":
+        if t in MESSAGE_TYPES:
             msg = obj.get("message")
             content = msg.get("content") if type(msg) is dict else None
             if type(content) is list:
@@ -236,31 +240,32 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
                 items[i] = (content,)
             else:
                 bad[i] = message_fault(msg)  # type: ignore[assignment]
-            if t == "assistant" and type(msg) is dict:
-                mid = msg.get("id")
-                if type(mid) is str:
-                    if mid:
-                        mids[i] = mid
-                    else:
-                        blank_mid.append(i)
-                if msg.get("model") == "<synthetic>":
-                    api_error.add(i)
-            if obj.get("isApiErrorMessage") is True:
-                api_error.add(i)
-            if t == "user":
+            if t == "assistant":
+                if type(msg) is dict:
+                    mid = msg.get("id")
+                    if type(mid) is str:
+                        if mid:
+                            mids[i] = one_mid.setdefault(mid, mid)
+                        else:
+                            blank_mid.append(i)
+                    if msg.get("model") == "<synthetic>":
+                        api_error.add(i)
+            else:
                 pid = obj.get("promptId")
                 if type(pid) is str:
                     prompts[i] = pid
+            if obj.get("isApiErrorMessage") is True:
+                api_error.add(i)
         else:
             glue += 1
-        old = index.get(u)
-        index[u] = i  # (a duplicate keeps its place in the map)
-        if old is not None:
+            if t == "system" and obj.get("subtype") == "compact_boundary":
+                boundaries.append(i)
+        old = index.setdefault(u, i)
+        if old != i:  # (a duplicate keeps its place in the map)
+            index[u] = i
             shadowed.append(old)
             if u not in first:
                 first[u] = old
-        if t == "system" and obj.get("subtype") == "compact_boundary":
-            boundaries.append(i)
     g = Graph(
         lines,
         index,

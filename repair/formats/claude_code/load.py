@@ -406,10 +406,7 @@ def _resume_drop(items: Sequence[Any]) -> str | None:
     message.id has no other content. (2.1.197 keeps an empty text block when it merges the
     record into a message with content, and sends it: the API refuses it.)"""
     if len(items) == 1:  # the usual shape: one block per record
-        item = items[0]
-        if _blank_text(item):
-            return "blank" if item["text"] else "empty"
-        return "thinking" if type(item) is dict and item["type"] in THINKING_TYPES else None
+        return _drop_one(items[0])
     if not items:
         return None
     if all(_blank_text(i) for i in items):
@@ -417,6 +414,19 @@ def _resume_drop(items: Sequence[Any]) -> str | None:
     if all(type(i) is dict and i["type"] in THINKING_TYPES for i in items):
         return "thinking"
     return None
+
+
+def _drop_one(item: Any) -> str | None:
+    """`_resume_drop` of a record of one item (the usual record: a call, a text, a thinking)."""
+    if type(item) is not dict:
+        return None
+    t = item["type"]
+    if t == TOOL_USE:
+        return None
+    if t == "text":
+        txt = item.get("text")
+        return ("blank" if txt else "empty") if type(txt) is str and not txt.strip() else None
+    return "thinking" if t in THINKING_TYPES else None
 
 
 @dataclass(slots=True, eq=False)
@@ -482,27 +492,25 @@ def _use_before_other(items: Iterable[Any]) -> bool:
 _UNKNOWN: Any = (None, False)  # facts not read: `Message.tool_ids` reads the blocks when asked
 
 
-def _merged(acc: _Acc) -> tuple[Sequence[Any], int, tuple[ToolIds | None, bool]]:
-    """A sent message of several records: its items in the order sent (`_sent_order`), the
-    order, and their `_facts`, in one pass over the records' items where each is a block
-    (the usual message; else read the long way). A reorder keeps each type's blocks in
-    their order, so the tool ids are those read; only where the tool_results go decides
-    whether one comes after a block of another type."""
+def _merged(acc: _Acc) -> tuple[int, int, tuple[ToolIds | None, bool]]:
+    """A sent message of several records: how many blocks it holds, the order they are sent
+    in (`_sent_order`), and their `_facts`, in one pass over the records' items where each
+    is a block (the usual message; else read the long way). A reorder keeps each type's
+    blocks in their order, so the tool ids are those read; only where the tool_results go
+    decides whether one comes after a block of another type."""
     calls: list[str | None] = []
     answers: list[str | None] = []
-    items: list[Any] = []
-    append = items.append
+    parts = acc.parts
     other = late_result = blank = thinking = use = use_then_other = False
-    for part in acc.parts:
+    for part in parts:
         for item in part:
             t = item.get("type") if type(item) is dict else None
             if type(t) is not str:
-                items = [x for part in acc.parts for x in part]
+                items: Sequence[Any] = [x for part in parts for x in part]
                 order = _sent_order(acc, items)
                 if order != _AS_READ:
-                    items = _in_order(items, order, _item_type)  # type: ignore[assignment]
-                return items, order, _facts(items)
-            append(item)
+                    items = _in_order(items, order, _item_type)
+                return len(items), order, _facts(items)
             if t == TOOL_RESULT:
                 tid = item.get("tool_use_id")
                 answers.append(tid if isinstance(tid, str) else None)
@@ -522,20 +530,21 @@ def _merged(acc: _Acc) -> tuple[Sequence[Any], int, tuple[ToolIds | None, bool]]
                     blank = True
             elif t in THINKING_TYPES:
                 thinking = True
+    count = sum(map(len, parts))
     if acc.role == "user":
         order = _RESULTS_FIRST if acc.results else _AS_READ
     else:
         order = _USES_LAST if use_then_other and not thinking else _AS_READ
     if order == _AS_READ:
         return (
-            items,
+            count,
             order,
-            ((tuple(calls), tuple(answers)), bool(items) and not late_result and not blank),
+            ((tuple(calls), tuple(answers)), bool(count) and not late_result and not blank),
         )
-    ordered = _in_order(items, order, _item_type)
     if order == _USES_LAST and answers:  # (rare: where its results go after the move)
-        return ordered, order, _facts(ordered)
-    return ordered, order, ((tuple(calls), tuple(answers)), not blank)  # results first
+        items = _in_order([x for part in parts for x in part], order, _item_type)
+        return count, order, _facts(items)
+    return count, order, ((tuple(calls), tuple(answers)), not blank)  # results first
 
 
 def _facts(items: Sequence[Any]) -> tuple[ToolIds | None, bool]:
@@ -596,13 +605,13 @@ class _Builder:
             origin, parts = item.recs, item.parts
             # a hidden message is not paired: its tool ids are read from its blocks if asked
             if hidden:
-                items = parts[0] if len(parts) == 1 else [x for part in parts for x in part]
-                order, facts = _AS_READ, _UNKNOWN
+                count, order, facts = 0, _AS_READ, _UNKNOWN
             elif len(parts) == 1:
-                items, order = parts[0], _AS_READ
-                facts = _facts(items)
+                order = _AS_READ
+                items = parts[0]
+                count, facts = len(items), _facts(items)
             else:
-                items, order, facts = _merged(item)
+                count, order, facts = _merged(item)
             idx = origin[0]
             m: RecordMessage = unmade(
                 item.role,
@@ -613,7 +622,7 @@ class _Builder:
             )
             ids = facts[0]
             if ids is not None:  # each tool_result is one answer, and only they are
-                m._counts = (len(items), len(ids[1]))
+                m._counts = (count, len(ids[1]))
             m._meta = _DERIVED
             m._lines = lines
             m._ts = _epoch(stamps[idx])
@@ -672,13 +681,7 @@ class _Builder:
                         else None
                     )
                 else:
-                    drop = (
-                        None  # (the usual call: a record of one tool_use)
-                        if len(items) == 1
-                        and type(items[0]) is dict
-                        and items[0]["type"] == TOOL_USE
-                        else _resume_drop(items)
-                    )
+                    drop = _resume_drop(items) if len(items) != 1 else _drop_one(items[0])
                     if drop == "blank" or idx in skip:
                         continue  # not sent: passes through like an attachment
                     if drop == "thinking" or drop == "empty":
