@@ -31,38 +31,37 @@ from .errors import ExportRefused, FileChanged, WriteFailed
 
 
 def default_output(path: str) -> str:
+    """NAME.fixed.EXT, or NAME.fixed.1.EXT, ... (`numbered`): never an existing file."""
     root, ext = os.path.splitext(path)
-    return f"{root}.fixed{ext}"
+    return numbered(f"{root}.fixed{ext}")
 
 
 def default_report(path: str) -> str:
+    """NAME.report.json beside the output NAME.EXT (NAME.fixed.EXT, NAME.fixed.1.EXT: NAME
+    the input's)."""
     root, _ = os.path.splitext(path)
-    if root.endswith(".fixed"):
-        root = root[: -len(".fixed")]
-    return f"{root}.report.json"
+    return f"{re.sub(r'[.]fixed([.][0-9]+)?$', '', root)}.report.json"
 
 
 def backup_path(path: str) -> str:
-    """FILE.bak, or FILE.bak.1, FILE.bak.2, ... — never an existing name (a dangling
-    symlink counts as existing)."""
-    cand = f"{path}.bak"
-    n = 0
+    """FILE.bak, or FILE.bak.1, FILE.bak.2, ..."""
+    return free_name(f"{path}.bak")
+
+
+def numbered(path: str) -> str:
+    """NAME.EXT, or NAME.1.EXT, NAME.2.EXT, ... (NAME.report.1.json, NAME.fixed.1.json): a
+    second run keeps the first run's report and output, as it keeps the first backup."""
+    return free_name(*os.path.splitext(path))
+
+
+def free_name(stem: str, ext: str = "") -> str:
+    """STEM EXT, or STEM.1 EXT, STEM.2 EXT, ...: the first of them nothing is at (a dangling
+    symlink counts as something)."""
+    cand, n = stem + ext, 0
     while os.path.lexists(cand):
         n += 1
-        cand = f"{path}.bak.{n}"
+        cand = f"{stem}.{n}{ext}"
     return cand
-
-
-def numbered_report(path: str) -> str:
-    """NAME.report.json, or NAME.report.1.json, NAME.report.2.json, ... — never an existing
-    name: a second run keeps the first run's report, as it keeps the first backup."""
-    if not os.path.lexists(path):
-        return path
-    root, ext = os.path.splitext(path)
-    n = 1
-    while os.path.lexists(f"{root}.{n}{ext}"):
-        n += 1
-    return f"{root}.{n}{ext}"
 
 
 def same_file(a: str, b: str) -> bool:
@@ -391,7 +390,7 @@ def plan_paths(
         paths = Paths(output="", report="")
         paths.output, paths.replace_output = new_target(out, src, overwrite=overwrite)
 
-    rep = numbered_report(default_report(paths.output)) if report is None else report
+    rep = numbered(default_report(paths.output)) if report is None else report
     for other, what in (
         (src, "the input file"),
         (paths.output, "the output"),

@@ -32,7 +32,7 @@ from repair.errors import ExportRefused, InputError, WriteFailed
 from repair.files import (
     default_output,
     default_report,
-    numbered_report,
+    numbered,
     read_only,
     same_file,
 )
@@ -1518,10 +1518,8 @@ class MainScreen(Screen[None]):
         if self._deferred("export"):
             return
         src = self.bench.original.path
-        out = default_output(src)
-        self.app.push_screen(
-            ExportScreen(out, numbered_report(default_report(out))), self._export_chosen
-        )
+        out = default_output(src)  # (free names, both: a name typed that is taken is asked)
+        self.app.push_screen(ExportScreen(out, numbered(default_report(out))), self._export_chosen)
 
     def _export_chosen(self, paths: tuple[str, str] | None) -> None:
         if paths is None:

@@ -135,6 +135,25 @@ def test_the_default_report_of_a_new_output_is_numbered_when_taken(work, broken)
     assert (work / "o.report.json").read_text() == "older report\n"
 
 
+def test_the_default_output_is_numbered_when_taken(work, broken):
+    """Nothing named: the output is the first free NAME.fixed[.N].json (as the report and the
+    backup are numbered), the report the first free NAME.report[.N].json beside it."""
+    wb = Workbench(load_session(str(broken)))
+    wb.apply_all()
+    (work / "s.fixed.json").write_text("an earlier export\n")
+    (work / "s.fixed.1.json").write_text("another\n")
+    (work / "s.report.json").write_text("an earlier report\n")
+    result = wb.export()
+    assert (result.output, result.report) == (
+        str(work / "s.fixed.2.json"),
+        str(work / "s.report.1.json"),
+    )
+    assert (work / "s.fixed.json").read_text() == "an earlier export\n"
+    assert (work / "s.fixed.1.json").read_text() == "another\n"
+    assert (work / "s.report.json").read_text() == "an earlier report\n"
+    assert files.default_report(result.output) == str(work / "s.report.json")
+
+
 @pytest.mark.parametrize(
     "argv, says",
     [

@@ -101,8 +101,13 @@ def test_export_writes_default_names_and_report_with_removed_content(broken, tmp
         "content": "from another session",
     } in removed
     assert report["remaining"] == [] and report["before"] == {"mismatched-tool-result-id": 1}
+    first = open(result.output, "rb").read()
+    again = wb.export()  # (the default names are free names: the first export is kept)
+    assert again.output == str(tmp_path / "session.fixed.1.json")
+    assert again.report == str(tmp_path / "session.report.1.json")
+    assert open(result.output, "rb").read() == first == open(again.output, "rb").read()
     with pytest.raises(ExportRefused, match="exists"):
-        wb.export()
+        wb.export(result.output)
 
 
 def test_in_place_keeps_backups_and_never_overwrites_them(broken):

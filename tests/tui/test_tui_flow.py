@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from repair.analysis import analyze
 from repair.formats import load_session
 from tests.paths import DEMO, README
@@ -126,12 +128,14 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
 
 
 async def test_export_asks_before_overwriting(demo_copy):
-    out = demo_copy.with_name("demo_session.fixed.json")
+    """A taken name typed in the dialog is asked about (the name proposed is a free one)."""
+    out = demo_copy.with_name("demo_session.out.json")
     out.write_text("keep me")
     async with opened(demo_copy, (120, 40)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
+        app.screen.query_one("#export-output").value = str(out)
         await pilot.click("#export-ok")
         await pilot.pause()
         assert type(app.screen).__name__ == "ConfirmScreen"
@@ -140,6 +144,7 @@ async def test_export_asks_before_overwriting(demo_copy):
         await pilot.press("e")
         await settle(pilot)
         await pilot.pause()
+        app.screen.query_one("#export-output").value = str(out)
         await pilot.click("#export-ok")
         await pilot.pause()
         await pilot.press("y")
@@ -432,6 +437,25 @@ async def test_a_second_export_proposes_a_numbered_report(demo_copy):
         assert app.main.exported is app.main.wb.session
     assert taken.read_text() == "an earlier report"
     assert json.loads(demo_copy.with_name("demo_session.report.1.json").read_text())["fixes"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_export_dialog_proposes_a_free_output_name(demo_copy, size):
+    """With NAME.fixed.json there, the dialog proposes NAME.fixed.1.json (as it numbers the
+    report): enter exports there and the earlier export stays as it was, byte for byte."""
+    taken = demo_copy.with_name("demo_session.fixed.json")
+    taken.write_bytes(b"an earlier export\n")
+    async with opened(demo_copy, size) as (app, pilot):
+        await pilot.press("A", "e")
+        await settle(pilot)
+        fields = [app.screen.query_one(f"#export-{f}").value for f in ("output", "report")]
+        out = demo_copy.with_name("demo_session.fixed.1.json")
+        assert fields == [str(out), str(demo_copy.with_name("demo_session.report.json"))]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main and app.main.exported is app.main.wb.session
+    assert taken.read_bytes() == b"an earlier export\n"
+    assert analyze(load_session(str(out))).errors == []
 
 
 async def test_export_over_a_read_only_input_says_so_and_keeps_the_mode(demo_copy):

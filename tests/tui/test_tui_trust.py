@@ -224,12 +224,13 @@ async def test_ctrl_q_over_the_reload_question_asks_to_quit(demo_copy):
 
 
 async def test_overwrite_confirmation_focuses_cancel(demo_copy):
-    out = demo_copy.with_name("demo_session.fixed.json")
+    out = demo_copy.with_name("demo_session.out.json")
     out.write_text("keep me")
     async with opened(demo_copy, (80, 24)) as (app, pilot):
         await pilot.press("A", "e")
         await settle(pilot)
         await pilot.pause()
+        app.screen.query_one("#export-output").value = str(out)  # (a name typed: taken)
         await pilot.click("#export-ok")
         await app.workers.wait_for_complete()
         await pilot.pause()
