@@ -21,8 +21,9 @@ from repair.model import Session
 from .config import load_config, save_config
 from .keys import APP_KEYS, PALETTE_KEY
 from .main_screen import MainScreen
-from .messages import AnalysisReady, LoadFailed, SessionLoaded
+from .messages import AnalysisReady, KeyPassed, LoadFailed, ScreenReady, SessionLoaded
 from .picker import PickerScreen, PickSource
+from .screens import Modal
 from .state import Derived, derive
 
 __all__ = [
@@ -36,10 +37,6 @@ __all__ = [
 ]
 
 DEMO = Path(__file__).resolve().parent / "demo" / "demo_session.json"
-# a key typed ahead of a modal screen waits for its focus, or for the key before it to be
-# done, so many times this long at most
-AHEAD_TRIES, AHEAD_GAP = 200, 0.005
-BINDING_TRIES = 20  # (a binding that leaves the screen as it is: 0.1 s)
 
 
 class HistviewApp(App[None]):
@@ -73,16 +70,22 @@ class HistviewApp(App[None]):
         self.main: MainScreen | None = None  # the session on screen (or last shown)
         self._t0 = time.perf_counter()
         # the keys read lately and the screen each was handed to; those typed ahead of a
-        # modal screen a key before them opened, to hand to it
+        # modal screen a key before them opened, to hand to it one at a time
         self._handed: deque[tuple[events.Key, Screen]] = deque(maxlen=64)
         self._ahead: list[events.Key] = []
-        self._in_flight: events.Key | None = None  # the last of them read again, not done
-        self._bound: tuple[Screen, int] | None = None  # it reached the bindings on a screen
+        # the one of them handed over, not done yet, and the screen it was handed to
+        self._in_flight: tuple[events.Key, Screen] | None = None
+        self._takes_keys: Screen | None = None  # the last screen that said it takes keys
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            self._handed.append((event, self.screen))
-        await super().on_event(event)
+        if not isinstance(event, events.Key) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        self._handed.append((event, self.screen))
+        await super().on_event(event)  # (to the focused widget: it comes back up here)
+        if self._in_flight is not None and event is self._in_flight[0]:
+            # behind it, the way it went: back here once each handler of it has run
+            (self.focused or self.screen).post_message(KeyPassed(event))
 
     def on_key(self, event: events.Key) -> None:
         """(Before the bindings: what a key says on the session screen.) Keys read in one
@@ -90,8 +93,6 @@ class HistviewApp(App[None]):
         those after a key that opened a modal screen (`/` and the search typed at once while
         the UI is busy) come back here from the screen below it. They go to the modal, in
         the order typed, not to its bindings."""
-        if event is self._in_flight:  # not taken by a widget: a binding takes it next
-            self._bound = (self.screen, BINDING_TRIES)
         handed = next((s for k, s in self._handed if k is event), None)
         stack = self.screen_stack
         if handed is None or not stack or handed not in stack:
@@ -103,39 +104,47 @@ class HistviewApp(App[None]):
         event.prevent_default()
         event.stop()
         self._ahead.append(events.Key(event.key, event.character))
-        if len(self._ahead) == 1:  # (else the keys before it are on their way)
-            self._pass_ahead(AHEAD_TRIES)
+        self._pass_ahead()
 
-    def _pass_ahead(self, tries: int) -> None:
-        """The next key typed ahead, read again as if typed now: once the modal's input has
-        the focus, and the one passed before is done (it may close the modal)."""
-        key = self._in_flight
-        if key is not None and self._bound is not None and tries > 0:
-            # it reached the bindings: its own may close the modal (enter, escape) through
-            # messages of its own; the next key waits for the screen to change, or a while
-            screen, left = self._bound
-            if screen is self.screen and left > 0:
-                self._bound = (screen, left - 1)
-                self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(tries - 1))
-                return
-            # what it asked of the screen now on top (the modal's answer) runs first
-            self._in_flight, self._bound = None, None
-            self.screen.call_later(self._pass_ahead, AHEAD_TRIES)
+    def _pass_ahead(self) -> None:
+        """The next key typed ahead, read again as if typed now: once the screen on top has
+        said it takes keys (`ScreenReady`) and the key handed before is done (`KeyPassed`),
+        or changed the screen."""
+        if self._in_flight is not None or not self._ahead:
             return
-        if key is not None and not key._stop_propagation and tries > 0:
-            self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(tries - 1))
-            return
-        self._in_flight, self._bound = None, None
-        if not self._ahead or not self.screen_stack or self._exit:
+        if not self.screen_stack or self._exit:
             self._ahead.clear()
             return
-        if self.screen.focused is None and tries > 0:
-            self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(tries - 1))
+        if self._takes_keys is not self.screen:
+            return  # (its ScreenReady hands it the key)
+        key = self._ahead.pop(0)
+        self._in_flight = (key, self.screen)
+        self.post_message(key)
+
+    def on_key_passed(self, msg: KeyPassed) -> None:
+        """Every handler of the key handed over has run: a widget took it, or a binding
+        (whose effect on the screens is done: the modals close at once, screens.py)."""
+        if self._in_flight is None or msg.key is not self._in_flight[0]:
             return
-        self._in_flight = self._ahead.pop(0)
-        self.post_message(self._in_flight)
-        if self._ahead:
-            self.set_timer(AHEAD_GAP, lambda: self._pass_ahead(AHEAD_TRIES))
+        if self.screen is not self._in_flight[1]:
+            self._takes_keys = None  # (the screen on top now says when it takes keys)
+        self._in_flight = None
+        self._pass_ahead()
+
+    def on_screen_ready(self, msg: ScreenReady) -> None:
+        if msg.screen is not self.screen:
+            return  # (another screen is on top of it already: that one says)
+        self._takes_keys = msg.screen
+        if self._in_flight is not None and self._in_flight[1] is not msg.screen:
+            self._in_flight = None  # it changed the screen (what followed it may be gone)
+        self._pass_ahead()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A screen of Textual's own (the command palette) says nothing: a widget of it
+        focused is its word."""
+        screen = event.widget.screen if event.widget.is_attached else None
+        if screen is not None and not isinstance(screen, (Modal, MainScreen)):
+            self.on_screen_ready(ScreenReady(screen))
 
     @property
     def load_error(self) -> str | None:

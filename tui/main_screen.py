@@ -66,6 +66,7 @@ from .messages import (
     LoadFailed,
     PreviewReady,
     PromiseReady,
+    ScreenReady,
     SearchDone,
     SessionLoaded,
     StepDone,
@@ -999,8 +1000,10 @@ class MainScreen(Screen[None]):
         self._update_header()
 
     def on_screen_resume(self) -> None:
-        # a modal screen a queued key opened is closed: the keys behind it run
+        # a modal screen a queued key opened is closed: the keys behind it run; the modal's
+        # answer is taken (its callback ran before this): the keys typed ahead come here
         self._run_queued_soon()
+        self.app.post_message(ScreenReady(self))
 
     def _modal_open(self) -> bool:
         return self.app.screen is not self

@@ -1,9 +1,12 @@
 """The messages workers post to the session screen: each carries what the UI thread puts on
-screen. They do not bubble: only the screen that started the work takes them."""
+screen. They do not bubble: only the screen that started the work takes them. And those the
+app hands the keys typed ahead of a modal screen on (`ScreenReady`, `KeyPassed`)."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.message import Message
+from textual.screen import Screen
 
 from repair.model import Session
 from repair.plan import Fix
@@ -144,3 +147,22 @@ class ExportDone(Message, bubble=False):
         self.result = result
         self.error = error
         self.exact = exact
+
+
+class ScreenReady(Message, bubble=False):
+    """To the app: `screen` takes keys now (a modal mounted with its focus set; the session
+    screen back on top, the modal's answer taken): the keys typed ahead go to it."""
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__()
+        self.screen = screen
+
+
+class KeyPassed(Message):
+    """Sent by the app behind a key typed ahead, to the widget the key went to: it bubbles
+    up the way the key did and reaches the app once every handler of the key has run (the
+    widget took it, or the app's binding ran)."""
+
+    def __init__(self, key: events.Key) -> None:
+        super().__init__()
+        self.key = key

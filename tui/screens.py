@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import TypeVar
 
 from rich.style import Style
 from textual.app import ComposeResult
@@ -17,9 +18,26 @@ from textual.widgets.option_list import Option
 from repair.sanitize import clean_line
 
 from .keys import JKOptionList, JKScroll
+from .messages import ScreenReady
+
+R = TypeVar("R")
 
 
-class HelpScreen(ModalScreen[None]):
+class Modal(ModalScreen[R]):
+    """A modal screen of histview: it says when it takes keys (mounted, its focus set), and
+    the keys that close it do so at once, in the app's dispatch of the key (no message on
+    the way): the keys typed ahead of it are handed to it, then to the screen below, in the
+    order typed (HistviewApp._pass_ahead)."""
+
+    def on_mount(self) -> None:
+        self.app.post_message(ScreenReady(self))
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted:  # (on top again: a screen over it, the palette, closed)
+            self.app.post_message(ScreenReady(self))
+
+
+class HelpScreen(Modal[None]):
     """Keys (derived from the bindings) and the legend of what the timeline draws (in the
     timeline's own styles)."""
 
@@ -50,13 +68,15 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Content.assemble(*lines), id="help-text")
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Modal[bool]):
     """A yes/no question whose "yes" loses or overwrites something: the safe answer (no) has
     the focus, so enter keeps the work."""
 
+    AUTO_FOCUS = "#no"
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
+        Binding("enter,space", "press", "Answer", show=False, priority=True),
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No", purpose: str = "") -> None:
@@ -72,21 +92,24 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Button(Content(f"{self.yes} (y)"), variant="error", id="yes")
             yield Button(Content(f"{self.no} (n)"), variant="primary", id="no")
 
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+    def action_press(self) -> None:
+        """The focused button's answer (not through Button.Pressed: at once)."""
+        if isinstance(self.focused, Button):
+            self.dismiss(self.focused.id == "yes")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
 
 
-class SearchScreen(ModalScreen[str | None]):
+class SearchScreen(Modal[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
-        # enter typed before the app had the terminal reaches it as a newline (ctrl+j)
-        Binding("ctrl+j", "submit", "Search", show=False),
+        # (not the input's enter: at once); enter typed before the app had the terminal
+        # reaches it as a newline (ctrl+j)
+        Binding("enter,ctrl+j", "submit", "Search", show=False, priority=True),
     ]
 
     def __init__(self, last: str = "") -> None:
@@ -98,9 +121,6 @@ class SearchScreen(ModalScreen[str | None]):
             yield Label("Search text or a tool id (enter: search, esc: cancel)")
             yield Input(value=self.last, id="search-input", select_on_focus=True)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
-
     def action_submit(self) -> None:
         self.dismiss(self.query_one(Input).value)
 
@@ -108,10 +128,14 @@ class SearchScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ExportScreen(ModalScreen[tuple[str, str] | None]):
+class ExportScreen(Modal[tuple[str, str] | None]):
     """Asks for the output and report paths; the app does the checks and the writing."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        # (not the input's enter nor the button's: at once)
+        Binding("enter", "submit", "Export", show=False, priority=True),
+    ]
 
     def __init__(self, output: str, report: str) -> None:
         super().__init__()
@@ -135,11 +159,14 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
         if out:
             self.dismiss((os.path.expanduser(out), os.path.expanduser(rep) if rep else ""))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self._submit()
+    def action_submit(self) -> None:
+        self._press(self.focused.id if isinstance(self.focused, Button) else "export-ok")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "export-ok":
+        self._press(event.button.id)
+
+    def _press(self, button: str | None) -> None:
+        if button == "export-ok":
             self._submit()
         else:
             self.dismiss(None)
@@ -148,12 +175,15 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
-class ThreadScreen(ModalScreen[int | None]):
+class ThreadScreen(Modal[int | None]):
     """The conversation and its threads (Claude Code sidechains, subagent files), each with
     its size and its findings; enter opens one in the timeline. Dismisses with the row
     chosen (0: the main conversation, k: thread k - 1)."""
 
-    BINDINGS = [Binding("escape,t", "cancel", "Close")]
+    BINDINGS = [
+        Binding("escape,t", "cancel", "Close"),
+        Binding("enter", "open", "Open", show=False, priority=True),  # (at once)
+    ]
 
     def __init__(self, rows: list[tuple[str, int, dict[str, int]]], current: int = 0) -> None:
         super().__init__()
@@ -181,6 +211,11 @@ class ThreadScreen(ModalScreen[int | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option_index)
+
+    def action_open(self) -> None:
+        at = self.query_one("#threads-list", JKOptionList).highlighted
+        if at is not None:
+            self.dismiss(at)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

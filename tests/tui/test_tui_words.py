@@ -5,6 +5,8 @@ messages), and the keys that need the analysis answer while a large file is stil
 from __future__ import annotations
 
 import json
+import os
+import shutil
 
 import pytest
 
@@ -329,3 +331,64 @@ async def test_enter_typed_before_the_app_took_the_terminal_searches():
         await until(pilot, lambda: not app._ahead and app.screen is app.main)
         await settle(pilot)
         assert app.main.search is not None and app.main.search.query == "read"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_search_read_before_its_box_is_there_counts_as_typed_slowly(cc_file, size):
+    """`/toolu_01⏎n` read in one go, before the search box is mounted: the box says when it
+    takes keys, each key goes to it once the one before is done, enter closes it at once
+    and `n` runs on the screen below: the search bar's "match k of N" and the cursor are
+    those the keys give typed one at a time."""
+    keys = ["slash", *"toolu_01", "enter", "n"]
+    loaded = await typed_once_loaded(cc_file, size, keys, _screen_after)
+    assert loaded[4].startswith("/toolu_01  match ")
+    async with opened(cc_file, size) as (app, pilot):
+        burst(app, keys)
+        await until(pilot, lambda: not app._ahead and app.screen is app.main)
+        await settle(pilot)
+        assert _screen_after(app) == loaded
+
+
+# the export dialog's output field: to its end, ".json" off, "-mine.json" on, enter
+TO_MINE = ["e", "end", *["backspace"] * 5, "minus", *"mine", "full_stop", *"json", "enter"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_keys_read_before_the_export_dialog_is_there_fill_it(tmp_path, size):
+    """`e`, a change to the output name and enter, read in one go before the export dialog
+    is mounted: the keys reach its output field in the order typed (not the session
+    screen's bindings: `e`, `n`, `j`...) and enter exports there, as typed one at a time."""
+
+    def seen(app) -> tuple:
+        folder = os.path.dirname(app.main.path)
+        return (
+            app.screen is app.main,
+            app.main.exported is app.main.wb.session,
+            sorted(os.listdir(folder)),
+        )
+
+    slow, fast = tmp_path / "slow", tmp_path / "fast"
+    for folder in (slow, fast):
+        folder.mkdir()
+        shutil.copy(SAMPLES / "roo_reused_tool_use_id.json", folder / "s.json")
+    loaded = await typed_once_loaded(slow / "s.json", size, TO_MINE, seen)
+    assert loaded == (True, True, ["s.fixed-mine.json", "s.json", "s.report.json"])
+    async with opened(fast / "s.json", size) as (app, pilot):
+        burst(app, TO_MINE)
+        await until(pilot, lambda: not app._ahead and app.screen is app.main)
+        await settle(pilot)
+        assert seen(app) == loaded
+    assert (fast / "s.fixed-mine.json").read_bytes() == (slow / "s.fixed-mine.json").read_bytes()
+    report = json.loads((fast / "s.report.json").read_text())
+    assert report["output"] == str(fast / "s.fixed-mine.json")
+
+
+async def test_keys_read_before_the_palette_is_there_go_to_its_input():
+    """Textual's command palette says nothing of its own: its input taking the focus is its
+    word; `ctrl+p theme` read in one go searches the palette for "theme"."""
+    async with opened(SAMPLES / "roo_reused_tool_use_id.json", (80, 24)) as (app, pilot):
+        burst(app, ["ctrl+p", *"theme"])
+        await until(pilot, lambda: app.screen is not app.main and not app._ahead)
+        await until(pilot, lambda: app._in_flight is None)
+        assert type(app.screen).__name__ == "CommandPalette"
+        assert [field.value for field in app.screen.query("Input")] == ["theme"]

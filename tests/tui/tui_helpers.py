@@ -138,6 +138,8 @@ CHARS = {
     "ctrl+j": "\n",
     "right_square_bracket": "]",
     "left_square_bracket": "[",
+    "minus": "-",
+    "full_stop": ".",
 }
 
 
@@ -147,4 +149,4 @@ def burst(app, keys: list[str]) -> None:
     from textual import events
 
     for key in keys:
-        app.post_message(events.Key(key, CHARS.get(key, key)))
+        app.post_message(events.Key(key, CHARS.get(key, key if len(key) == 1 else None)))
