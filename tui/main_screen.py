@@ -974,8 +974,10 @@ class MainScreen(Screen[None]):
         return "Still pairing the calls and results"
 
     def _run_queued_soon(self) -> None:
+        # after the refresh, then behind what the app was asked meanwhile: a focus change
+        # (Widget.focus is a callback on the app's queue) lands before the next key reads it
         if self._queued:
-            self.call_after_refresh(self._run_queued)
+            self.call_after_refresh(self.app.call_later, self._run_queued)
 
     async def _run_queued(self) -> None:
         # in order, each once what it needs is there; until one starts a step or a search,
