@@ -694,8 +694,10 @@ class MainScreen(Screen[None]):
         self._show_detail()
         if self.search is not None:
             self._update_search_bar()
+        # a row the cursor has left since (keys run in a burst): the newer move's event follows
         if self.repair_open and event.row is not None:
-            self._select_fix_of_row(event.row)
+            if event.row is self.query_one(Timeline).current_row:
+                self._select_fix_of_row(event.row)
 
     def _show_detail(self) -> None:
         tl = self.query_one(Timeline)
