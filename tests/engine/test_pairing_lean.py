@@ -76,6 +76,13 @@ def _turn(draw) -> list[Message]:
 # turns and single messages: a session's parts
 _PARTS = st.lists(st.one_of(_turn(), _turn(), _message.map(lambda m: [m])), max_size=8)
 _TARGETS = st.sampled_from(["anthropic", "bedrock", "openai-chat", "gemini"])
+# the arguments of a random session: its parts, usual turns, results written twice, target
+_SESSIONS = {
+    "parts": _PARTS,
+    "usual": st.integers(0, 3),
+    "twice": st.integers(0, 2),
+    "target": _TARGETS,
+}
 
 
 def _usual_turns(n: int, twice: int = 0) -> list[Message]:
@@ -103,10 +110,7 @@ def _findings(session: Session, target: str, lean: bool) -> list:
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(
-    parts=_PARTS,
-    usual=st.integers(0, 3),
-    twice=st.integers(0, 2),
-    target=_TARGETS,
+    **_SESSIONS,
     remap=st.booleans(),
 )
 def test_lean_pairing_says_what_the_whole_pairing_says(parts, usual, twice, target, remap):
@@ -237,10 +241,7 @@ def _plan_facts(session: Session, target: str, lean: bool) -> list:
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(
-    parts=_PARTS,
-    usual=st.integers(0, 3),
-    twice=st.integers(0, 2),
-    target=_TARGETS,
+    **_SESSIONS,
 )
 def test_the_plan_from_the_lean_pairing_is_the_plan_from_the_whole_one(parts, usual, twice, target):
     """The fixes (their edits, what they touch, what they say) a plan builds from the
@@ -319,10 +320,7 @@ def _index_says(p, msgs: list[Message]) -> None:
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(
-    parts=_PARTS,
-    usual=st.integers(0, 3),
-    twice=st.integers(0, 2),
-    target=_TARGETS,
+    **_SESSIONS,
     steps=st.lists(st.integers(0, 7), max_size=3),
 )
 def test_the_lean_id_index_is_the_index_of_every_call_and_result(
