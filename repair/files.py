@@ -178,12 +178,29 @@ class FileText:
         if at <= start and stop <= at + len(kept):
             return kept[start - at : stop - at]
         ahead = self._ahead
-        if ahead and ahead[0][0] <= start:
+        cur: tuple[int, bytes] | None = None  # the first read's block holding `start`
+        if ahead and at <= start < ahead[0][0] == at + len(kept):
+            cur = (at, kept)  # the block before those ahead
+        elif ahead and ahead[0][0] <= start:
             while ahead and ahead[0][0] + len(ahead[0][1]) <= start:
                 ahead.popleft()  # passed
-            if ahead and stop <= ahead[0][0] + len(ahead[0][1]):
-                at, kept = self._kept = ahead.popleft()
-                return kept[start - at : stop - at]
+            if ahead:
+                cur = at, kept = ahead.popleft()
+                if stop <= at + len(kept):
+                    self._kept = cur
+                    return kept[start - at : stop - at]
+        if cur is not None and ahead and stop <= ahead[-1][0] + len(ahead[-1][1]):
+            # a line across blocks of the first read: joined from them, not read again (the
+            # block it ends in stays ahead, for the lines after it)
+            at, kept = cur
+            parts = [kept[start - at :]]
+            while ahead[0][0] + len(ahead[0][1]) < stop:
+                parts.append(ahead.popleft()[1])
+            at, kept = ahead[0]
+            parts.append(kept[: stop - at])
+            joined = b"".join(parts)
+            self._kept = (start, joined)
+            return joined
         first = start // self.chunk
         last = max((stop - 1) // self.chunk + 1, first + self.WINDOW)
         at, kept = self._read(first, min(last, len(self._crcs)))

@@ -63,6 +63,28 @@ def test_a_fix_of_a_file_not_held_writes_the_same_bytes(cc_file, monkeypatch, tm
     assert written[True] == written[False]
 
 
+def test_the_light_pass_reads_a_file_not_held_once(cc_file, monkeypatch):
+    """The light pass reads the lines in order from the blocks the index read: a line
+    across blocks (64-byte chunks: most lines cross several) is joined from them, not read
+    from the disk again."""
+    from repair.formats.claude_code import adapter
+
+    _unheld(monkeypatch)
+    again: list[tuple[int, int]] = []
+    read, light = FileText._read, adapter.light_graph
+    monkeypatch.setattr(FileText, "_read", lambda self, *a: again.append(a) or read(self, *a))
+
+    def light_pass(*args, **kw):
+        again.clear()  # (detection's looks at the head read it again, in chunks this small)
+        graph = light(*args, **kw)
+        assert again == []
+        return graph
+
+    monkeypatch.setattr(adapter, "light_graph", light_pass)
+    session = load_session(str(cc_file))
+    assert isinstance(session.source.held, FileText) and len(session.messages) > 100
+
+
 def test_in_place_the_backup_is_the_bytes_that_were_read(cc_file, monkeypatch, tmp_path):
     _unheld(monkeypatch)
     path = tmp_path / "s.jsonl"
