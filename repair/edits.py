@@ -10,6 +10,7 @@ block id and laid out once, so a fix with k edits of an n-block message costs O(
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -85,9 +86,22 @@ def _index_of(messages: list[Message]) -> dict[int, int]:
     return index
 
 
+def _first(first: Message, _second: Message) -> Message:
+    return first
+
+
 class Patch:
-    def __init__(self, messages: list[Message], index: dict[int, int] | None = None) -> None:
+    """`merged`: what a message becomes when the next one is merged into it, its blocks
+    aside (the format's `Adapter.merged`: named by the records of both)."""
+
+    def __init__(
+        self,
+        messages: list[Message],
+        index: dict[int, int] | None = None,
+        merged: Callable[[Message, Message], Message] = _first,
+    ) -> None:
         self.base = messages
+        self.merged = merged
         self.index = index if index is not None else _index_of(messages)
         self.work: dict[int, _Work] = {}
         self.dropped: set[int] = set()
@@ -140,6 +154,13 @@ class Patch:
 
     def message(self, uid: int) -> Message:
         return self._work(uid).message()
+
+    def merge(self, uid: int, second: Message) -> None:
+        """Message `uid` takes `second`'s blocks after its own, and its records."""
+        w = self._work(uid)
+        blocks = [*w.compact(), *second.blocks]
+        w.msg = self.merged(w.msg, second)
+        w.replace_all(blocks)
 
     # messages
     def insert_after(self, anchor: int | None, msg: Message) -> None:
@@ -304,7 +325,7 @@ class MergeMessages(Edit):
         second = patch.message(self.second_uid)
         self.removed = second.raw if second.raw is not None else _plain(second)
         self.has_removed = True
-        patch.set_blocks(self.message_uid, [*patch.blocks(self.message_uid), *second.blocks])
+        patch.merge(self.message_uid, second)
         patch.drop(self.second_uid)
 
 

@@ -168,7 +168,8 @@ def make_plan(
 def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[Fix]]:
     """Apply the fixes whose messages no earlier fix touched; return the new session and
     the fixes applied (the others wait for a fresh plan)."""
-    patch = Patch(session.messages)
+    adapter = session.adapter
+    patch = Patch(session.messages, merged=adapter.merged) if adapter else Patch(session.messages)
     touched: set[int] = set()
     applied: list[Fix] = []
     for fix in fixes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import orjson
@@ -475,6 +475,14 @@ class Adapter(ABC):
         writer keeps each message's time and form."""
         return session
 
+    def merged(self, first: Message, second: Message) -> Message:
+        """`first` once a fix merges `second` (the message after it) into it, its blocks
+        aside (the edit lays them out): where a message names the records it was read from
+        (`origin`, and `raw` where it holds them), named by those of both, in file order,
+        so the writer keeps the second's records that hold no block. By default `first`: a
+        JSON list writes the merged message as the first's entry and reports the second's."""
+        return first
+
     def kept_apart(self, first: Message, second: Message) -> str | None:
         """Why the written file cannot hold `first` and `second` (live messages of one role,
         in a row) as one message: it reads them back as two (Codex writes tool outputs as
@@ -485,6 +493,31 @@ class Adapter(ABC):
         """When the block itself was written (epoch seconds), for formats that stamp blocks
         apart from their message (a record or item per block); None otherwise."""
         return None
+
+
+def records_merged(first: Message, second: Message) -> Message:
+    """`first` named by the records of both messages, for `Adapter.merged` where a
+    message's `origin` holds its records' line or entry indexes: their union in file order,
+    and `raw` those records as read (a message of one record holds it alone, of more a
+    list: in that order where each message's list follows its `origin`, else the first's
+    then the second's). `first` itself where either names its records otherwise."""
+    both = (first, second)
+    if not all(isinstance(m.origin or (), tuple) for m in both):
+        return first
+    if not all(type(i) is int for m in both for i in m.origin or ()):
+        return first
+    records = tuple(sorted({i for m in both for i in m.origin or ()}))
+    if not records:
+        return first
+    listed = [[] if m.raw is None else m.raw if isinstance(m.raw, list) else [m.raw] for m in both]
+    read: dict[int, Any] = {}
+    for m, raws in zip(both, listed, strict=True):
+        if len(raws) != len(m.origin or ()):
+            read = {}
+            break
+        read.update((i, r) for i, r in zip(m.origin or (), raws, strict=True) if i not in read)
+    raw = [read[i] for i in records] if read.keys() == set(records) else [*listed[0], *listed[1]]
+    return replace(first, origin=records, raw=raw[0] if len(raw) == 1 else raw or None)
 
 
 def check_numbers(session: Session) -> None:

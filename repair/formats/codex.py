@@ -45,7 +45,17 @@ from ..model import (
     text_is_blank,
 )
 from ..wire import _CONTENT
-from .base import Adapter, Export, JsonlLine, Probe, line_values, own_type, shown, type_name
+from .base import (
+    Adapter,
+    Export,
+    JsonlLine,
+    Probe,
+    line_values,
+    own_type,
+    records_merged,
+    shown,
+    type_name,
+)
 from .probe import split_lines
 from .registry import register
 from .regroup import Rules, Runs, own, regrouped, results_with_text
@@ -304,6 +314,12 @@ class CodexAdapter(Adapter):
         if not 0 <= ref.line < len(state.lines) or not isinstance(state.lines[ref.line].obj, dict):
             return None
         return parse_time(state.lines[ref.line].obj.get("timestamp"))
+
+    def merged(self, first: Message, second: Message) -> Message:
+        """Named by the lines of both: the writer writes the second's message items that
+        hold no block (`content: []`) where they were, as Codex CLI 0.169 sends them
+        (tests/fixtures/clients/codex/merged_empty_item.recorded.json)."""
+        return records_merged(first, second)
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
         if results_with_text(first, second, (TOOL_RESULT,)):

@@ -40,7 +40,7 @@ from typing import Any
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, LazyMessage, Message, Session
-from .base import Adapter, Export, Probe, own_type, shown, type_name
+from .base import Adapter, Export, Probe, own_type, records_merged, shown, type_name
 from .registry import register
 from .regroup import Rules, regrouped, uses_after_results_first
 
@@ -186,6 +186,9 @@ class OpencodeAdapter(Adapter):
             return None
         n = _num(t)
         return None if n is None else n / 1000
+
+    def merged(self, first: Message, second: Message) -> Message:
+        return records_merged(first, second)
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
         if first.role == "assistant" and any(b.type == TOOL_USE for b in first.blocks):

@@ -25,7 +25,7 @@ from ...errors import InputError
 from ...files import Source
 from ...jsonio import has_inexact_numbers
 from ...model import Message, Session
-from ..base import Adapter, Edited, Export, JsonlLine, Probe, same_messages
+from ..base import Adapter, Edited, Export, JsonlLine, Probe, records_merged, same_messages
 from ..probe import probe_path
 from ..registry import register
 from .chain import (
@@ -253,6 +253,9 @@ class ClaudeCodeAdapter(Adapter):
         if os.path.isfile(sibling) and os.path.isdir(os.path.join(folder, "subagents")):
             return sibling
         return None
+
+    def merged(self, first: Message, second: Message) -> Message:
+        return records_merged(first, second)
 
     def stamped(self, session: Session, made: Collection[int]) -> Session:
         return stamped(in_sent_order(session, made), made)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,15 @@ from ...model import (
     new_bid,
     result_text,
 )
-from ..base import Adapter, Export, JsonlLine, Probe, each_line_value, own_type
+from ..base import (
+    Adapter,
+    Export,
+    JsonlLine,
+    Probe,
+    each_line_value,
+    own_type,
+    records_merged,
+)
 from ..probe import split_lines
 from ..registry import register
 
@@ -296,6 +304,15 @@ class GeminiCliAdapter(Adapter):
         messages = _build(state, replay)
         state.loaded = list(messages)
         return self.session(probe.path, messages, state, state.session_id)
+
+    def merged(self, first: Message, second: Message) -> Message:
+        """Named by the records of both (`origin`, `raw`), in file order."""
+        a, b = first.origin, second.origin
+        if not (isinstance(a, Recs) and isinstance(b, Recs)):
+            return first
+        both = records_merged(replace(first, origin=a.keys), replace(second, origin=b.keys))
+        raw = both.raw if isinstance(both.raw, list) else [both.raw]  # (a list, as loaded)
+        return replace(both, origin=Recs(both.origin), raw=raw)
 
     def stamped(self, session: Session, made: Collection[int]) -> Session:
         return stamped(session, made)

@@ -1,0 +1,153 @@
+"""A merge (`MergeMessages`) loses nothing: the merged message holds every block of both
+messages, in order, and is named by every record both were read from (`origin`: their union
+in file order, `raw`: those records as read), so the writers keep the records of the second
+(a Codex message item of no content among them: Codex CLI 0.169 sends it, measured in
+tests/fixtures/clients/codex/merged_empty_item.recorded.json)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair.edits import MergeMessages, Patch, ReorderBlocks
+from repair.formats import load_bytes
+from repair.formats.base import records_merged
+from repair.formats.codex import CodexAdapter
+from repair.model import Block, Message, block_from_anthropic
+from repair.plan import apply_fixes, make_plan
+from tests.formats.test_format_codex import call, line, meta, output, say, user
+
+_block = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, st.sampled_from(["", "a", "b"])),
+    st.builds(
+        lambda i: {"type": "tool_use", "id": i, "name": "ls", "input": {}},
+        st.sampled_from(["t1", "t2"]),
+    ),
+    st.builds(
+        lambda i: {"type": "tool_result", "tool_use_id": i, "content": "ok"},
+        st.sampled_from(["t1", "t2"]),
+    ),
+)
+
+
+@st.composite
+def _messages(draw) -> list[Message]:
+    """Messages read from records (line indexes, most often ascending, a record now and then
+    shared with the message before), each record's object in `raw` (alone for one record,
+    else a list in `origin`'s order)."""
+    n = draw(st.integers(2, 6))
+    out: list[Message] = []
+    at = 0
+    for _ in range(n):
+        k = draw(st.integers(0, 3))
+        records = list(range(at, at + k))
+        if out and out[-1].origin and draw(st.booleans()):
+            records.insert(0, out[-1].origin[-1])  # a record two messages are read from
+        at += k + draw(st.integers(0, 2))
+        origin = tuple(sorted(set(records)))
+        objs = [{"record": i} for i in origin]
+        content = draw(st.lists(_block, max_size=3))
+        out.append(
+            Message(
+                role=draw(st.sampled_from(["user", "assistant"])),
+                blocks=tuple(block_from_anthropic(c) for c in content),
+                raw=(objs[0] if len(objs) == 1 else objs) if objs else None,
+                origin=origin or None,
+            )
+        )
+    return out
+
+
+@given(_messages(), st.data())
+@settings(max_examples=200, deadline=None)
+def test_a_merge_keeps_every_block_and_every_record(msgs, data):
+    k = data.draw(st.integers(0, len(msgs) - 2))
+    first, second = msgs[k], msgs[k + 1]
+    blocks: list[Block] = [*first.blocks, *second.blocks]
+    patch = Patch(msgs, merged=records_merged)
+    edit = MergeMessages("merge_messages", first.uid, "merge", second_uid=second.uid)
+    edit.apply(patch)
+    if data.draw(st.booleans()):  # the reorder a merge of user messages is followed by
+        ReorderBlocks("reorder_blocks", first.uid, "", use_order={"t2": 0, "t1": 1}).apply(patch)
+    out = patch.rebuild()
+
+    assert [m.uid for m in out] == [m.uid for m in msgs if m is not second]
+    assert all(
+        a is b for a, b in zip(out[:k] + out[k + 1 :], msgs[:k] + msgs[k + 2 :], strict=True)
+    )
+    merged = out[k]
+    assert sorted(map(id, merged.blocks)) == sorted(map(id, blocks))  # every block, once
+    records = tuple(sorted({*(first.origin or ()), *(second.origin or ())}))
+    assert (merged.origin or ()) == records  # the union, in file order
+    raws = merged.raw if isinstance(merged.raw, list) else [merged.raw]
+    assert [r["record"] for r in raws if r is not None] == list(records)
+    if second.raw is not None:  # the report keeps the second as it was read
+        assert edit.removed == second.raw
+
+
+def test_a_merge_into_a_message_named_otherwise_leaves_its_name_alone():
+    """A JSON list names a message by its entry and its blocks as read (`origin`): the
+    merged message is written as the first's entry, the second's reported removed."""
+    a, b = (Message("user", (block_from_anthropic({"type": "text", "text": t}),)) for t in "ab")
+    a.origin, b.origin = a.blocks, b.blocks
+    assert records_merged(a, b) is a
+
+
+# ---------------------------------------------------------------- a real format: Codex
+
+
+def _empty(ts: str, role: str) -> str:
+    return line(ts, "response_item", {"type": "message", "role": role, "content": []})
+
+
+_ITEMS = {
+    "user": lambda ts, k: [user(ts, f"ask {k}")],
+    "say": lambda ts, k: [say(ts, f"answer {k}")],
+    "empty user": lambda ts, k: [_empty(ts, "user")],
+    "empty assistant": lambda ts, k: [_empty(ts, "assistant")],
+    "call": lambda ts, k: [call(ts, f"c{k}"), output(ts, f"c{k}")],
+}
+
+
+@given(st.lists(st.sampled_from(sorted(_ITEMS)), min_size=3, max_size=10))
+@settings(max_examples=60, deadline=None)
+def test_a_codex_merge_writes_every_line_it_does_not_report(kinds):
+    """Each merge a fix makes of a generated rollout (under Anthropic: an empty message
+    dropped, the messages around it merged) names the lines of both; the written file
+    holds every line of the original but those the report lists, and the report lists no
+    line a merged message holds (a message item of no content among them)."""
+    lines = [meta()]
+    for k, kind in enumerate(kinds):
+        lines += _ITEMS[kind](f"2025-11-20T10:00:{k:02}.000Z", k)
+    data = ("\n".join(lines) + "\n").encode()
+    session = load_bytes(data, "/tmp/rollout.jsonl")
+    session.target = "anthropic"
+    plan = make_plan(session)
+    merges = [
+        (f, e) for f in plan.fixes if f.actionable for e in f.edits if isinstance(e, MergeMessages)
+    ]
+    if not merges:
+        return
+    by_uid = {m.uid: m for m in session.messages}
+    out, applied = apply_fixes(session, [f for f, _ in merges])
+    kept: set[int] = set()
+    for fix, e in merges:
+        if fix not in applied:
+            continue
+        first, second = by_uid[e.message_uid], by_uid[e.second_uid]
+        kept.update(first.origin, second.origin)
+    written = CodexAdapter().export(out)
+    reported = {r["line"] for r in written.dropped_records}
+    assert not {i + 1 for i in kept} & reported
+    original = data.splitlines()
+    now = set(written.data.splitlines())
+    for lineno, raw in enumerate(original, 1):
+        assert raw in now or lineno in reported
+    for m in out.messages:  # each message names its records as read, in file order
+        if m.origin and m.live:
+            assert list(m.origin) == sorted(m.origin)
+            assert [json.dumps(r) for r in m.raw] == [
+                json.dumps(json.loads(original[i])) for i in m.origin
+            ]

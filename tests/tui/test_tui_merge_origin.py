@@ -1,0 +1,33 @@
+"""Pilot test: after a fix merges two Codex messages (an empty user message dropped between
+two assistant turns), the merged message is named by the lines of both: its raw JSON in the
+detail pane (`J`) holds the second's items, the one of no content among them (before, it
+held the first message's line only, and the writer dropped that item)."""
+
+from __future__ import annotations
+
+from tests.engine.test_merge_clients import ORIGINAL
+from tests.tui.tui_helpers import opened, settle, timeline, widget_text
+
+
+async def test_the_raw_json_of_a_merged_message_holds_the_records_of_both():
+    async with opened(ORIGINAL, (120, 40)) as (app, pilot):
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.main._selected_fix().code == "empty-content"
+        await pilot.press("a")
+        await settle(pilot)
+        msgs = app.main.wb.session.messages
+        merged = next(k for k, m in enumerate(msgs) if m.role == "assistant" and m.live)
+        assert [b.data["text"] for b in msgs[merged].blocks] == [
+            "A: I will run the tests.",
+            "B: done.",
+        ]
+        tl = timeline(app)
+        tl.go_to_row(tl.state.table.row_of(merged, 1))
+        await pilot.pause()
+        await pilot.press("J")
+        await pilot.pause()
+        raw = widget_text(app, "#detail")
+        assert "A: I will run the tests." in raw and "B: done." in raw
+        assert raw.count('"role": "assistant"') == 3, raw  # A, the item of no content, B
+        assert "09:14:42" in raw
