@@ -118,7 +118,7 @@ def write_session(session: Session, scan_numbers: bool = False) -> Export:
     w = _planned(views_of(session))
     scan: list[int] = []
     if scan_numbers:
-        got = number_lines(session)
+        got = number_lines(session, w)
         got.update(w.rewrite.keys() | w.relink.keys() | w.deleted)  # (parsed as it renders)
         scan = sorted(got)
     data = w.render(scan=scan)
@@ -126,18 +126,27 @@ def write_session(session: Session, scan_numbers: bool = False) -> Export:
     return Export(data, w.dropped_records())
 
 
-def number_lines(session: Session) -> set[int]:
+def number_lines(session: Session, w: _Writer | None = None) -> set[int]:
     """The lines whose records what the session writes may hold values of (the number
     check, `Adapter.reads_numbers_exactly`, of a large file read without keeping its
     records): those parsed since the load (a record rewritten, re-linked, copied into a new
     one or kept whole for the report) and the records of the blocks of every message that
     changed, as read and as written (a block moved into a record written anew, or removed
-    and kept in the report)."""
+    and kept in the report). `w`: the plan of the write (else the last write's, when it
+    wrote these messages): the blocks' records are found once per write."""
     lines = session.state.file.lines
     read = set(compress(count(), map(getattr, lines, repeat("parsed"), repeat(True))))
-    for view, msgs in views_of(session):
-        for m in (*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)):
-            read.update(b.origin for b in m.blocks if type(b.origin) is int)
+    if w is None:
+        w = _last_plan(session)
+    origins = w.origins if w is not None else None
+    if origins is None:
+        origins = set()
+        for view, msgs in views_of(session):
+            for m in (*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)):
+                origins.update(b.origin for b in m.blocks if type(b.origin) is int)
+        if w is not None:
+            w.origins = origins
+    read.update(origins)
     return read
 
 
@@ -170,10 +179,19 @@ def last_write(session: Session, data: bytes) -> _Writer | None:
     last (and the session still holds the messages it wrote)."""
     if len(_LAST_WRITE) != 2 or _LAST_WRITE[1] is not data:
         return None
+    return _last_plan(session)
+
+
+def _last_plan(session: Session) -> _Writer | None:
+    """The last write's plan, if it wrote the messages the session holds."""
+    if len(_LAST_WRITE) != 2:
+        return None
     w: _Writer = _LAST_WRITE[0]
     views = views_of(session)
-    if len(views) != len(w.planned) or any(
-        msgs is not got for (_, msgs), got in zip(views, w.planned, strict=True)
+    if (
+        w.f is not views[0][0].file
+        or len(views) != len(w.planned)
+        or any(msgs is not got for (_, msgs), got in zip(views, w.planned, strict=True))
     ):
         return None
     return w
@@ -352,6 +370,7 @@ class _Writer:
     _by_uid: dict[int, dict[int, Message]] = field(default_factory=dict)
     _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
     numbers: dict[int, bool] = field(default_factory=dict)  # `render(scan=...)`'s finds
+    origins: set[int] | None = None  # `number_lines`' records of the messages that changed
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message], narrow: bool = True) -> None:
@@ -1066,7 +1085,7 @@ class _Writer:
         lines = self.f.lines
         lost_parent = self._lost_parents()
         out = []
-        for idx in range(len(lines)):
+        for idx in sorted(self.deleted | self.rewrite.keys() | lost_parent):
             if idx in self.deleted:
                 outcome = "deleted"
             elif idx in self.rewrite and not _content_list(self.rewrite[idx]):
