@@ -1,8 +1,10 @@
 """The Claude Code read-back's shortcuts held to the long ways they stand for: the written
 file's graph made from the graph read and the lines written anew (readback._written_graph)
 gives the chain the loader finds in the written bytes, and the written walk taken along the
-walk read (readback._Walked) is `chain.walk` of the written graph, from any leaf. And a
-writer that links a record wrongly is caught by the narrowed read-back as by the whole."""
+walk read (readback._Walked) is `chain.walk` of the written graph, from any leaf, and the
+parallel lines it recovers from the chain read (`_Walked.recover`) are those
+`chain.recover_lines` finds in the written graph. And a writer that links a record wrongly
+is caught by the narrowed read-back as by the whole."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from repair.formats.claude_code.chain import (
     MESSAGE_TYPES,
     build_graph,
     candidates,
+    recover_lines,
     walk,
 )
 from repair.formats.probe import probe_bytes
@@ -85,6 +88,32 @@ def test_the_walk_along_the_walk_read_is_the_walk_of_the_written_graph(case, lea
         assert walked.walk(g2, u) == want, u
 
 
+def _walked(wb: Workbench, w, fresh) -> cc_readback._Walked:
+    view = wb.session.state.view
+    return cc_readback._Walked(wb.session.state.walk.at, w, fresh, w.order(), w.chains[id(view)])
+
+
+@CC_GENERATED
+@given(case=st.integers(0, 2**32 - 1), leaves=st.randoms(use_true_random=False))
+def test_the_lines_recovered_from_the_chain_read_are_those_of_the_written_graph(case, leaves):
+    """The written chain's walk, and walks from random leaf candidates of the written
+    graph: the recovery derived from the chain read is the recovery over every node."""
+    wb = cc_generated_fixed(case)
+    got = _planned(wb)
+    if got is None:
+        return
+    w, _, (g2, fresh, _, _) = got
+    walked = _walked(wb, w, fresh)
+    cands = candidates(g2)
+    if not cands:
+        return
+    starts = [cc_readback._newest(g2, cands), *leaves.sample(cands, min(10, len(cands)))]
+    for u in starts:
+        at = walked.walk(g2, u)
+        if at is not None:
+            assert walked.recover(g2, at) == recover_lines(g2, at)[0], u
+
+
 def test_the_written_graph_of_a_large_fix_is_made_and_walked_along_the_walk_read():
     """A generated session fixed whole: the derived chain is the chain of the bytes, and
     the written walk takes slices of the walk read (most of it is copied)."""
@@ -94,11 +123,14 @@ def test_the_written_graph_of_a_large_fix_is_made_and_walked_along_the_walk_read
     wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
     assert wb.apply_all() is not None
     w, written, (g2, fresh, coords, where) = _planned(wb)
-    walked = cc_readback._Walked(wb.session.state.walk.at, w, fresh, w.order())
+    walked = _walked(wb, w, fresh)
     on = cc_readback._chain(g2, walked)
     assert on is not None
     assert [where[coords[c]] for c in on] == _long_chain(written)
     assert len(walked.cuts) < len(walked.at) // 10
+    # the recovery taken from the chain read (not looked for again over every node)
+    at = walked.walk(g2, cc_readback._newest(g2, candidates(g2)))
+    assert walked._recovered(g2, at) == recover_lines(g2, at)[0]
     kind = g2.kind
     assert len(on) == sum(1 for i in g2.index.values() if kind[i] in MESSAGE_TYPES)
 

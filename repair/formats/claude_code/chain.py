@@ -579,6 +579,11 @@ def recover_lines(g: Graph, at: list[int]) -> tuple[list[int], int]:
         inserts[k] = sib + res
     if not taken:
         return at, 0
+    return spliced(at, inserts), taken
+
+
+def spliced(at: list[int], inserts: dict[int, list[int]]) -> list[int]:
+    """`at` with each list of `inserts` put right after the place it is keyed by."""
     out: list[int] = []
     start = 0
     for k in sorted(inserts):
@@ -586,7 +591,7 @@ def recover_lines(g: Graph, at: list[int]) -> tuple[list[int], int]:
         out += inserts[k]
         start = k + 1
     out += at[start:]
-    return out, taken
+    return out
 
 
 def roots(g: Graph) -> dict[str, str]:

@@ -29,7 +29,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import attrgetter
+from itertools import compress, count
+from operator import attrgetter, gt, lt
 from typing import Any
 
 import orjson
@@ -44,6 +45,7 @@ from .chain import (
     candidates,
     newest,
     recover_lines,
+    spliced,
     ts_ms,
     walk,
 )
@@ -115,7 +117,7 @@ def read_back_edited(session: Session, data: bytes) -> Edited | None:
     if got is None:
         return None
     g2, fresh, coords, where = got
-    on = _chain(g2, _Walked(st.walk.at, w, fresh, keys))
+    on = _chain(g2, _Walked(st.walk.at, w, fresh, keys, w.chains[id(view)]))
     if on is None:
         return None
     chain = list(map(coords.__getitem__, on))
@@ -247,7 +249,7 @@ def _chain(g: Graph, walked: _Walked | None = None) -> list[int] | None:
         got = None if w.stop is not None or w.bridges else w.at
     if got is None:
         return None
-    at, _ = recover_lines(g, got)
+    at = recover_lines(g, got)[0] if walked is None else walked.recover(g, got)
     kind = g.kind
     on = [j for j in at if kind[j] in MESSAGE_TYPES]
     # every message record is on it (the chain holds no node twice)
@@ -260,14 +262,23 @@ class _Walked:
     """The parentUuid walk of the file read (`Walk.at`, root first), to take the written
     file's walk (`chain.walk`) along it: a line copied links to the line it linked to when
     read, so from a line copied that the walk read holds, the written walk goes on as that
-    walk went, down to the nearest line written anew or deleted there, taken as one slice."""
+    walk went, down to the nearest line written anew or deleted there, taken as one slice.
+    `chain`: the chain read (the walk with the parallel lines recovered, `recover`)."""
 
-    def __init__(self, at: list[int], w: _Writer, fresh: dict[int, JsonlLine], keys: list[Any]):
+    def __init__(
+        self,
+        at: list[int],
+        w: _Writer,
+        fresh: dict[int, JsonlLine],
+        keys: list[Any],
+        chain: list[int] | None = None,
+    ):
         self.at = at
         n = len(w.f.lines)
         self.changed = {k for j in fresh for k in (keys[j],) if type(k) is int}
         self.changed.update(w.deleted)
         self.n = n
+        self.read, self.chain, self.moved = w.f.graph, chain, w.deferred
         self.pos = dict(zip(at, range(len(at)), strict=True))
         pos = self.pos
         self.cuts = sorted(pos[i] for i in self.changed if i in pos)
@@ -296,6 +307,93 @@ class _Walked:
                 return None
         out.reverse()
         return out
+
+    def recover(self, g: Graph, at: list[int]) -> list[int]:
+        """`chain.recover_lines(g, at)[0]` of the written walk `at`, from the chain read:
+        each message.id group's recovered lines (its off-chain assistant lines, then the
+        off-chain results of its members, after its last line on the chain) are the
+        group's as read unless a line of the group changed (written anew, deleted, moved,
+        created) or went on or off the chain; only those groups are looked for again."""
+        got = self._recovered(g, at) if self.chain is not None else None
+        return recover_lines(g, at)[0] if got is None else got
+
+    def _recovered(self, g2: Graph, at: list[int]) -> list[int] | None:
+        g, read, n = self.read, self.chain, self.n
+        assert read is not None
+        if g.first or g2.glue or g.glue:
+            return None
+        on1, on2 = set(self.at), set(at)
+        touched = on1 ^ on2
+        touched |= self.changed | self.moved
+        touched.update(range(n, len(g2.uuid)))
+        groups: set[str] = set()  # the message.ids of the groups those lines are in
+        for gr in (g, g2):
+            kind, mid, parent, res, index = gr.kind, gr.mid, gr.parent, gr.results, gr.index
+            for x in touched:
+                if x >= len(kind):
+                    continue
+                t, m, p = kind[x], mid[x], parent[x]
+                if t == "assistant" and m is not None:
+                    groups.add(m)
+                elif t == "user" and res[x] and p is not None:
+                    j = index.get(p)
+                    if j is not None and (m := mid[j]) is not None:
+                        groups.add(m)
+        mid2 = g2.mid
+        last = dict(zip(map(mid2.__getitem__, at), range(len(at)), strict=True))
+        inserts: dict[int, list[int]] = {}
+        # the groups as read: each one's lines, a run of the chain read after the group's
+        # last line on the walk read (runs found in C: where a line of the walk read is
+        # followed by one recovered, and the reverse)
+        on_walk = list(map(on1.__contains__, read))
+        if not on_walk or not on_walk[0]:
+            return None
+        starts = compress(count(1), map(gt, on_walk, on_walk[1:]))
+        ends = [*compress(count(1), map(lt, on_walk, on_walk[1:])), len(read)]
+        mid1 = g.mid
+        for a, b in zip(starts, ends, strict=False):
+            anchor = read[a - 1]
+            m = mid1[anchor]
+            if m is None:
+                return None
+            if m in groups:
+                continue
+            k = last.get(m)
+            if k is None or at[k] != anchor:
+                return None  # (its last line on the walk is another: look for all again)
+            inserts[k] = read[a:b]
+        # the groups touched, looked for again in the written graph
+        if groups:
+            kind2, uuid2, index2, parent2 = g2.kind, g2.uuid, g2.index, g2.parent
+            members = [
+                i
+                for i in compress(count(), map(groups.__contains__, mid2))
+                if index2.get(uuid2[i]) == i
+            ]
+            sibs: dict[str, list[int]] = {}
+            for i in g2.in_map_order(members):
+                if kind2[i] == "assistant" and i not in on2:
+                    sibs.setdefault(mid2[i], []).append(i)  # type: ignore[arg-type]
+            of_member = {uuid2[i]: i for i in members if kind2[i] == "assistant"}
+            by_member: dict[int, list[int]] = {}
+            res2 = g2.results
+            for r in compress(count(), map(of_member.__contains__, parent2)):
+                if kind2[r] == "user" and res2[r] and r not in on2 and index2.get(uuid2[r]) == r:
+                    by_member.setdefault(of_member[parent2[r]], []).append(r)  # type: ignore[index]
+            results: dict[str, list[int]] = {}
+            for j in g2.in_map_order(by_member):
+                results.setdefault(mid2[j], []).extend(  # type: ignore[arg-type]
+                    g2.in_map_order(by_member[j])
+                )
+            stamp = g2.ts.__getitem__
+            for m in groups:
+                k = last.get(m)
+                if k is None:
+                    continue
+                block = sorted(sibs.get(m, []), key=stamp) + sorted(results.get(m, []), key=stamp)
+                if block:
+                    inserts[k] = block
+        return spliced(at, inserts)
 
 
 # a timestamp as Claude Code writes it: UTC, to the millisecond
