@@ -290,9 +290,11 @@ def _usual_ids(
     usual_id: Callable[[str | None], bool],
     all_usual: Callable[[list[str | None]], bool] | None = None,
 ) -> tuple[set[str], list[int], list[tuple[int, int]]] | None:
-    """The ids of the usual pairs (see `pair`), from each message's `tool_ids`, the live
-    messages holding any other call or result (in order) and the turns answered twice
-    (`Pairing.checked_copies`); None when a tool block sits in the wrong role's message."""
+    """The ids of the usual pairs (see `pair`) that `_pair` meets, from each message's
+    `tool_ids`, the live messages holding any other call or result (in order) and the turns
+    answered twice (`Pairing.checked_copies`); None when a tool block sits in the wrong
+    role's message. (`_pair` reads only the other messages, and a turn whose every pair is
+    usual has none among them: its ids are in no other message, so they are not kept.)"""
     calls_seen: list[str | None] = []
     answers_seen: list[str | None] = []
     # (call message, its home, their calls and answers): the turns that may be usual
@@ -341,7 +343,6 @@ def _usual_ids(
     copies: list[tuple[int, int]] = []
     for asked, home, calls, answers in turns:
         if answers == calls and repeated.isdisjoint(calls) and (every or all(map(usual_id, calls))):
-            usual.update(calls)  # type: ignore[arg-type]  # (usual_id refuses None and "")
             continue  # the usual turn: every call answered, in order
         if (
             len(answers) == 2 * len(calls)
@@ -369,9 +370,11 @@ def repeated_ids(ids: list[str | None]) -> tuple[set[str | None], set[str | None
     """The ids that occur more than once, and those that occur exactly twice."""
     if len(ids) == len(set(ids)):
         return set(), set()
-    counts = Counter(ids)
-    more = {tid for tid, n in counts.items() if n > 1}
-    return more, {tid for tid in more if counts[tid] == 2}
+    # (the few repeats counted, not every id: a session's ids are mostly once each)
+    seen: set[str | None] = set()
+    add = seen.add
+    again = Counter(tid for tid in ids if tid in seen or add(tid))  # each after its first
+    return set(again), {tid for tid, n in again.items() if n == 1}
 
 
 def _pair(

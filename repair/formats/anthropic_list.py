@@ -277,13 +277,19 @@ class EntryMessage(LazyMessage):
     test_entry_messages.py)."""
 
     __slots__ = ("_path",)
-    _path: str
+    # its JSON pointer; an int n: entry n of a list that is the document (`/n`, the string
+    # made when asked for: a loader need not make one for each of 100k entries)
+    _path: str | int
+
+    def _pointer(self) -> str:
+        path = self._path
+        return path if type(path) is str else f"/{path}"
 
     def _make_blocks(self) -> tuple[Block, ...]:
-        return _blocks_of_list(self.raw["content"], self._path)
+        return _blocks_of_list(self.raw["content"], self._pointer())
 
     def _make_src(self) -> dict[str, Any] | None:
-        return {"path": self._path}
+        return {"path": self._pointer()}
 
 
 def messages_from_entries(entries: list[Any], prefix: str) -> list[Message]:
@@ -402,7 +408,6 @@ class DocState:
     data: bytes
     doc: Any
     container: str  # "list" | "body" | "v2"
-    style: JsonStyle
     loaded: tuple[Message, ...]
     tags: Any = None  # Roo: the condense and truncation tags in effect (roo.meta.roo_tags)
     # the document read writes back to the very bytes read (`jsonio.reads_exactly`), where
@@ -414,6 +419,15 @@ class DocState:
     # what `write_runs` wrote last: (the message list, the entries it built by position,
     # where each of those sits in the bytes written, their length)
     _written: tuple[list[Message], dict[int, Any], dict[int, tuple[int, int]], int] | None = None
+    _style: JsonStyle | None = None  # `style`, read when first asked for (a check writes none)
+
+    @property
+    def style(self) -> JsonStyle:
+        """How the document read is written (`jsonio.detect_style` of its bytes)."""
+        style = self._style
+        if style is None:
+            style = self._style = detect_style(self.data)
+        return style
 
     def runs(self, messages: list[Message]) -> list[tuple[int, int, int]]:
         """The stretches of `messages` that are stretches of the messages as loaded (the
@@ -504,7 +518,6 @@ def make_state(probe: Probe, container: str, messages: list[Message]) -> DocStat
         data=probe.data,
         doc=probe.doc,
         container=container,
-        style=detect_style(probe.data),
         loaded=tuple(messages),
     )
 

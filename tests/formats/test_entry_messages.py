@@ -112,14 +112,15 @@ def _found(msgs: list[Message], target: str) -> list[tuple]:
     return [(f.to_json(), f.position, f.severity) for f in got.findings]
 
 
-def _load(entries: list[Any], roo: bool, lazy: bool) -> list[Message]:
+def _load(entries: list[Any], roo: bool, lazy: bool, prefix: str = "/messages") -> list[Message]:
     """The lazy way as the loaders read (Roo's keys read as each message is made:
-    `read_entries`), the long way a message at a time, then Roo's keys (`apply_roo_meta`)."""
+    `read_entries`), the long way a message at a time, then Roo's keys (`apply_roo_meta`).
+    `prefix`: where the list is in the document ("": it is the document)."""
     if lazy:
         if roo:
-            return read_entries(entries, "/messages")[0]
-        return messages_from_entries(entries, "/messages")
-    msgs = [message_from_entry(e, f"/messages/{n}") for n, e in enumerate(entries)]
+            return read_entries(entries, prefix)[0]
+        return messages_from_entries(entries, prefix)
+    msgs = [message_from_entry(e, f"{prefix}/{n}") for n, e in enumerate(entries)]
     if roo:
         apply_roo_meta(msgs)
     return msgs
@@ -131,14 +132,15 @@ def _load(entries: list[Any], roo: bool, lazy: bool) -> list[Message]:
     roo=st.booleans(),
     made_first=st.booleans(),
     target=st.sampled_from(["anthropic", "bedrock", "openai-chat"]),
+    prefix=st.sampled_from(["/messages", ""]),
 )
-def test_entry_messages_are_the_long_ways(entries, roo, made_first, target):
+def test_entry_messages_are_the_long_ways(entries, roo, made_first, target, prefix):
     """Random entries (blank, missing and odd texts, odd ids and types, items that are no
     block, Cline text results, role-less and unreadable entries, Roo's condense and
-    truncation keys): findings as the long way finds them, then the same messages, blocks
-    and tool ids."""
-    lazy = _load(entries, roo, lazy=True)
-    whole = _load(entries, roo, lazy=False)
+    truncation keys), in a request body or as the document: findings as the long way finds
+    them, then the same messages, blocks, places and tool ids."""
+    lazy = _load(entries, roo, lazy=True, prefix=prefix)
+    whole = _load(entries, roo, lazy=False, prefix=prefix)
     if made_first:
         for m in lazy:
             assert m.blocks is m.origin

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import LAZY, Message
+from ...model import LAZY, Message, new_uid
 from ..anthropic_list import EntryMessage, _facts_of_list, message_from_entry
 from .meta import ROO_FLAGS, RooMeta, timestamp_seconds
 
@@ -36,7 +36,7 @@ class RooEntry(EntryMessage):
         self.timestamp = value.get("timestamp")
 
 
-_unmade = RooEntry.unmade
+_new = object.__new__
 
 
 def read_entries(
@@ -50,36 +50,52 @@ def read_entries(
     see, answer, keys = reader.see, reader.answer, reader.keys
     out: list[Message] = []
     append = out.append
-    for n, entry in enumerate(entries):
+    asking: Message | None = None  # (`reader.asking`, kept here between the long ways)
+    n = -1
+    for entry in entries:
+        n += 1
         if type(entry) is dict:
             role = entry.get("role")
             content = entry.get("content")
             if (role == "user" or role == "assistant") and type(content) is list:
                 facts = _facts_of_list(content)
                 if facts is not None:
-                    r: RooEntry = _unmade(role, entry, facts, False)
-                    r._path = f"{prefix}/{n}"
+                    # (`LazyMessage.unmade` spelt out, its meta left to come: no call, no
+                    # dict for each of 100k entries; the path made when asked for)
+                    r: RooEntry = _new(RooEntry)
+                    r.role = role
+                    r._blocks = LAZY
+                    r.raw = entry
                     r._meta = LAZY
+                    r.hidden = False
+                    r.malformed = None
+                    r._src = LAZY
+                    r._origin = LAZY
+                    r.uid = new_uid()
+                    ids = r._tool_ids = facts[0]
+                    r._plain_shape = facts[1]
+                    r._counts = None
+                    r._path = f"{prefix}/{n}" if prefix else n
                     ts = entry.get("ts")
                     if type(ts) is int or type(ts) is float:  # (`timestamp_seconds`)
                         r.timestamp = ts / 1000.0
-                    elif ts is not None:  # (an int or float of a subclass, a bool: none)
-                        r.timestamp = timestamp_seconds(ts)
+                    else:  # (none, or an int or float of a subclass, a bool: none)
+                        r.timestamp = None if ts is None else timestamp_seconds(ts)
                     if role == "assistant":
-                        reader.asking = r
-                    else:
-                        asking = reader.asking
-                        if asking is not None:
-                            # (the usual turn: its calls answered in their order)
-                            got = asking._tool_ids
-                            if got is None or got[0] != r._tool_ids[1]:  # type: ignore[index]
-                                answer(asking, r)
-                            reader.asking = None
+                        asking = r
+                    elif asking is not None:
+                        # (the usual turn: its calls answered in their order)
+                        got = asking._tool_ids
+                        if got is None or got[0] != ids[1]:
+                            answer(asking, r)
+                        asking = None
                     if not ROO_FLAGS.isdisjoint(entry):
                         keys(r, entry)
                     append(r)
                     continue
         m = message_from_entry(entry, f"{prefix}/{n}")
+        reader.asking = asking
         see(m, entry)
+        asking = reader.asking
         append(m)
     return out, reader.done()
