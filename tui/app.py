@@ -12,6 +12,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App, SystemCommand
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 
 from repair.errors import InputError
@@ -72,6 +73,9 @@ class HistviewApp(App[None]):
         # the keys read lately and the screen each was handed to; those typed ahead of a
         # modal screen a key before them opened, to hand to it one at a time
         self._handed: deque[tuple[events.Key, Screen]] = deque(maxlen=64)
+        self._on_way: list[events.Key] = []  # those whose handlers have not all run yet
+        # typed behind a key that waits its turn (below): not read yet, in the order typed
+        self._held: list[events.Key] = []
         self._ahead: list[events.Key] = []
         # the one of them handed over, not done yet, and the screen it was handed to
         self._in_flight: tuple[events.Key, Screen] | None = None
@@ -81,11 +85,40 @@ class HistviewApp(App[None]):
         if not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
             return
+        handing = self._in_flight is not None and event is self._in_flight[0]
+        if not handing and self._waits(event):
+            self._held.append(events.Key(event.key, event.character))
+            return
         self._handed.append((event, self.screen))
+        self._on_way.append(event)
+        target = self.focused or self.screen
         await super().on_event(event)  # (to the focused widget: it comes back up here)
-        if self._in_flight is not None and event is self._in_flight[0]:
-            # behind it, the way it went: back here once each handler of it has run
-            (self.focused or self.screen).post_message(KeyPassed(event))
+        self._follow(event, target)
+
+    def _waits(self, key: events.Key) -> bool:
+        """A key typed now waits its turn behind the keys typed before it that wait; and a
+        key a priority binding takes (ctrl+p, ctrl+q, enter in a dialog), which would run
+        before the widget has the keys before it, waits for those still on their way."""
+        if self._held or self._ahead or self._in_flight is not None:
+            return True
+        if not self._on_way:
+            return False
+        chain = self.screen._binding_chain
+        return any(b.priority for _n, bs in chain for b in bs.key_to_bindings.get(key.key, ()))
+
+    def _follow(self, key: events.Key, node: MessagePump) -> None:
+        """Behind `key` in the queue of `node` (the widget it went to, then each parent up to
+        the app, as the key bubbles): a callback that does the same on the parent once
+        `node` is done with the key; at the app, the key has passed. No handler can stop a
+        callback; a node closing takes no more (the key goes no further either)."""
+        if not node.call_later(self._followed, key, node):
+            self.post_message(KeyPassed(key))
+
+    def _followed(self, key: events.Key, node: MessagePump) -> None:
+        if node is self:
+            self.post_message(KeyPassed(key))
+        else:
+            self._follow(key, node._parent or self)
 
     def on_key(self, event: events.Key) -> None:
         """(Before the bindings: what a key says on the session screen.) Keys read in one
@@ -110,10 +143,14 @@ class HistviewApp(App[None]):
         """The next key typed ahead, read again as if typed now: once the screen on top has
         said it takes keys (`ScreenReady`) and the key handed before is done (`KeyPassed`),
         or changed the screen."""
+        if self._held and not self._on_way:  # (the keys typed before them are all back)
+            self._ahead += self._held
+            self._held.clear()
         if self._in_flight is not None or not self._ahead:
             return
         if not self.screen_stack or self._exit:
             self._ahead.clear()
+            self._held.clear()
             return
         if self._takes_keys is not self.screen:
             return  # (its ScreenReady hands it the key)
@@ -122,9 +159,11 @@ class HistviewApp(App[None]):
         self.post_message(key)
 
     def on_key_passed(self, msg: KeyPassed) -> None:
-        """Every handler of the key handed over has run: a widget took it, or a binding
-        (whose effect on the screens is done: the modals close at once, screens.py)."""
+        """Every handler of a key has run: a widget took it, or a binding (whose effect on
+        the screens is done: the modals close at once, screens.py)."""
+        self._on_way = [k for k in self._on_way if k is not msg.key]
         if self._in_flight is None or msg.key is not self._in_flight[0]:
+            self._pass_ahead()
             return
         if self.screen is not self._in_flight[1]:
             self._takes_keys = None  # (the screen on top now says when it takes keys)
@@ -146,6 +185,14 @@ class HistviewApp(App[None]):
         if screen is not None and not isinstance(screen, (Modal, MainScreen)):
             self.on_screen_ready(ScreenReady(screen))
 
+    def _screen_changed(self, screen: Screen) -> None:
+        """Such a screen back on top (a question asked over the palette answered) keeps its
+        focus, so no widget of it says anything: back on top with its focus set is its word."""
+        if isinstance(screen, (Modal, MainScreen)) or not screen.is_mounted:
+            return
+        if screen.focused is not None:
+            self.post_message(ScreenReady(screen))
+
     @property
     def load_error(self) -> str | None:
         return self.main.load_error if self.main is not None else None
@@ -154,6 +201,7 @@ class HistviewApp(App[None]):
         theme = load_config().get("theme")
         self.theme = theme if theme in self.available_themes else "textual-dark"
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.pick:
             self._show_picker()
         else:

@@ -158,10 +158,10 @@ class ScreenReady(Message, bubble=False):
         self.screen = screen
 
 
-class KeyPassed(Message):
-    """Sent by the app behind a key typed ahead, to the widget the key went to: it bubbles
-    up the way the key did and reaches the app once every handler of the key has run (the
-    widget took it, or the app's binding ran)."""
+class KeyPassed(Message, bubble=False):
+    """Posted by the app to itself once every handler of a key has run (the widget took
+    it, or the app's binding ran): a callback followed the key up from the widget it went
+    to, through each parent's queue (HistviewApp._follow)."""
 
     def __init__(self, key: events.Key) -> None:
         super().__init__()

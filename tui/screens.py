@@ -6,6 +6,7 @@ import os
 from typing import TypeVar
 
 from rich.style import Style
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
@@ -133,8 +134,9 @@ class ExportScreen(Modal[tuple[str, str] | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
-        # (not the input's enter nor the button's: at once)
+        # (not the input's enter nor the button's: at once); space on a button presses it
         Binding("enter", "submit", "Export", show=False, priority=True),
+        Binding("space", "press", "Press", show=False, priority=True),
     ]
 
     def __init__(self, output: str, report: str) -> None:
@@ -161,6 +163,12 @@ class ExportScreen(Modal[tuple[str, str] | None]):
 
     def action_submit(self) -> None:
         self._press(self.focused.id if isinstance(self.focused, Button) else "export-ok")
+
+    def action_press(self) -> None:
+        """Space: the focused button's press, at once (in an input it is a space)."""
+        if not isinstance(self.focused, Button):
+            raise SkipAction()
+        self._press(self.focused.id)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self._press(event.button.id)
