@@ -36,6 +36,14 @@ process (what the TUI adds is the difference), the UI thread's handlers, the lon
 of the event loop from the first rows to the whole (the longest gap between the bench's
 20 ms polls beyond their sleep), the peak RSS of the process that ran the app, and then the
 whole ready (the lanes, the plan, the workbench a step needs: the worker's `whole` phase).
+Each run of the app is a fresh process (it imports the format modules it uses, as a user's
+start does; its peak RSS is its own); the children run with their bytecode compiled once, as
+an installed histview's is (not with this machine's PYTHONDONTWRITEBYTECODE, which compiles
+every module at every start). A second line per run splits what the TUI adds to
+`check` (its CPU until analysis ready less check's load and analysis): the worker's head and
+load against check's load, the rows, the first look against check's analysis, the UI
+thread, the rest of the process. The parse is also timed with its records freed inside the
+time, as `bench/run.py`'s GC-off parse (the baseline of `check`'s ratio there).
 With `--keys`, `j` is pressed every 0.1 s until the whole is ready and each press is timed
 until the cursor moved and the screen was redrawn (the stall then from a 5 ms timer).
 
@@ -253,7 +261,7 @@ def main_steps(paths: list[str], every: bool, want: str | None) -> None:
 
 
 PARSE_NOGC = """
-import gc, sys, time, orjson
+import gc, os, sys, time, orjson
 gc.disable()
 t = time.perf_counter()
 c = time.process_time()
@@ -262,7 +270,10 @@ if sys.argv[1].endswith(".jsonl"):
     records = [orjson.loads(line) for line in data.split(b"\\n") if line.strip()]
 else:
     records = orjson.loads(data)
-print(time.perf_counter() - t, time.process_time() - c)
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+del records, data  # freed inside the time too, as bench/run.py's parse frees them
+print(wall, cpu, time.process_time() - c, flush=True)
+os._exit(0)
 """
 
 
@@ -287,23 +298,53 @@ os._exit(0)
 """
 
 
+# The children run as an installed histview does, its modules' bytecode compiled once (pip
+# writes it at install): without PYTHONDONTWRITEBYTECODE, which makes every start compile
+# every module the run imports again (0.1-0.25 s of the format modules alone, inside the
+# first phase that imports them), the bytecode kept outside the tree. `warm` compiles it
+# before the first timed run.
+AS_INSTALLED = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+AS_INSTALLED["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "histview-bench-pyc")
+
+WARM = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import repair.analysis, repair.formats, tui.app
+repair.formats.adapters()
+"""
+
+
+def warm() -> None:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run([sys.executable, "-c", WARM, root], check=True, env=AS_INSTALLED)
+
+
 def check_cpu(path: str) -> tuple[float, float]:
     """`check`'s load and analysis CPU time, as the TUI's window counts them."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run(
-        [sys.executable, "-c", CHECK, path, root], capture_output=True, check=True, text=True
+        [sys.executable, "-c", CHECK, path, root],
+        capture_output=True,
+        check=True,
+        text=True,
+        env=AS_INSTALLED,
     )
     load, analysis = out.stdout.split()
     return float(load), float(analysis)
 
 
-def parse_nogc(path: str) -> tuple[float, float]:
-    """The parse's wall and CPU time."""
+def parse_nogc(path: str) -> tuple[float, float, float]:
+    """The parse's wall and CPU time, and its CPU time with the records freed after it
+    (`bench/run.py`'s GC-off parse, the baseline of `check`'s ratio there)."""
     out = subprocess.run(
-        [sys.executable, "-c", PARSE_NOGC, path], capture_output=True, check=True, text=True
+        [sys.executable, "-c", PARSE_NOGC, path],
+        capture_output=True,
+        check=True,
+        text=True,
+        env=AS_INSTALLED,
     )
-    wall, cpu = out.stdout.split()
-    return float(wall), float(cpu)
+    wall, cpu, freed = out.stdout.split()
+    return float(wall), float(cpu), float(freed)
 
 
 async def key_to_screen(app: HistviewApp) -> float:
@@ -387,14 +428,31 @@ async def first_rows(path: str, keys: bool = False) -> dict[str, float]:
 POLL = 0.02
 
 
+def one_run(path: str, keys: bool) -> dict:
+    """`first_rows` in a fresh process, as a user starts the app: each run imports the
+    format modules it uses, and its peak RSS is its own."""
+    args = [sys.executable, os.path.abspath(__file__), "--one", path] + (["--keys"] if keys else [])
+    out = subprocess.run(args, capture_output=True, check=True, env=AS_INSTALLED)
+    return orjson.loads(out.stdout.splitlines()[-1])
+
+
+def main_one(path: str, keys: bool) -> None:
+    r = asyncio.run(first_rows(path, keys))
+    r["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    sys.stdout.write("\n" + orjson.dumps(r).decode() + "\n")
+    sys.stdout.flush()
+    os._exit(0)  # (the session is not torn down: the process ends)
+
+
 def main_file(paths: list[str], repeat: int, keys: bool) -> None:
+    warm()
     for path in paths:
         size = os.path.getsize(path)
         for k in range(repeat):
-            parse, parse_cpu = parse_nogc(path)
+            parse, parse_cpu, parse_freed = parse_nogc(path)
             check_load, check_analysis = check_cpu(path)
-            r = asyncio.run(first_rows(path, keys))
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            check = check_load + check_analysis
+            r = one_run(path, keys)
             t = r["timings"]
             phases = ", ".join(
                 f"{name} {t[name + '_cpu']:.2f}"
@@ -408,10 +466,11 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 f"{' (the first lines)' if r['head'] else ''}, "
                 f"analysis ready {r['analysis_ready']:.2f} s; parse with GC off {parse:.2f} s "
                 f"= {r['analysis_ready'] / parse:.2f}x (CPU: process {r['cpu']:.2f} s / parse "
-                f"{parse_cpu:.2f} s = {r['cpu'] / parse_cpu:.2f}x; load worker "
+                f"{parse_cpu:.2f} s = {r['cpu'] / parse_cpu:.2f}x, / parse and free "
+                f"{parse_freed:.2f} s = {r['cpu'] / parse_freed:.2f}x; load worker "
                 f"{r['worker_cpu']:.2f} s: {phases}; UI thread {r['ui_cpu']:.2f} s; `check` "
-                f"in a child {check_load + check_analysis:.2f} s = "
-                f"{(check_load + check_analysis) / parse_cpu:.2f}x: load {check_load:.2f}, "
+                f"in a child {check:.2f} s = {check / parse_cpu:.2f}x "
+                f"({check / parse_freed:.2f}x): load {check_load:.2f}, "
                 f"analysis {check_analysis:.2f}); UI handlers "
                 f"{t.get('ui_loaded', 0) * 1000:.0f} + {t.get('ui_analysis', 0) * 1000:.0f} ms, "
                 f"longest stall after first rows {r['stall'] * 1000:.0f} ms; "
@@ -425,9 +484,29 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                     if presses
                     else ""
                 )
-                + f"; peak RSS so far {rss:.0f} MB; load average {os.getloadavg()[0]:.1f}",
+                + f"; peak RSS {r['rss']:.0f} MB; load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
+            print(f"  {beyond_check(r, check_load, check_analysis, parse_cpu)}", flush=True)
+
+
+def beyond_check(r: dict, check_load: float, check_analysis: float, parse_cpu: float) -> str:
+    """What the TUI's CPU until analysis ready adds to `check`'s load and analysis, by part:
+    the load worker's phases beyond check's (the head, the rows, the first look's screen
+    work; its load against check's, which moves with the machine), the UI thread, the rest
+    of the process (Textual's start before the app's screen, other threads)."""
+    t = r["timings"]
+    extra = r["cpu"] - check_load - check_analysis
+    # the format modules are imported in the head (check: in its load)
+    load = t.get("head_cpu", 0.0) + t["load_cpu"] - check_load
+    look = t["analysis_cpu"] - check_analysis
+    rest = r["cpu"] - r["worker_cpu"] - r["ui_cpu"]
+    return (
+        f"the TUI beyond `check`: {extra:+.2f} s CPU = {extra / parse_cpu:+.2f}x the parse: "
+        f"head and load {load:+.2f} against check's load, rows {t.get('rows_cpu', 0):.2f}, "
+        f"first look {look:+.2f} against check's analysis, UI thread {r['ui_cpu']:.2f}, "
+        f"rest of the process {rest:+.2f}"
+    )
 
 
 def main(sizes: list[int]) -> None:
@@ -455,6 +534,8 @@ if __name__ == "__main__":
         want = args[args.index("--fix") + 1] if "--fix" in args else None
         paths = [a for a in args if a.endswith((".json", ".jsonl"))]
         main_steps(paths, "--all" in args, want)
+    elif sys.argv[1:2] == ["--one"]:
+        main_one(sys.argv[2], "--keys" in sys.argv)
     elif sys.argv[1:2] == ["--file"]:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
         paths = [a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))]
