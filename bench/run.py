@@ -72,9 +72,12 @@ def _check(path: str) -> tuple[float, float]:
     from repair.formats import load_session
 
     # as `histview check` loads it (a --compare checkout may predate the keyword)
-    fast = "exact_numbers" in inspect.signature(load_session).parameters
+    params = inspect.signature(load_session).parameters
+    kw = {"exact_numbers": False} if "exact_numbers" in params else {}
+    if "writes" in params:
+        kw["writes"] = False
     t0 = time.perf_counter()
-    session = load_session(path, exact_numbers=False) if fast else load_session(path)
+    session = load_session(path, **kw)
     t1 = time.perf_counter()
     analyze(session)
     return t1 - t0, time.perf_counter() - t1

@@ -115,11 +115,17 @@ def _load(
     written: bool = False,
     *,
     exact_numbers: bool = True,
+    writes: bool = True,
 ) -> Session:
     from .formats import load_session
 
     session = load_session(
-        path, format=fmt, target=target, written=written, exact_numbers=exact_numbers
+        path,
+        format=fmt,
+        target=target,
+        written=written,
+        exact_numbers=exact_numbers,
+        writes=writes,
     )
     if _kept is not None:
         _kept[:] = [session]  # the last one only: several files must not pile up
@@ -191,8 +197,8 @@ def cmd_check(args: argparse.Namespace, out: Out) -> int:
     for file in args.files:
 
         def one(file: str = file) -> int:
-            # check writes no number of the session: no scan for odd literals
-            session = _load(file, args.format, args.target, exact_numbers=False)
+            # check writes nothing of the session: no scan for odd literals, no CRCs
+            session = _load(file, args.format, args.target, exact_numbers=False, writes=False)
             worst = EXIT_OK
             for k, (sess, analysis) in enumerate(_thread_findings(session)):
                 if analysis.errors:

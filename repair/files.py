@@ -103,7 +103,8 @@ class FileText:
     changed since (the file rewritten, truncated) raise FileChanged instead of being taken
     for the ones that were read. Appending is no change: the bytes read are still there. The
     descriptor stays open, so a file replaced by a rename (histview's own in-place write) is
-    still read as it was.
+    still read as it was. Not `checked` (a session nothing is written from: `check`), no CRC
+    is made: a later read refuses a file whose size or time changed, and `matches` is False.
 
     The blocks of that first read are kept until a reader in file order has passed them (a
     loader's one pass over the lines): the pass reads no byte twice, and what it builds grows
@@ -114,25 +115,30 @@ class FileText:
     CHUNK = 1 << 20
     WINDOW = 8  # chunks read at once when a read misses the kept ones
 
-    def __init__(self, path: str, fd: int, size: int) -> None:
+    def __init__(
+        self, path: str, fd: int, size: int, checked: bool = True, mtime_ns: int = 0
+    ) -> None:
         self.path = path
         self.size = size
         self._fd = fd
         self.chunk = self.CHUNK  # fixed for this file: its CRCs are of chunks this long
+        self.checked = checked
+        self._mtime_ns = mtime_ns  # (for a file not checked: its time when opened)
         self._crcs: list[int] = []
+        self._chunks = 0  # chunks the first read covered
         self._kept: tuple[int, bytes] = (0, b"")  # (offset, bytes) of the chunks read last
         self._ahead: deque[tuple[int, bytes]] = deque()  # the first read's, not passed yet
         weakref.finalize(self, os.close, fd)
 
     @classmethod
-    def open(cls, path: str) -> tuple[FileText, os.stat_result]:
+    def open(cls, path: str, checked: bool = True) -> tuple[FileText, os.stat_result]:
         fd = os.open(path, os.O_RDONLY)
         try:
             st = os.fstat(fd)
         except OSError:
             os.close(fd)
             raise
-        return cls(path, fd, st.st_size), st
+        return cls(path, fd, st.st_size, checked, st.st_mtime_ns), st
 
     def __len__(self) -> int:
         return self.size
@@ -143,18 +149,22 @@ class FileText:
 
     def blocks(self) -> Iterator[tuple[int, bytes]]:
         """The file in order, `WINDOW` chunks at a time, as (offset, bytes): the first read,
-        which records each chunk's CRC. Ends at the size the file had when opened."""
+        which records each chunk's CRC (if `checked`). Ends at the size the file had when
+        opened."""
         step = self.chunk * self.WINDOW
         off = 0
         crcs = self._crcs
         crcs.clear()
+        self._chunks = 0
         while off < self.size:
             block = os.pread(self._fd, min(step, self.size - off), off)
             if not block:
                 raise FileChanged(self.path)  # shorter than it was when opened
-            view = memoryview(block)
-            for k in range(0, len(block), self.chunk):
-                crcs.append(zlib.crc32(view[k : k + self.chunk]))
+            self._chunks += -(-len(block) // self.chunk)
+            if self.checked:
+                view = memoryview(block)
+                for k in range(0, len(block), self.chunk):
+                    crcs.append(zlib.crc32(view[k : k + self.chunk]))
             self._ahead.append((off, block))
             yield off, block
             off += len(block)
@@ -203,7 +213,7 @@ class FileText:
             return joined
         first = start // self.chunk
         last = max((stop - 1) // self.chunk + 1, first + self.WINDOW)
-        at, kept = self._read(first, min(last, len(self._crcs)))
+        at, kept = self._read(first, min(last, self._chunks))
         self._kept = (at, kept)
         return kept[start - at : stop - at]
 
@@ -220,10 +230,13 @@ class FileText:
 
     def read_all(self) -> bytes:
         """The whole file as it was read (checked)."""
-        return self._read(0, len(self._crcs))[1] if self.size else b""
+        return self._read(0, self._chunks)[1] if self.size else b""
 
     def matches(self, fd: int) -> bool:
-        """The file open at `fd` holds exactly the bytes that were read."""
+        """The file open at `fd` holds exactly the bytes that were read (not `checked`:
+        unknown, so False)."""
+        if not self.checked:
+            return False
         for k, crc in enumerate(self._crcs):
             want = min(self.chunk, self.size - k * self.chunk)
             chunk = os.pread(fd, want, k * self.chunk)
@@ -232,12 +245,18 @@ class FileText:
         return not os.pread(fd, 1, self.size)
 
     def _read(self, first: int, end: int) -> tuple[int, bytes]:
-        """Chunks first..end-1, checked against the CRCs of the first read."""
+        """Chunks first..end-1, checked against the CRCs of the first read (not `checked`:
+        against the file's size and time when opened)."""
         at = first * self.chunk
         want = min(end * self.chunk, self.size) - at
         data = os.pread(self._fd, want, at)
         if len(data) != want:
             raise FileChanged(self.path)
+        if not self.checked:
+            st = os.fstat(self._fd)
+            if (st.st_size, st.st_mtime_ns) != (self.size, self._mtime_ns):
+                raise FileChanged(self.path)
+            return at, data
         view = memoryview(data)
         for k in range(first, end):
             off = (k - first) * self.chunk

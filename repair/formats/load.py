@@ -23,20 +23,25 @@ def load_session(
     *,
     written: bool = False,
     exact_numbers: bool = True,
+    writes: bool = True,
 ) -> Session:
     """Read, detect and load a session; raises InputError for anything unreadable.
     `written`: a file histview wrote in `format` (read back as that format even where
     detection would not pick it, e.g. a fix left one metadata record or a plain list).
     `exact_numbers=False`: numbers as orjson reads them, without the scan that keeps odd
-    literals exactly (`jsonio.numbers_as_parsed`), for a caller that writes none back."""
+    literals exactly (`jsonio.numbers_as_parsed`), for a caller that writes none back.
+    `writes=False`: nothing is written from the session (`check`): a large file is read
+    without the CRCs a write and later reads are checked against (`files.FileText`)."""
     with gc_paused(), nullcontext() if exact_numbers else jsonio.numbers_as_parsed():
-        return _load_session(given, format, target, written)
+        return _load_session(given, format, target, written, writes)
 
 
-def _load_session(given: str, format: str | None, target: str | None, written: bool) -> Session:
+def _load_session(
+    given: str, format: str | None, target: str | None, written: bool, writes: bool = True
+) -> Session:
     if target is not None and target not in TARGETS:
         raise InputError(given, f"unknown target {target!r}; known: {', '.join(TARGETS)}")
-    probe = probe_path(given)
+    probe = probe_path(given, checked=writes)
     if format:
         try:
             adapter = get_adapter(format)

@@ -128,6 +128,29 @@ def test_bytes_changed_on_disk_are_refused_not_shown(cc_file, monkeypatch, tmp_p
     assert not os.path.exists(f"{path}.bak")
 
 
+def test_a_file_read_for_a_check_makes_no_crcs_and_refuses_a_changed_file(
+    cc_file, monkeypatch, tmp_path
+):
+    """`check` writes nothing: its read of a large file makes no CRCs; what it reads again
+    later is the bytes read while the file's size and time are those it was opened with,
+    and a file touched since is refused, never passed off as the one read."""
+    _unheld(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    session = load_session(str(path), writes=False)
+    held = session.source.held
+    assert isinstance(held, FileText) and not held.checked and held._crcs == []
+    k = len(session.messages) // 2
+    held._kept = (0, b"")  # nothing of it kept from before: read from the file again
+    assert session.messages[k].raw == load_session(str(path)).messages[k].raw
+    st_ = os.stat(path)
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 10**9))  # (the same bytes)
+    held._kept = (0, b"")
+    with pytest.raises(FileChanged):
+        session.messages[k + 1].raw  # noqa: B018  # (k's records are held since read)
+    assert not session.source.same_bytes_as(str(path))
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     lines=st.lists(JSONL_LINE, min_size=2, max_size=30),
