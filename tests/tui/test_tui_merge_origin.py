@@ -6,17 +6,12 @@ held the first message's line only, and the writer dropped that item)."""
 from __future__ import annotations
 
 from tests.engine.test_merge_clients import ORIGINAL
-from tests.tui.tui_helpers import opened, settle, timeline, widget_text
+from tests.tui.tui_helpers import apply_first_fix, opened, timeline, widget_text
 
 
 async def test_the_raw_json_of_a_merged_message_holds_the_records_of_both():
     async with opened(ORIGINAL, (120, 40)) as (app, pilot):
-        await pilot.press("r")
-        await settle(pilot)
-        assert app.main._selected_fix().code == "empty-content"
-        await pilot.press("a")
-        await settle(pilot)
-        msgs = app.main.wb.session.messages
+        msgs = await apply_first_fix(pilot, "empty-content")
         merged = next(k for k, m in enumerate(msgs) if m.role == "assistant" and m.live)
         assert [b.data["text"] for b in msgs[merged].blocks] == [
             "A: I will run the tests.",

@@ -6,19 +6,14 @@ text's line)."""
 from __future__ import annotations
 
 from tests.formats.test_split_origin import late_output
-from tests.tui.tui_helpers import opened, settle, timeline, widget_text
+from tests.tui.tui_helpers import apply_first_fix, opened, timeline, widget_text
 
 
 async def test_the_detail_of_a_split_output_names_the_outputs_line(tmp_path):
     path = tmp_path / "rollout.jsonl"
     path.write_bytes(late_output())  # line 4: the user's text, line 5: the output
     async with opened(path, (120, 40)) as (app, pilot):
-        await pilot.press("r")
-        await settle(pilot)
-        assert app.main._selected_fix().code == "misplaced-tool-result"
-        await pilot.press("a")
-        await settle(pilot)
-        msgs = app.main.wb.session.messages
+        msgs = await apply_first_fix(pilot, "misplaced-tool-result")
         assert [b.type for b in msgs[2].blocks] == ["tool_result"]
         assert [b.type for b in msgs[3].blocks] == ["text"]
         tl = timeline(app)

@@ -56,6 +56,18 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+async def apply_first_fix(pilot, code: str) -> list[Any]:
+    """Open the repair pane (`r`), check its first fix is of `code`, apply it (`a`); the
+    session's messages after it."""
+    app = pilot.app
+    await pilot.press("r")
+    await settle(pilot)
+    assert app.main._selected_fix().code == code
+    await pilot.press("a")
+    await settle(pilot)
+    return list(app.main.wb.session.messages)
+
+
 def timeline(app):
     """The session screen's timeline."""
     from tui.timeline import Timeline
