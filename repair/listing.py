@@ -74,6 +74,11 @@ def block_line(k: int | None, b: Block | dict[str, Any] | str) -> str:
     return clean_line(" ".join(bits), 160)
 
 
+def _empty_item(native: Any) -> bool:
+    """A file's own item that holds no block (a Codex message item of `content: []`)."""
+    return isinstance(native, dict) and native.get("content") == []
+
+
 def _entry_role(item: Any) -> str:
     """How a wire entry names itself: its role, or a Responses item's type."""
     if isinstance(item, dict):
@@ -162,7 +167,9 @@ def message_listing(session: Session, analysis: Analysis) -> list[str]:
         out.append(f"messages.{n} {role}" + (f"  ({where})" if where else ""))
         for j, i in enumerate(e.blocks):
             sb = sm.blocks[i]
-            if sb.block is None:
+            if sb.block is None and _empty_item(sb.native):  # sent as read, of no block
+                out.append(f"    [{j}] {sb.type} (no content)")
+            elif sb.block is None:
                 out.append(f"  + {block_line(j, sb.data)}  (added by {who})")
             elif id(sb.block) in changed:
                 out.append(f"  ~ {block_line(j, sb.block)}  ({who}: {changed[id(sb.block)]})")

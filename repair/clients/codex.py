@@ -10,6 +10,9 @@ two faults in `normalize_history` each time it builds a prompt (measured; docs/c
   gets the output "aborted" right after it;
 - an output whose call is missing is left out (it logs "Orphan function call output").
 
+A message item that holds no block (`content: []`, of any role) is sent as it is, where it
+is in the file (measured: tests/fixtures/clients/codex/empty_*.sent.json).
+
 What Codex adds itself (its instructions, the environment context, the new prompt) is not
 part of this.
 """
@@ -26,6 +29,7 @@ from ..formats.codex import (
     CodexState,
     CompactRef,
     ItemRef,
+    blockless_lines,
     payload_of,
     text_part,
 )
@@ -50,7 +54,11 @@ def send(session: Session) -> Request:
     ] = {}  # one object per message item: its parts render together
     lines, original = state.lines, state.original
     for pos, m, role in _history(session, req):
-        for b in m.blocks:
+        for b in _items(m, state):
+            if isinstance(b, int):  # a message item of no content: sent as it is
+                payload = lines[b].obj["payload"]
+                flat.append((SentBlock(payload, type=EMPTY, native=payload), role, pos, None))
+                continue
             ref = b.origin
             if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
                 # the usual block: a whole item of the file, as loaded (sent as read)
@@ -71,6 +79,27 @@ def send(session: Session) -> Request:
             flat.append((sb, role, pos, kind))
     _normalize(flat, outputs, calls, req)
     return req
+
+
+EMPTY = "message"  # the type of a message item of no content as sent (not a content block)
+
+
+def _items(m: Message, state: CodexState) -> Iterator[Block | int]:
+    """`m`'s blocks, and (their line's index) its message items that hold no block, each
+    before the first block read from a later line, as the writer writes them."""
+    empty = blockless_lines(m, state)
+    if not empty:
+        yield from m.blocks
+        return
+    k = 0
+    for b in m.blocks:
+        ref = b.origin
+        if type(ref) is ItemRef:
+            while k < len(empty) and empty[k] < ref.line:
+                yield empty[k]
+                k += 1
+        yield b
+    yield from empty[k:]
 
 
 def _history(session: Session, req: Request) -> Iterator[tuple[int, Message, str]]:
@@ -125,7 +154,10 @@ def _counted(
     """Each block of a message as `light` counts it, its outputs and calls noted."""
     out: list[_Counted] = []
     lines, original = state.lines, state.original
-    for b in m.blocks:
+    for b in _items(m, state):
+        if isinstance(b, int):  # a message item of no content: an entry of its own
+            out.append((EMPTY, None, EMPTY, None, None))
+            continue
         ref = b.origin
         ikey: Any = None
         if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
@@ -208,7 +240,7 @@ def _normalized(
             ids = read._tool_ids
             assert ids is not None
             if answered.issuperset(ids[0]) and called.issuperset(ids[1]):
-                if read.block_counts()[0]:
+                if read._sent:
                     numbers[pos] = starts[pos] = n
                     n += read._sent
                     opened, role_now, at_now, in_run = True, role, pos, False
@@ -235,17 +267,20 @@ def _normalized(
         first = starts.get(position)
         if first is None:
             return blocks.get(id(block))
-        k = _offset(messages[position].blocks, block)
+        k = _offset(messages[position], block, state)
         return None if k is None else first + k
 
     return Counted(RESPONSES.split, numbers, n, blocks, entry_of)
 
 
-def _offset(blocks: tuple[Block, ...], block: Block) -> int | None:
+def _offset(m: Message, block: Block, state: CodexState) -> int | None:
     """How many entries of a message sent as read come before the one carrying `block`."""
     n, in_run, run_item = -1, False, None
-    for b in blocks:
-        if b.type in _CONTENT:
+    for b in _items(m, state):
+        if isinstance(b, int):
+            n += 1
+            in_run = False
+        elif b.type in _CONTENT:
             key = _item_key(b.origin)
             if not (in_run and key == run_item):
                 n += 1

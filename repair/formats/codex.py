@@ -808,7 +808,7 @@ class _Group:
             self.other = True
             self.plain = self.plain and plain
         self.n += n
-        self.entries += entries
+        self.entries += entries or 1  # (a message item of no content is sent as it is)
         self.runs += entries - (self.tail and head)
         if n:
             self.tail = tail
@@ -866,6 +866,19 @@ def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict[str, Any]:
     return payload
 
 
+def blockless_lines(m: Message, state: CodexState) -> list[int]:
+    """The lines of `m`'s message items that hold no block at all (`content: []`), in file
+    order: written where they were and sent by Codex CLI 0.169 as they are (measured:
+    tests/fixtures/clients/codex/empty_*.sent.json), unless the message was nothing else and
+    got blocks (a result put into the empty message is its output line alone; the report
+    keeps the empty item). `m`'s blocks are made first (they fill `line_blocks`)."""
+    blocks = m.blocks
+    origin = m.origin or ()
+    line_blocks = state.line_blocks
+    out = [i for i in origin if i in line_blocks and not line_blocks[i]]
+    return [] if blocks and len(out) == len(origin) else out
+
+
 # -------------------------------------------------------------------- export helpers
 
 
@@ -886,14 +899,7 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
         for b in m.blocks:
             if isinstance(b.origin, ItemRef) and b.origin.part is not None:
                 parts_of.setdefault(b.origin.line, []).append(b)
-        # message items that hold no block at all (`content: []`): written where they were,
-        # unless the message was nothing else and got blocks (a result put into the empty
-        # message is its output line alone; the report keeps the empty item)
-        blockless = [
-            i for i in m.origin or () if i in state.line_blocks and not state.line_blocks[i]
-        ]
-        if m.blocks and len(blockless) == len(m.origin or ()):
-            blockless = []
+        blockless = blockless_lines(m, state)
         new_texts: list[Block] = []
         for block in m.blocks:
             ref = block.origin

@@ -262,3 +262,45 @@ def test_codex_items_of_several_parts_are_counted_as_sent(monkeypatch):
     wb.apply_all()
     _same(wb.session)
     assert _findings(wb.session, True, monkeypatch) == _findings(wb.session, False, monkeypatch)
+
+
+def _codex_call(call_id: str) -> str:
+    return _codex_line(
+        {"type": "function_call", "call_id": call_id, "name": "f", "arguments": "{}"}
+    )
+
+
+def _codex_output(call_id: str) -> str:
+    return _codex_line({"type": "function_call_output", "call_id": call_id, "output": "x"})
+
+
+_CODEX_ITEM = st.one_of(
+    # a message item of no content (`content: []`)
+    st.builds(_codex_message, st.sampled_from(["user", "assistant", "developer"])),
+    st.builds(
+        lambda role, texts: _codex_message(role, *texts),
+        st.sampled_from(["user", "assistant"]),
+        st.lists(st.sampled_from(["", "ok"]), min_size=1, max_size=2),
+    ),
+    st.builds(_codex_call, st.sampled_from(["c1", "c2"])),
+    st.builds(_codex_output, st.sampled_from(["c1", "c2", "c9"])),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(items=st.lists(_CODEX_ITEM, min_size=1, max_size=9))
+def test_codex_items_of_no_content_are_counted_as_sent(items):
+    """Rollouts of message items of no content (`content: []`, any role: Codex CLI 0.169
+    sends each as it is, where it is), of empty texts, calls and outputs: counted as sent,
+    each empty item sent with its `content: []`, before and after every fix."""
+    session = load_bytes(("\n".join(items) + "\n").encode(), "/tmp/rollout.jsonl")
+    _same(session)
+    client = clients.get("codex")
+    assert client is not None
+    sent = wire.WIRES["openai-responses"].render(client.send(session))
+    payloads = [json.loads(i)["payload"] for i in items]
+    empty = [p for p in payloads if p.get("content") == []]
+    assert [e.item for e in sent if e.item.get("content") == []] == empty
+    wb = Workbench(session)
+    wb.apply_all()
+    _same(wb.session)
