@@ -17,7 +17,7 @@ import os
 import pytest
 
 from tests.command import run
-from tests.formats.client_requests import history_of, input_path, resume, shape
+from tests.formats.client_requests import history_of, input_path, resume, sent_by_histview, shape
 from tests.paths import CLIENT_FIXTURES
 
 CODEX = CLIENT_FIXTURES / "codex"
@@ -49,6 +49,11 @@ def test_codex_sends_the_written_file_as_the_original_less_the_dropped_message()
     k = sent.index(EMPTY_USER)
     assert written == sent[:k] + sent[k + 1 :]
     assert written[k] == EMPTY_ASSISTANT  # the line the merge keeps: Codex sends it
+
+
+@pytest.mark.parametrize("case", [RECORDED, RECORDED["written"]], ids=["original", "written"])
+def test_histview_sends_what_codex_sent_the_items_of_no_content_too(case):
+    assert sent_by_histview("codex", input_path(case["input"])) == case["sent"]
 
 
 @pytest.mark.skipif(
