@@ -10,7 +10,7 @@ block id and laid out once, so a fix with k edits of an n-block message costs O(
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -86,19 +86,23 @@ def _index_of(messages: list[Message]) -> dict[int, int]:
     return index
 
 
-def _first(first: Message, _second: Message) -> Message:
+Merged = Callable[[Message, Message, Sequence[Block] | None], Message]
+
+
+def _first(first: Message, _second: Message, _moved: Sequence[Block] | None = None) -> Message:
     return first
 
 
 class Patch:
-    """`merged`: what a message becomes when the next one is merged into it, its blocks
-    aside (the format's `Adapter.merged`: named by the records of both)."""
+    """`merged`: what a message becomes when the next one is merged into it, or blocks of
+    another are moved into it, its blocks aside (the format's `Adapter.merged`: named by
+    the records of both, or by its own and those the moved blocks were read from)."""
 
     def __init__(
         self,
         messages: list[Message],
         index: dict[int, int] | None = None,
-        merged: Callable[[Message, Message], Message] = _first,
+        merged: Merged = _first,
     ) -> None:
         self.base = messages
         self.merged = merged
@@ -137,6 +141,16 @@ class Patch:
     def append_block(self, uid: int, block: Block) -> None:
         self._work(uid).append(block)
 
+    def move_block(self, uid: int, bid: int, to_uid: int) -> None:
+        """Block `bid` of message `uid` goes to the end of message `to_uid`, which takes
+        the record it was read from."""
+        source = self.message(uid)
+        block = self.drop_block(uid, bid)
+        if block is not None:
+            w = self._work(to_uid)
+            w.msg = self.merged(w.msg, source, (block,))
+            w.append(block)
+
     def insert_before(self, uid: int, bid: int, block: Block) -> None:
         w = self._work(uid)
         if w.find(bid) is None:
@@ -159,7 +173,7 @@ class Patch:
         """Message `uid` takes `second`'s blocks after its own, and its records."""
         w = self._work(uid)
         blocks = [*w.compact(), *second.blocks]
-        w.msg = self.merged(w.msg, second)
+        w.msg = self.merged(w.msg, second, None)
         w.replace_all(blocks)
 
     # messages
@@ -263,9 +277,7 @@ class MoveBlock(Edit):
     to_uid: int
 
     def apply(self, patch: Patch) -> None:
-        block = patch.drop_block(self.message_uid, self.bid)
-        if block is not None:
-            patch.append_block(self.to_uid, block)
+        patch.move_block(self.message_uid, self.bid, self.to_uid)
 
 
 @dataclass(kw_only=True)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import orjson
 
 from ..jsonio import InexactNumbers, JsonNumber, loads_fast, reads_exactly
-from ..model import Message, Session
+from ..model import Block, Message, Session
 from ..place import Place
 
 if TYPE_CHECKING:
@@ -475,12 +475,17 @@ class Adapter(ABC):
         writer keeps each message's time and form."""
         return session
 
-    def merged(self, first: Message, second: Message) -> Message:
+    def merged(
+        self, first: Message, second: Message, moved: Sequence[Block] | None = None
+    ) -> Message:
         """`first` once a fix merges `second` (the message after it) into it, its blocks
         aside (the edit lays them out): where a message names the records it was read from
         (`origin`, and `raw` where it holds them), named by those of both, in file order,
-        so the writer keeps the second's records that hold no block. By default `first`: a
-        JSON list writes the merged message as the first's entry and reports the second's."""
+        so the writer keeps the second's records that hold no block. With `moved` (a fix
+        moves these blocks of `second` into `first`, which was read from records): named
+        by its own and those the blocks were read from, where a block knows its record. By
+        default `first`: a JSON list writes the merged message as the first's entry and
+        reports the second's."""
         return first
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
@@ -495,18 +500,26 @@ class Adapter(ABC):
         return None
 
 
-def records_merged(first: Message, second: Message) -> Message:
+def records_merged(
+    first: Message, second: Message, taken: Collection[int] | None = None
+) -> Message:
     """`first` named by the records of both messages, for `Adapter.merged` where a
     message's `origin` holds its records' line or entry indexes: their union in file order,
     and `raw` those records as read (a message of one record holds it alone, of more a
     list: in that order where each message's list follows its `origin`, else the first's
-    then the second's). `first` itself where either names its records otherwise."""
+    then the second's). `first` itself where either names its records otherwise. `taken`:
+    only those of the second's records (a move: the records its moved blocks were read
+    from; `first` itself where it names none, or none new, or was read from none)."""
     both = (first, second)
     if not all(isinstance(m.origin or (), tuple) for m in both):
         return first
     if not all(type(i) is int for m in both for i in m.origin or ()):
         return first
-    records = tuple(sorted({i for m in both for i in m.origin or ()}))
+    own = set(first.origin or ())
+    new = {i for i in second.origin or () if taken is None or i in taken}
+    if taken is not None and (not own or new <= own):
+        return first
+    records = tuple(sorted(own | new))
     if not records:
         return first
     listed = [[] if m.raw is None else m.raw if isinstance(m.raw, list) else [m.raw] for m in both]
@@ -516,7 +529,12 @@ def records_merged(first: Message, second: Message) -> Message:
             read = {}
             break
         read.update((i, r) for i, r in zip(m.origin or (), raws, strict=True) if i not in read)
-    raw = [read[i] for i in records] if read.keys() == set(records) else [*listed[0], *listed[1]]
+    if read.keys() >= set(records):
+        raw = [read[i] for i in records]
+    elif taken is None:
+        raw = [*listed[0], *listed[1]]
+    else:
+        return first
     return replace(first, origin=records, raw=raw[0] if len(raw) == 1 else raw or None)
 
 

@@ -25,7 +25,7 @@ that line. Untouched lines keep their bytes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -315,11 +315,20 @@ class CodexAdapter(Adapter):
             return None
         return parse_time(state.lines[ref.line].obj.get("timestamp"))
 
-    def merged(self, first: Message, second: Message) -> Message:
+    def merged(
+        self, first: Message, second: Message, moved: Sequence[Block] | None = None
+    ) -> Message:
         """Named by the lines of both: the writer writes the second's message items that
         hold no block (`content: []`) where they were, as Codex CLI 0.169 sends them
         (tests/fixtures/clients/codex/merged_empty_item.recorded.json)."""
-        return records_merged(first, second)
+        if moved is not None and not first.blocks:
+            # a block moved into a message item of no content: the writer writes the
+            # block's line alone and reports the empty item (`blockless_lines`)
+            return first
+        # a block of the history a compacted line stands for names no line of its own
+        refs = () if moved is None else (b.origin for b in moved)
+        taken = None if moved is None else {r.line for r in refs if isinstance(r, ItemRef)}
+        return records_merged(first, second, taken)
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
         if results_with_text(first, second, (TOOL_RESULT,)):

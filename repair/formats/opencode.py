@@ -187,8 +187,10 @@ class OpencodeAdapter(Adapter):
         n = _num(t)
         return None if n is None else n / 1000
 
-    def merged(self, first: Message, second: Message) -> Message:
-        return records_merged(first, second)
+    def merged(
+        self, first: Message, second: Message, moved: Sequence[Block] | None = None
+    ) -> Message:
+        return records_merged(first, second) if moved is None else first
 
     def kept_apart(self, first: Message, second: Message) -> str | None:
         if first.role == "assistant" and any(b.type == TOOL_USE for b in first.blocks):

@@ -7,13 +7,15 @@ tests/fixtures/clients/codex/merged_empty_item.recorded.json)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repair.edits import MergeMessages, Patch, ReorderBlocks
+from repair.edits import MergeMessages, MoveBlock, Patch, ReorderBlocks
 from repair.formats import load_bytes
 from repair.formats.base import records_merged
+from repair.formats.claude_code.adapter import ClaudeCodeAdapter
 from repair.formats.codex import CodexAdapter
 from repair.model import Block, Message, block_from_anthropic
 from repair.plan import apply_fixes, make_plan
@@ -85,6 +87,46 @@ def test_a_merge_keeps_every_block_and_every_record(msgs, data):
     assert [r["record"] for r in raws if r is not None] == list(records)
     if second.raw is not None:  # the report keeps the second as it was read
         assert edit.removed == second.raw
+
+
+@given(_messages(), st.data())
+@settings(max_examples=200, deadline=None)
+def test_a_move_keeps_every_block_once_and_names_the_blocks_record(msgs, data):
+    """A block moved into another message (`MoveBlock`, as misplaced-tool-result's fix
+    moves a result), read from a record of its message (a Claude Code block's `origin`):
+    the receiving message, where it was read from records, is named by its own and that
+    one, in file order, `raw` following; each block is in the session once."""
+    msgs = [  # each block read from one of its message's records (none: made by histview)
+        m.with_blocks(
+            [replace(b, origin=data.draw(st.sampled_from(m.origin))) for b in m.blocks]
+            if m.origin
+            else m.blocks
+        )
+        for m in msgs
+    ]
+    holding = [k for k, m in enumerate(msgs) if m.blocks]
+    if not holding:
+        return
+    k = data.draw(st.sampled_from(holding))
+    to = data.draw(st.sampled_from([i for i in range(len(msgs)) if i != k]))
+    source, dest = msgs[k], msgs[to]
+    block = data.draw(st.sampled_from(source.blocks))
+    patch = Patch(msgs, merged=ClaudeCodeAdapter().merged)
+    MoveBlock("move_block", source.uid, "move", bid=block.bid, to_uid=dest.uid).apply(patch)
+    out = patch.rebuild()
+
+    assert [m.uid for m in out] == [m.uid for m in msgs]
+    every = sorted(id(b) for m in msgs for b in m.blocks)
+    assert sorted(id(b) for m in out for b in m.blocks) == every  # every block, once
+    assert list(out[to].blocks) == [*dest.blocks, block]
+    assert block not in out[k].blocks
+    assert (out[k].origin, out[k].raw) == (source.origin, source.raw)
+    records = set(dest.origin or ())
+    if records and block.origin is not None:
+        records.add(block.origin)
+    assert (out[to].origin or ()) == tuple(sorted(records))  # the union, in file order
+    raws = out[to].raw if isinstance(out[to].raw, list) else [out[to].raw]
+    assert [r["record"] for r in raws if r is not None] == sorted(records)
 
 
 def test_a_merge_into_a_message_named_otherwise_leaves_its_name_alone():

@@ -6,7 +6,7 @@ held the first message's line only, and the writer dropped that item)."""
 from __future__ import annotations
 
 from tests.engine.test_merge_clients import ORIGINAL
-from tests.tui.tui_helpers import apply_first_fix, opened, timeline, widget_text
+from tests.tui.tui_helpers import apply_first_fix, opened, raw_json_of
 
 
 async def test_the_raw_json_of_a_merged_message_holds_the_records_of_both():
@@ -17,12 +17,7 @@ async def test_the_raw_json_of_a_merged_message_holds_the_records_of_both():
             "A: I will run the tests.",
             "B: done.",
         ]
-        tl = timeline(app)
-        tl.go_to_row(tl.state.table.row_of(merged, 1))
-        await pilot.pause()
-        await pilot.press("J")
-        await pilot.pause()
-        raw = widget_text(app, "#detail")
+        raw = await raw_json_of(pilot, merged)
         assert "A: I will run the tests." in raw and "B: done." in raw
         assert raw.count('"role": "assistant"') == 3, raw  # A, the item of no content, B
         assert "09:14:42" in raw

@@ -68,6 +68,16 @@ async def apply_first_fix(pilot, code: str) -> list[Any]:
     return list(app.main.wb.session.messages)
 
 
+async def raw_json_of(pilot, k: int) -> str:
+    """The raw JSON the detail pane shows (`J`) of message `k`, its first row selected."""
+    tl = timeline(pilot.app)
+    tl.go_to_row(tl.state.table.row_of(k, 1))
+    await pilot.pause()
+    await pilot.press("J")
+    await pilot.pause()
+    return widget_text(pilot.app, "#detail")
+
+
 def timeline(app):
     """The session screen's timeline."""
     from tui.timeline import Timeline

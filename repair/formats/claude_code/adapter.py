@@ -18,13 +18,13 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
 from ...files import Source
 from ...jsonio import has_inexact_numbers
-from ...model import Message, Session
+from ...model import Block, Message, Session
 from ..base import Adapter, Edited, Export, JsonlLine, Probe, records_merged, same_messages
 from ..probe import probe_path
 from ..registry import register
@@ -254,8 +254,11 @@ class ClaudeCodeAdapter(Adapter):
             return sibling
         return None
 
-    def merged(self, first: Message, second: Message) -> Message:
-        return records_merged(first, second)
+    def merged(
+        self, first: Message, second: Message, moved: Sequence[Block] | None = None
+    ) -> Message:
+        taken = None if moved is None else {b.origin for b in moved}  # a block's record
+        return records_merged(first, second, taken)
 
     def stamped(self, session: Session, made: Collection[int]) -> Session:
         return stamped(in_sent_order(session, made), made)

@@ -305,10 +305,12 @@ class GeminiCliAdapter(Adapter):
         state.loaded = list(messages)
         return self.session(probe.path, messages, state, state.session_id)
 
-    def merged(self, first: Message, second: Message) -> Message:
-        """Named by the records of both (`origin`, `raw`), in file order."""
+    def merged(
+        self, first: Message, second: Message, moved: Sequence[Block] | None = None
+    ) -> Message:
+        """Named by the records of both (`origin`, `raw`), in file order (a move: as was)."""
         a, b = first.origin, second.origin
-        if not (isinstance(a, Recs) and isinstance(b, Recs)):
+        if moved is not None or not (isinstance(a, Recs) and isinstance(b, Recs)):
             return first
         both = records_merged(replace(first, origin=a.keys), replace(second, origin=b.keys))
         raw = both.raw if isinstance(both.raw, list) else [both.raw]  # (a list, as loaded)
