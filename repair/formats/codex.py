@@ -174,15 +174,17 @@ class CodexAdapter(Adapter):
                 enveloped += 1
             if seen >= 50:
                 break
-        if not seen or enveloped * 10 < seen * 9:
-            return 0
         if (
             isinstance(first, dict)
             and first.get("type") == "session_meta"
             and isinstance(first.get("payload"), dict)
             and ("originator" in first["payload"] or "cli_version" in first["payload"])
         ):
+            # (whatever the lines after it: a fix that drops a short rollout's good lines
+            # leaves its odd ones a larger share, and the file must read back as written)
             return 100
+        if not seen or enveloped * 10 < seen * 9:
+            return 0
         return 80
 
     # ---------------------------------------------------------------- load

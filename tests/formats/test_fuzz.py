@@ -50,7 +50,11 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     claude_code_truncated_drop_pairs_nothing_again, claude_code_subagent_drop_pairs_nothing_again:
     apply-all drops a message holding no tool id (a record cut short; a sidechain's malformed
     record): the increment under the claude-code target read the first of no positions
-    paired again (IndexError, `fix` failed)."""
+    paired again (IndexError, `fix` failed).
+    codex_fix_leaves_odd_lines_a_larger_share: a short Codex rollout with a line of an
+    unknown type; the fix dropped four empty or malformed lines, so fewer than 9 lines in
+    10 were known records and the written file no longer read as Codex (detection: a
+    session_meta header now decides it)."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()
