@@ -344,7 +344,9 @@ class CodexAdapter(Adapter):
         """The messages around those a fix made, grouped as the written rollout reads back
         (`regroup`): outputs and the user's message items apart, items of one kind in a row
         one message, each stamped with its first line's time, each part of a message
-        written apart named by its own lines (`_part`)."""
+        written apart named by its own lines (`_part`), a message joined of items of
+        several named by the lines of each (`merged`: the writer so writes their items of
+        no content too)."""
         if not isinstance(session.state, CodexState):
             return session
         state = session.state
@@ -354,6 +356,7 @@ class CodexAdapter(Adapter):
             joins=lambda kind, _blocks, then: kind == then,
             time=lambda blocks, before: self._written_time(session, blocks[0], before),
             part=lambda part, whole: _part(part, whole, state),
+            merged=self.merged,
         )
         return regrouped(session, made, rules)
 

@@ -6,14 +6,15 @@ file groups the records it writes the same way, so the session is regrouped wher
 made, edited or dropped a message (`Adapter.stamped`): a user message holding tool results
 and text is a message of the results and a message of the text when the format writes
 results as records of their own (Codex output items, chat `tool` messages), and messages of
-one kind that came to be in a row are one. What the session's analysis finds is then what
+one kind that came to be in a row are one (named by the records of each, where the format
+names a merged message so: `Rules.merged`). What the session's analysis finds is then what
 `check` finds in the written file.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +45,9 @@ class Rules:
     # `whole`: the message as it was) named by the records its blocks were read from: its
     # origin, src and raw (None: each part keeps the whole message's)
     part: Callable[[Message, Message], Message] | None = None
+    # a group joined of runs of several messages named by the records of each, as a merge
+    # names them (the format's `Adapter.merged`; None: by its first message's)
+    merged: Callable[[Message, Message, Sequence[Block] | None], Message] | None = None
 
 
 def regrouped(session: Session, made: Collection[int], rules: Rules) -> Session:
@@ -139,8 +143,7 @@ def _regroup(span: list[Message], rules: Rules, made: Collection[int]) -> list[M
     parts = Counter(m.uid for _kind, _blocks, sources in groups for m in sources)
     for kind, blocks, sources in groups:
         before = got[-1] if got else None
-        split = parts[sources[0].uid] > 1
-        got.append(_message(kind, blocks, sources, before, rules, used, made, split))
+        got.append(_message(kind, blocks, sources, before, rules, used, made, parts))
     return [got[x] if isinstance(x, int) else x for x in out]
 
 
@@ -152,13 +155,15 @@ def _message(
     rules: Rules,
     used: set[int],
     made: Collection[int],
-    split: bool,
+    parts: Counter[int],
 ) -> Message:
     """The message of a group (`sources`: the messages its runs came from): the first
     source itself where the group is its blocks, else the first source with these blocks
     (or, for the second part of a message written apart, a copy of it under a uid of its
-    own), a part of a message written apart (`split`) named by its own records
-    (`Rules.part`); stamped with the time the file reads it back with where a fix made it."""
+    own), a part of a message written apart (`parts`: the groups each source's runs went
+    to) named by its own records (`Rules.part`), a group of several sources by the records
+    of each (`_joined`); stamped with the time the file reads it back with where a fix made
+    it."""
     role = str(kind[0] if isinstance(kind, tuple) else kind)
     blocks = rules.ordered(role, blocks)
     first = sources[0]
@@ -176,8 +181,9 @@ def _message(
             m = replace(first, blocks=tuple(blocks), meta=dict(first.meta), uid=new_uid())
         if m.role != role:
             m = replace(m, role=role)
-        if split and rules.part is not None:
+        if parts[first.uid] > 1 and rules.part is not None:
             m = rules.part(m, first)
+        m = _joined(m, blocks, sources[1:], rules, parts)
     elif first.uid not in made:
         used.add(first.uid)
         return first  # as loaded, or as an earlier fix left it
@@ -185,6 +191,28 @@ def _message(
     t = rules.time(blocks, before) if blocks else None
     if t is not None and t != m.timestamp:
         m = m.with_timestamp(t)
+    return m
+
+
+def _joined(
+    m: Message, blocks: list[Block], later: list[Message], rules: Rules, parts: Counter[int]
+) -> Message:
+    """`m`, a group's message, named also by the records of the `later` messages whose runs
+    joined it (`Rules.merged`): each one's own, or where the file writes it apart, those of
+    its part in this group (`Rules.part`; without it, the records its blocks here were read
+    from)."""
+    merged = rules.merged
+    if merged is None:
+        return m
+    for s in later:
+        if parts[s.uid] > 1:
+            ids = {id(b) for b in s.blocks}
+            here = [b for b in blocks if id(b) in ids]
+            if rules.part is None:
+                m = merged(m, s, here)
+                continue
+            s = rules.part(s.with_blocks(here), s)
+        m = merged(m, s, None)
     return m
 
 

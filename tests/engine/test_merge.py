@@ -16,9 +16,9 @@ from repair.edits import MergeMessages, MoveBlock, Patch, ReorderBlocks
 from repair.formats import load_bytes
 from repair.formats.base import records_merged
 from repair.formats.claude_code.adapter import ClaudeCodeAdapter
-from repair.formats.codex import CodexAdapter
+from repair.formats.codex import CodexAdapter, ItemRef
 from repair.model import Block, Message, block_from_anthropic
-from repair.plan import apply_fixes, make_plan
+from repair.plan import apply_all, apply_fixes, make_plan
 from tests.formats.test_format_codex import call, line, meta, output, say, user
 
 _block = st.one_of(
@@ -193,3 +193,53 @@ def test_a_codex_merge_writes_every_line_it_does_not_report(kinds):
             assert [json.dumps(r) for r in m.raw] == [
                 json.dumps(json.loads(original[i])) for i in m.origin
             ]
+
+
+def _reasoning(ts: str) -> str:
+    return line(ts, "response_item", {"type": "reasoning", "summary": [], "content": None})
+
+
+# (no user item of no content: a result moved into one is written alone, the item reported)
+_TURNS = {
+    **{kind: items for kind, items in _ITEMS.items() if kind != "empty user"},
+    "reasoning": lambda ts, k: [_reasoning(ts)],
+    "early output": lambda ts, k: [output(ts, f"c{k}"), call(ts, f"c{k}")],
+}
+
+
+@given(st.lists(st.sampled_from(sorted(_TURNS)), min_size=3, max_size=10), st.booleans())
+@settings(max_examples=80, deadline=None)
+def test_a_codex_regrouped_message_names_the_lines_of_each_it_joins(kinds, anthropic):
+    """After every fix of a generated rollout (an output written before its call moved
+    after it, an empty message dropped), the messages the written file reads back as one
+    (`regroup`: items of one kind in a row, e.g. the reasoning before an early output and
+    the call after it) are named by the lines of each: every line a live message's blocks
+    were read from is in its `origin`, in file order, `raw` those lines as read, and the
+    written file holds every line of the original the report does not list."""
+    lines = [meta()]
+    for k, kind in enumerate(kinds):
+        lines += _TURNS[kind](f"2025-11-20T10:00:{k:02}.000Z", k)
+    data = ("\n".join(lines) + "\n").encode()
+    session = load_bytes(data, "/tmp/rollout.jsonl")
+    if anthropic:
+        session.target = "anthropic"
+    out, applied = apply_all(session)
+    if not applied:
+        return
+    original = data.splitlines()
+    for m in out.messages:
+        if not m.live or m.origin is None:
+            continue
+        origin = list(m.origin)
+        assert origin == sorted(set(origin))
+        read = {b.origin.line for b in m.blocks if isinstance(b.origin, ItemRef)}
+        assert read <= set(origin), (m.role, origin, sorted(read))
+        raws = m.raw if isinstance(m.raw, list) else [m.raw]
+        assert [json.dumps(r) for r in raws] == [
+            json.dumps(json.loads(original[i])) for i in origin
+        ]
+    written = CodexAdapter().export(out)
+    reported = {r["line"] for r in written.dropped_records}
+    now = set(written.data.splitlines())
+    for lineno, raw in enumerate(original, 1):
+        assert raw in now or lineno in reported
