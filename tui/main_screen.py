@@ -854,8 +854,8 @@ class MainScreen(Screen[None]):
         row = tl.current_row
         if row is not None and _shares_finding(fix, row):
             return  # the cursor is already on a row of this fix
-        if tl.state is None:
-            return
+        if tl.state is None or tl.moved_at > event.made:
+            return  # the cursor moved since (keys typed fast): its row's fix follows it
         target = tl.state.table.row_of(fix.position, fix.finding.block_index)
         if target is not None:
             tl.go_to_row(target)

@@ -147,11 +147,13 @@ class RepairPane(Vertical):
     screen talks to it through its methods and `FixHighlighted`, never to its children."""
 
     class FixHighlighted(Message):
-        """The fix list's cursor moved (by a key, a click or `selected`)."""
+        """The fix list's cursor moved (by a key, a click or `selected`) at `made` (a
+        message's clock: the list's own word, which may arrive after other keys ran)."""
 
-        def __init__(self, index: int | None) -> None:
+        def __init__(self, index: int | None, made: float) -> None:
             super().__init__()
             self.index = index
+            self.made = made
 
     def compose(self) -> ComposeResult:
         yield Static(id="promise", markup=False)
@@ -179,7 +181,7 @@ class RepairPane(Vertical):
     @on(FixList.OptionHighlighted, "#fix-list")
     def _highlighted(self, event: FixList.OptionHighlighted) -> None:
         event.stop()
-        self.post_message(self.FixHighlighted(event.option_index))
+        self.post_message(self.FixHighlighted(event.option_index, event.time))
 
     def show_promise(self, text: Content) -> None:
         self.query_one("#promise", Static).update(text)

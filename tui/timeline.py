@@ -161,6 +161,7 @@ class Timeline(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple, Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
         self._selected_lane: tuple[int, int, int] | None = None  # (lane, start, end)
+        self.moved_at = 0.0  # when the cursor last moved (a message's clock)
 
     # model
     def set_state(self, state: TimelineState | None, keep_row: int | None = None) -> None:
@@ -230,7 +231,9 @@ class Timeline(ScrollView, can_focus=True):
     def _cursor_changed(self) -> None:
         self.scroll_to_cursor()
         self._select_lane()
-        self.post_message(self.RowChanged(self.current_row))
+        changed = self.RowChanged(self.current_row)
+        self.moved_at = changed.time
+        self.post_message(changed)
 
     def _select_lane(self) -> None:
         """Highlight the lane of the row under the cursor (repaints the visible rows only

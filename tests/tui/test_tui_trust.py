@@ -18,7 +18,7 @@ from tui import main_screen
 from tui.app import HistviewApp
 from tui.cli import main
 from tui.lanes import LANE_KINDS, OVERFLOW, TRAVEL, legend_sample
-from tui.repair_pane import ACTION_WIDTH, _changed_first, fix_prompts
+from tui.repair_pane import ACTION_WIDTH, RepairPane, _changed_first, fix_prompts
 from tui.screens import ConfirmScreen, HelpScreen
 
 ROO_TT = SAMPLES / "roo_subtask_delegation_duplicate.json"  # results stamped before the call
@@ -364,6 +364,43 @@ async def test_timeline_cursor_selects_the_fix_of_its_row(demo_copy):
             assert fix.code == code and fix.message_index == mi
             assert fix.detail[:25] in widget_text(app, "#diff")
         assert (tl.current_row.mi, tl.current_row.bi) == (9, 1)  # the cursor stayed
+
+
+async def test_a_fix_highlighted_before_the_cursor_moved_does_not_pull_it_back(demo_copy):
+    """Keys typed fast: the fix list's highlight of the first fix (made when `r` opened the
+    pane) reaches the screen only after `n` moved the cursor on. The cursor stays where the
+    last key put it, and the fix of its row is selected (it went back to the first fix's
+    row, and `]` then searched on from there)."""
+    async with opened(demo_copy, (120, 40)) as (app, pilot):
+        main = app.main
+        held: list = []
+        post = main.post_message
+
+        def hold(message) -> bool:  # the pane's word waits, as under load
+            if isinstance(message, RepairPane.FixHighlighted):
+                held.append(message)
+                return True
+            return post(message)
+
+        main.post_message = hold
+        await pilot.press("g", "r")
+        await pilot.pause()
+        first = main._selected_fix()
+        assert held and first is not None
+        tl = timeline(app)
+        elsewhere = next(
+            r
+            for r in tl.state.table.finding_rows
+            if not main_screen._shares_finding(first, tl.state.table.rows[r])
+        )
+        tl.go_to_row(elsewhere)  # `n`, while the highlight is on its way
+        del main.post_message
+        for event in held:
+            main.post_message(event)
+        await settle(pilot)
+        assert tl.current_row_index == elsewhere
+        fix = main._selected_fix()
+        assert fix is not first and main_screen._shares_finding(fix, tl.current_row)
 
 
 async def test_the_cursor_row_stays_in_view_when_the_repair_pane_opens(cc_file):
