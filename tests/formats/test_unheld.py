@@ -151,6 +151,71 @@ def test_a_file_read_for_a_check_makes_no_crcs_and_refuses_a_changed_file(
     assert not session.source.same_bytes_as(str(path))
 
 
+def _file_text(data: bytes, chunk: int, window: int) -> tuple[FileText, str]:
+    """A FileText of `data` (a temporary file) in chunks of `chunk` bytes, its first read done."""
+    import tempfile
+
+    fd, path = tempfile.mkstemp()
+    os.write(fd, data)
+    os.close(fd)
+    text, _ = FileText.open(path)
+    text.chunk, text.WINDOW = chunk, window
+    for _ in text.blocks():
+        pass
+    text.forget()
+    return text, path
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pattern=st.binary(min_size=1, max_size=100),
+    size=st.integers(1, 5000),
+    spans=st.lists(st.tuples(st.integers(0, 5000), st.integers(1, 300)), max_size=20),
+    chunk=st.sampled_from([16, 64, 256]),
+    changed=st.one_of(st.none(), st.integers(0, 4999)),
+)
+def test_a_file_not_held_gives_the_bytes_read_and_refuses_changed_ones(
+    pattern, size, spans, chunk, changed
+):
+    """Spans read in any order are the file's bytes; a span read out of order reads only
+    the chunks it covers (not a window); lines read in order read the file a few windows at
+    a time; a changed byte is refused by every read that covers its chunk."""
+    data = (pattern * (size // len(pattern) + 1))[:size]
+    text, path = _file_text(data, chunk, 4)
+    reads: list[int] = []
+    read = text._read
+    text._read = lambda first, end: reads.append(end - first) or read(first, end)  # type: ignore[method-assign]
+    try:
+        for a, n in spans:
+            a %= len(data)
+            b = min(a + n, len(data))
+            at, kept = text._kept
+            reads.clear()
+            assert text[a:b] == data[a:b]
+            if not at <= a < at + len(kept) + chunk:  # (else: read on, a window growing)
+                assert sum(reads) <= -(-(b - a) // chunk) + 1
+        text._kept = (0, b"")
+        reads.clear()
+        step = max(1, chunk // 3)  # "lines" shorter than a chunk, in order
+        assert b"".join(text[a : a + step] for a in range(0, len(data), step)) == data
+        # (windows of 4 chunks, from the chunk the line starts in: 3 new ones a read)
+        assert len(reads) <= -(-len(data) // (3 * chunk)) + 4
+        if changed is None or changed >= len(data):
+            return
+        with open(path, "r+b") as fh:
+            fh.seek(changed)
+            fh.write(bytes([data[changed] ^ 1]))
+        text._kept = (0, b"")
+        with pytest.raises(FileChanged):
+            text[changed : changed + 1]  # noqa: B018
+        text._kept = (0, b"")
+        start = changed - changed % chunk
+        with pytest.raises(FileChanged):
+            text[start : min(start + chunk, len(data))]  # noqa: B018
+    finally:
+        os.unlink(path)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     lines=st.lists(JSONL_LINE, min_size=2, max_size=30),
