@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from . import targets, wire
 from .jsonio import to_json
 from .model import Block, Message, Session, block_text
-from .place import Place
+from .place import Place, lines_words
 from .sanitize import clean_line
 
 if TYPE_CHECKING:
@@ -33,22 +33,32 @@ def _json(value: Any) -> str:
     return to_json(value).decode("utf-8")
 
 
-def lines_of(blocks_or_message: Message | list[Block]) -> str:
-    """Where a message (or some blocks) is in the file: its lines (JSONL) or its JSON place."""
+# the widest `messages` names a message's lines in ("(lines 3, 5, 6 … 41 (12))" past it)
+LINES_WIDTH = 40
+
+
+def file_lines(blocks_or_message: Message | list[Block]) -> list[int]:
+    """The JSONL lines a message (its own record and its blocks') or some blocks were read
+    from, in file order; [] for a JSON document."""
     if isinstance(blocks_or_message, Message):
         m = blocks_or_message
         places = [Place.of(m.src), *(b.place() for b in m.blocks)]
-        path = (m.src or {}).get("path")
     else:
         places = [b.place() for b in blocks_or_message]
-        path = next((p.pointer for p in places if p.pointer is not None), None)
-    lines = sorted({p.line for p in places if p.line is not None})
+    return sorted({p.line for p in places if p.line is not None})
+
+
+def lines_of(blocks_or_message: Message | list[Block], width: int = LINES_WIDTH) -> str:
+    """Where a message (or some blocks) is in the file: its lines (JSONL, `lines_words`) or
+    its JSON place."""
+    lines = file_lines(blocks_or_message)
     if lines:
-        if len(lines) == 1:
-            return f"line {lines[0]}"
-        if len(lines) <= 4:
-            return "lines " + ", ".join(map(str, lines))
-        return f"lines {lines[0]}-{lines[-1]} ({len(lines)} records)"
+        return lines_words(lines, width)
+    if isinstance(blocks_or_message, Message):
+        path = (blocks_or_message.src or {}).get("path")
+    else:
+        pointers = (b.place().pointer for b in blocks_or_message)
+        path = next((p for p in pointers if p is not None), None)
     return Place(pointer=path).in_document() if isinstance(path, str) else ""
 
 

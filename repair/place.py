@@ -6,7 +6,7 @@ and everything that shows a place (the CLI's `FILE:WHERE:`, `messages`, the TUI)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,3 +69,26 @@ class Place:
 
 
 NOWHERE = Place()
+
+
+def lines_words(lines: Sequence[int], width: int) -> str:
+    """The lines a message (or some blocks) was read from, in file order, in at most `width`
+    characters where it can: 'line 7', 'lines 3, 5, 6'. A list too long for `width` keeps
+    its first lines, then '…', its last line and how many there are in all:
+    'lines 3, 5, 6 … 41 (12)'. It is shortened between line numbers, never inside one, and
+    the last line and the count always stay (where the message ends and how many records it
+    holds), so the shortest form, 'lines 3 … 41 (12)', may be longer than `width`; a list no
+    longer than that is named whole."""
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    whole = "lines " + ", ".join(map(str, lines))
+    if len(whole) <= width:
+        return whole
+    tail = f" … {lines[-1]} ({len(lines)})"
+    words = f"lines {lines[0]}"
+    for n in lines[1:-1]:
+        more = f", {n}"
+        if len(words) + len(more) + len(tail) > width:
+            break
+        words += more
+    return min(whole, words + tail, key=len)  # (a short list is not made longer)

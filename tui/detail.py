@@ -9,9 +9,10 @@ from __future__ import annotations
 from textual.content import Content
 
 from repair.jsonio import to_json
+from repair.listing import LINES_WIDTH, file_lines
 from repair.model import TOOL_RESULT, TOOL_USE, Finding, Message, Session, block_text
 from repair.pairing import Pairing
-from repair.place import Place
+from repair.place import Place, lines_words
 from repair.preview import message_json
 from repair.sanitize import clean, clean_line
 
@@ -90,9 +91,11 @@ def message_detail(
     findings: list[Finding],
     pairing: Pairing | None = None,
     sent_as: int | None | str = "?",
+    width: int = LINES_WIDTH,
 ) -> Content:
     """`sent_as`: the message's messages.N as the target receives it (findings name messages
-    by it), None when it is not sent, "?" when not known yet."""
+    by it), None when it is not sent, "?" when not known yet. `width`: the pane's row, which
+    the message's lines are named in (`lines_words`), as `histview messages` names them."""
     msg: Message = session.messages[row.mi]
     parts: list[Content | str | tuple[str, str]] = []
     # named as the timeline's number column and the findings name it: messages.N
@@ -108,17 +111,20 @@ def message_detail(
     if msg.hidden:
         head += " · hidden (not sent)"
     parts.append((head, "bold"))
-    place = Place.of(msg.src)
-    where = ""
-    if place.line is not None or place.pointer is not None:
-        where = place.words() if place.line is not None else f"at {place.pointer}"
-        where = clean_line(where, 60)
+    pointer = Place.of(msg.src).pointer
+    lines = file_lines(msg)
+    where = named = lines_words(lines, width) if lines else ""
+    if not lines and pointer is not None:
+        where = clean_line(f"at {pointer}", 60)
     if not msg.hidden and sent_as is None and msg.malformed is None:
         where += " · left out when sent"
     if sent_as != "?" and sent_as != row.mi:
         where += f" · row {row.mi} of the file"
     if where:
-        parts.append(("  " + where.removeprefix(" · "), "dim"))
+        # a list of lines the header's row cannot hold starts a row of its own, not cut
+        # between two of its numbers where the row wraps
+        own_row = len(lines) > 1 and len(head) + 2 + len(named) > width
+        parts.append((("\n" if own_row else "  ") + where.removeprefix(" · "), "dim"))
     parts.append("\n")
     if msg.malformed is not None:
         parts.append(("malformed: ", "bold $text-error"))

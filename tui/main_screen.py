@@ -292,6 +292,7 @@ class MainScreen(Screen[None]):
         self.timings: dict[str, float] = {}
         # what check_action said of each key when the footer was last asked to show them
         self._keys_shown: tuple[bool | None, ...] = ()
+        self._detail_width = 0  # the detail pane's row its header's lines were named in
         # at each mark of `timings` (first paint, analysis ready, ...): the process's CPU
         # time and the UI thread's, taken there (bench/tui_bench.py)
         self.mark_cpu: dict[str, tuple[float, float]] = {}
@@ -559,6 +560,7 @@ class MainScreen(Screen[None]):
     def on_resize(self, event) -> None:
         self._narrow(event.size.width)
         self._update_header()
+        self.call_after_refresh(self._detail_resized)
 
     def _narrow(self, width: int) -> None:
         self.query_one("#main").set_class(width < 100, "-narrow")
@@ -716,8 +718,25 @@ class MainScreen(Screen[None]):
                 findings = self.derived.by_message.get(row.mi, [])
                 numbers = self.derived.numbers
                 sent_as = numbers[row.mi] if row.mi < len(numbers) else "?"
-            detail.update(message_detail(session, row, findings, tl.state.pairing, sent_as))
+            width = self._detail_width = self._detail_row()
+            detail.update(message_detail(session, row, findings, tl.state.pairing, sent_as, width))
         self.query_one("#detail-scroll", JKScroll).scroll_home(animate=False)
+
+    def _detail_row(self) -> int:
+        """The detail pane's row, a vertical scrollbar's room left out whether one shows or
+        not (the text it is measured for is not in it yet)."""
+        scroll = self.query_one("#detail-scroll", JKScroll)
+        return max(1, scroll.size.width - scroll.styles.scrollbar_size_vertical)
+
+    def _detail_resized(self) -> None:
+        """The pane's row changed (`d`, the terminal resized): the header's lines named anew."""
+        scroll = self.query_one("#detail-scroll", JKScroll)
+        width = self._detail_width  # 0: no message's lines named yet
+        if self.raw or not width or not scroll.display or self._detail_row() == width:
+            return
+        y = scroll.scroll_y
+        self._show_detail()
+        scroll.scroll_to(y=y, animate=False)
 
     # state changes
     def _refresh_fixes(self, keep: int | None = None) -> None:
@@ -1119,6 +1138,7 @@ class MainScreen(Screen[None]):
             main.set_class(m == mode, f"-detail-{m}")
         if mode == "hidden" and self.focused is self.query_one("#detail-scroll"):
             self.query_one(Timeline).focus()
+        self.call_after_refresh(self._detail_resized)
 
     def action_copy_id(self) -> None:
         if self._deferred("copy_id"):
