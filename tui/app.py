@@ -98,11 +98,18 @@ class HistviewApp(App[None]):
     def _waits(self, key: events.Key) -> bool:
         """A key typed now waits its turn behind the keys typed before it that wait; and a
         key a priority binding takes (ctrl+p, ctrl+q, enter in a dialog), which would run
-        before the widget has the keys before it, waits for those still on their way."""
+        before the widget has the keys before it, waits for those still on their way. On any
+        screen but the session's (a dialog, the palette), every key waits for those on their
+        way: one of them may close it, and the keys behind it go to the widget focused once
+        it has, below (the search box's input, the timeline), not to a widget of the closed
+        screen. (The session screen takes keys at once: its queue holds those typed while it
+        is busy, and a dialog a key opens is handed the keys behind it, `on_key`.)"""
         if self._held or self._ahead or self._in_flight is not None:
             return True
         if not self._on_way:
             return False
+        if not isinstance(self.screen, MainScreen):
+            return True
         chain = self.screen._binding_chain
         return any(b.priority for _n, bs in chain for b in bs.key_to_bindings.get(key.key, ()))
 

@@ -151,3 +151,60 @@ async def test_a_key_whose_way_up_is_stopped_does_not_hold_the_keys_behind_it():
         app.call_later(app.push_screen, _KeeperScreen())  # (behind the keys: they wait)
         await until(pilot, lambda: _handed(app) and isinstance(app.screen, _KeeperScreen))
         assert app.screen.query_one("#kept", Input).value == "abc"
+
+
+def _below(app) -> tuple:
+    """Where the keys landed: the screens, the timeline's cursor, the search box's text
+    (when it is open) and whether the repair pane is open."""
+    from tests.tui.tui_helpers import timeline
+
+    search = [
+        s.query_one(Input).value for s in app.screen_stack if type(s).__name__ == "SearchScreen"
+    ]
+    return (_screens(app), timeline(app).cursor, search, app.main.repair_open)
+
+
+async def _opened_then(path, before: list[str], keys: list[str], at_once: bool) -> tuple:
+    """`before` typed one at a time on `path`, then `keys`: one at a time, or in one burst."""
+    async with opened(path, (80, 24)) as (app, pilot):
+        for key in before:
+            await pilot.press(key)
+            await settle(pilot)
+        if at_once:
+            burst(app, keys)
+            await until(pilot, lambda: _handed(app))
+        else:
+            for key in keys:
+                await pilot.press(key)
+                await settle(pilot)
+        await settle(pilot)
+        return _below(app)
+
+
+# a dialog open, then a key that closes it and keys for the screen below it, in one burst
+CLOSED_THEN_TYPED = {
+    # the search box with "a" typed, ctrl+q's question (fixes applied) answered n, "cd" more
+    "question": (["A", "slash", "a", "ctrl+q"], ["n", *"cd"]),
+    # the palette opened over the search box, closed, "cd" more
+    "palette": (["slash", "a", "ctrl+p"], ["escape", *"cd"]),
+    # the search box closed, r: the repair pane
+    "search box": (["slash"], ["escape", "r"]),
+    # the search box, the export dialog, the palette closed: arrows and j into the timeline
+    "search box arrows": (["slash"], ["escape", "down", "down", "j"]),
+    "export arrows": (["e"], ["escape", "down", "down", "j"]),
+    "palette arrows": (["ctrl+p"], ["escape", "down", "down", "j"]),
+    "search box G": (["slash"], ["escape", "G"]),
+}
+
+
+@pytest.mark.parametrize("case", CLOSED_THEN_TYPED)
+async def test_keys_behind_a_key_that_closes_a_dialog_go_to_the_screen_below(demo_copy, case):
+    """A key that closes a dialog (or the palette), typed with more keys behind it: they go
+    to the widget focused below once the dialog is closed (the search box's input, the
+    timeline), as the same keys typed one at a time. Before: handed to the dialog's widget
+    as it closed, they were typed into its input, dropped, or ran the bindings of the
+    screen below past its focused input (`G` typed into the closed search box; one `down`
+    in three lost; "cd" lost)."""
+    before, keys = CLOSED_THEN_TYPED[case]
+    one_at_a_time = await _opened_then(demo_copy, before, keys, at_once=False)
+    assert await _opened_then(demo_copy, before, keys, at_once=True) == one_at_a_time
