@@ -96,16 +96,20 @@ def _first(first: Message, _second: Message, _moved: Sequence[Block] | None = No
 class Patch:
     """`merged`: what a message becomes when the next one is merged into it, or blocks of
     another are moved into it, its blocks aside (the format's `Adapter.merged`: named by
-    the records of both, or by its own and those the moved blocks were read from)."""
+    the records of both, or by its own and those the moved blocks were read from). `kept`:
+    the writer writes the records a merged message is named by as read
+    (`Adapter.writes_merged_as_read`)."""
 
     def __init__(
         self,
         messages: list[Message],
         index: dict[int, int] | None = None,
         merged: Merged = _first,
+        kept: bool = False,
     ) -> None:
         self.base = messages
         self.merged = merged
+        self.kept = kept
         self.index = index if index is not None else _index_of(messages)
         self.work: dict[int, _Work] = {}
         self.dropped: set[int] = set()
@@ -169,12 +173,17 @@ class Patch:
     def message(self, uid: int) -> Message:
         return self._work(uid).message()
 
-    def merge(self, uid: int, second: Message) -> None:
-        """Message `uid` takes `second`'s blocks after its own, and its records."""
+    def merge(self, uid: int, second: Message) -> bool:
+        """Message `uid` takes `second`'s blocks after its own, and its records: whether the
+        file keeps those as read (it is named by them now, `merged` giving another message,
+        and the writer writes them as read: `kept`)."""
         w = self._work(uid)
         blocks = [*w.compact(), *second.blocks]
-        w.msg = self.merged(w.msg, second, None)
+        named = self.merged(w.msg, second, None)
+        kept = self.kept and named is not w.msg
+        w.msg = named
         w.replace_all(blocks)
+        return kept
 
     # messages
     def insert_after(self, anchor: int | None, msg: Message) -> None:
@@ -335,9 +344,9 @@ class MergeMessages(Edit):
 
     def apply(self, patch: Patch) -> None:
         second = patch.message(self.second_uid)
-        self.removed = second.raw if second.raw is not None else _plain(second)
-        self.has_removed = True
-        patch.merge(self.message_uid, second)
+        kept = patch.merge(self.message_uid, second)  # its records written as read
+        self.removed = None if kept else second.raw if second.raw is not None else _plain(second)
+        self.has_removed = not kept
         patch.drop(self.second_uid)
 
 

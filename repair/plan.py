@@ -169,7 +169,11 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
     """Apply the fixes whose messages no earlier fix touched; return the new session and
     the fixes applied (the others wait for a fresh plan)."""
     adapter = session.adapter
-    patch = Patch(session.messages, merged=adapter.merged) if adapter else Patch(session.messages)
+    patch = (
+        Patch(session.messages, merged=adapter.merged, kept=adapter.writes_merged_as_read)
+        if adapter
+        else Patch(session.messages)
+    )
     touched: set[int] = set()
     applied: list[Fix] = []
     for fix in fixes:

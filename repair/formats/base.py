@@ -344,6 +344,11 @@ class Adapter(ABC):
     # The first lines of a file read as a file of their own give the session's first
     # messages (a JSONL log of records): the TUI shows them before the whole load is done.
     reads_head: ClassVar[bool] = False
+    # The writer writes the records of a message a fix merges into another (`merged`: named
+    # by them) as read, and reports any it does not: a merge removes none of them (Codex).
+    # False: the report keeps the second message as read (a JSON list's entry; a Claude
+    # Code record given the first's message id).
+    writes_merged_as_read: ClassVar[bool] = False
 
     @abstractmethod
     def detect(self, probe: Probe) -> int: ...

@@ -143,6 +143,7 @@ class CodexAdapter(Adapter):
     name = "codex"
     default_target = "codex"
     unique_call_ids = True
+    writes_merged_as_read = True  # an item line not written as read is in dropped_records
 
     # ---------------------------------------------------------------- detection
     def detect(self, probe: Probe) -> int:

@@ -13,7 +13,7 @@ import repair.cli as cli
 import repair.preview as preview
 from repair.codes import CODES
 from tests.command import run
-from tests.paths import README, REPO, SAMPLES, sample_files
+from tests.paths import CLIENT_FIXTURES, README, REPO, SAMPLES, sample_files
 from tui.cli import main
 
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
@@ -275,6 +275,32 @@ def test_fix_output_writes_repaired_copy_and_report(tmp_path, broken):
     doc = json.loads(report.read_text())
     removed = [e["removed"] for e in doc["edits"] if "removed" in e]
     assert {"type": "tool_result", "tool_use_id": "toolu_9", "content": "stale"} in removed
+
+
+def _fixed(path: Path, tmp_path: Path) -> tuple[list[dict], bytes]:
+    """The merge entries of the report `fix path -o OUT` writes, and OUT's bytes."""
+    out, report = tmp_path / f"o{path.suffix}", tmp_path / f"r{path.suffix}.json"
+    assert run("fix", path, "-o", out, "--report", report)[0] == 0
+    edits = json.loads(report.read_text())["edits"]
+    return [e for e in edits if e["action"] == "merge_messages"], out.read_bytes()
+
+
+def test_fix_report_lists_a_merged_message_the_file_does_not_keep_as_removed(tmp_path):
+    """Where the written file does not hold the second of two merged messages as read, the
+    report keeps it under the merge's "removed": a JSON list writes the merged message as
+    the first's entry; Claude Code gives the second's record the first's message id (a
+    Codex rollout writes the second's lines as read: tests/engine/test_merge_clients.py)."""
+    sample = SAMPLES / "bedrock_parallel_results_split.json"
+    merges, written = _fixed(sample, tmp_path)
+    second = json.loads(sample.read_text())[3]
+    assert [e["removed"] for e in merges] == [second]
+    assert second not in json.loads(written)
+
+    cc = CLIENT_FIXTURES / "claude" / "broken" / "whitespace-user-text.jsonl"
+    merges, written = _fixed(cc, tmp_path)
+    record = json.loads(cc.read_bytes().splitlines()[8])  # line 9: message 5
+    assert [e["removed"] for e in merges] == [record]
+    assert record["message"]["id"] == "msg_01T" and b'"msg_01T"' not in written
 
 
 def test_fix_report_flag_names_the_report(tmp_path, broken):

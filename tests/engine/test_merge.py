@@ -68,7 +68,7 @@ def test_a_merge_keeps_every_block_and_every_record(msgs, data):
     k = data.draw(st.integers(0, len(msgs) - 2))
     first, second = msgs[k], msgs[k + 1]
     blocks: list[Block] = [*first.blocks, *second.blocks]
-    patch = Patch(msgs, merged=records_merged)
+    patch = Patch(msgs, merged=records_merged, kept=True)
     edit = MergeMessages("merge_messages", first.uid, "merge", second_uid=second.uid)
     edit.apply(patch)
     if data.draw(st.booleans()):  # the reorder a merge of user messages is followed by
@@ -85,7 +85,27 @@ def test_a_merge_keeps_every_block_and_every_record(msgs, data):
     assert (merged.origin or ()) == records  # the union, in file order
     raws = merged.raw if isinstance(merged.raw, list) else [merged.raw]
     assert [r["record"] for r in raws if r is not None] == list(records)
-    if second.raw is not None:  # the report keeps the second as it was read
+    if second.origin:  # the merged message holds the second's records, written as read
+        assert not edit.has_removed and edit.removed is None
+
+
+@given(_messages(), st.data(), st.booleans())
+@settings(max_examples=100, deadline=None)
+def test_a_merge_whose_second_records_are_not_written_as_read_reports_them(msgs, data, named):
+    """Where the file does not keep the second message's records as read (a JSON list
+    writes the merged message as the first's entry: `Adapter.merged`'s default; Claude Code
+    gives the second's records the first's message id: not `writes_merged_as_read`), the
+    report keeps the second as it was read."""
+    k = data.draw(st.integers(0, len(msgs) - 2))
+    first, second = msgs[k], msgs[k + 1]
+    patch = Patch(msgs, merged=records_merged) if named else Patch(msgs, kept=True)
+    edit = MergeMessages("merge_messages", first.uid, "merge", second_uid=second.uid)
+    edit.apply(patch)
+    merged = patch.rebuild()[k]
+    if not named:
+        assert (merged.origin, merged.raw) == (first.origin, first.raw)
+    assert edit.has_removed
+    if second.raw is not None:
         assert edit.removed == second.raw
 
 
@@ -183,6 +203,8 @@ def test_a_codex_merge_writes_every_line_it_does_not_report(kinds):
     written = CodexAdapter().export(out)
     reported = {r["line"] for r in written.dropped_records}
     assert not {i + 1 for i in kept} & reported
+    for fix, e in merges:  # the report lists no line the merge kept as removed
+        assert fix not in applied or not e.has_removed
     original = data.splitlines()
     now = set(written.data.splitlines())
     for lineno, raw in enumerate(original, 1):

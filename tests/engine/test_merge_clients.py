@@ -34,8 +34,19 @@ def test_the_fix_writes_the_item_of_no_content_and_reports_only_the_dropped_mess
     assert code == 0, said
     assert out.read_bytes() == WRITTEN.read_bytes()
     assert b'"role":"assistant","content":[]' in out.read_bytes()
-    dropped = json.loads(report.read_text())["dropped_records"]
+    doc = json.loads(report.read_text())
+    dropped = doc["dropped_records"]
     assert [(d["line"], d["record"]["payload"]["role"]) for d in dropped] == [(7, "user")]
+    # the edits: the empty user message (line 7) removed; the merge removes nothing (before,
+    # it listed lines 8 and 9 as removed: the written file holds them)
+    edits = {e["action"]: e for e in doc["edits"]}
+    assert set(edits) == {"drop_message", "merge_messages"}
+    assert edits["drop_message"]["removed"] == [dropped[0]["record"]]
+    assert "removed" not in edits["merge_messages"]
+    assert edits["merge_messages"]["detail"] == "merge message 3 into message 1"
+    written = [json.loads(ln) for ln in out.read_bytes().splitlines()]
+    original = [json.loads(ln) for ln in ORIGINAL.read_bytes().splitlines()]
+    assert original[7] in written and original[8] in written  # lines 8 and 9
 
 
 def test_the_dry_run_shows_only_the_dropped_message_removed():
