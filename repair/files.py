@@ -185,9 +185,27 @@ class FileText:
         start, stop, _ = key.indices(self.size)
         if stop <= start:
             return b""
+        at, kept = self._covering(start, stop)
+        return kept[start - at : stop - at]
+
+    def window(self, start: int, stop: int) -> tuple[int, bytes]:
+        """(offset, bytes) holding bytes start..stop (start < stop) and the rest of what was
+        read with them: a reader in file order slices its lines from these (`window` once
+        per block read, not `text[a:b]` once per line)."""
+        return self._covering(start, stop)
+
+    def view(self, start: int, stop: int) -> memoryview:
+        """`text[start:stop]` (start < stop) as a view of the bytes read, not a copy of them:
+        a writer that joins long runs of the file copies them once."""
+        at, kept = self._covering(start, stop)
+        return memoryview(kept)[start - at : stop - at]
+
+    def _covering(self, start: int, stop: int) -> tuple[int, bytes]:
+        """The bytes kept after reading start..stop (start < stop), which hold them: the
+        chunks kept, a block of the first read, or the chunks read for it."""
         at, kept = self._kept
         if at <= start and stop <= at + len(kept):
-            return kept[start - at : stop - at]
+            return at, kept
         ahead = self._ahead
         cur: tuple[int, bytes] | None = None  # the first read's block holding `start`
         if ahead and at <= start < ahead[0][0] == at + len(kept):
@@ -199,7 +217,7 @@ class FileText:
                 cur = at, kept = ahead.popleft()
                 if stop <= at + len(kept):
                     self._kept = cur
-                    return kept[start - at : stop - at]
+                    return cur
         if cur is not None and ahead and stop <= ahead[-1][0] + len(ahead[-1][1]):
             # a line across blocks of the first read: joined from them, not read again (the
             # block it ends in stays ahead, for the lines after it)
@@ -209,9 +227,8 @@ class FileText:
                 parts.append(ahead.popleft()[1])
             at, kept = ahead[0]
             parts.append(kept[: stop - at])
-            joined = b"".join(parts)
-            self._kept = (start, joined)
-            return joined
+            self._kept = (start, b"".join(parts))
+            return self._kept
         first = start // self.chunk
         last = (stop - 1) // self.chunk + 1
         at, kept = self._kept
@@ -219,15 +236,7 @@ class FileText:
             # on from the kept bytes (lines read in order): twice as many chunks as those,
             # up to a `WINDOW` (a record just after another's does not read a window)
             last = max(last, first + min(2 * -(-len(kept) // self.chunk), self.WINDOW))
-        at, kept = self._read(first, min(last, self._chunks))
-        self._kept = (at, kept)
-        return kept[start - at : stop - at]
-
-    def window(self, start: int, stop: int) -> tuple[int, bytes]:
-        """(offset, bytes) holding bytes start..stop (start < stop) and the rest of what was
-        read with them: a reader in file order slices its lines from these (`window` once
-        per block read, not `text[a:b]` once per line)."""
-        self[start:stop]  # (leaves the bytes it sliced from kept)
+        self._kept = self._read(first, min(last, self._chunks))
         return self._kept
 
     def forget(self) -> None:

@@ -177,9 +177,9 @@ def _file_text(data: bytes, chunk: int, window: int) -> tuple[FileText, str]:
 def test_a_file_not_held_gives_the_bytes_read_and_refuses_changed_ones(
     pattern, size, spans, chunk, changed
 ):
-    """Spans read in any order are the file's bytes; a span read out of order reads only
-    the chunks it covers (not a window); lines read in order read the file a few windows at
-    a time; a changed byte is refused by every read that covers its chunk."""
+    """Spans read in any order (sliced, or viewed) are the file's bytes; a span read out of
+    order reads only the chunks it covers (not a window); lines read in order read the file
+    a few windows at a time; a changed byte is refused by every read that covers its chunk."""
     data = (pattern * (size // len(pattern) + 1))[:size]
     text, path = _file_text(data, chunk, 4)
     reads: list[int] = []
@@ -194,6 +194,7 @@ def test_a_file_not_held_gives_the_bytes_read_and_refuses_changed_ones(
             assert text[a:b] == data[a:b]
             if not at <= a < at + len(kept) + chunk:  # (else: read on, a window growing)
                 assert sum(reads) <= -(-(b - a) // chunk) + 1
+            assert text.view(a, b) == data[a:b]  # (a view of the bytes read: the writer's)
         text._kept = (0, b"")
         reads.clear()
         step = max(1, chunk // 3)  # "lines" shorter than a chunk, in order

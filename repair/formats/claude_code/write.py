@@ -1145,20 +1145,21 @@ class _Writer:
             out[:1] = [b"\xef\xbb\xbf" + out[0]] if out else [b"\xef\xbb\xbf"]
         return nl.join(out)
 
-    def _spliced(self, keys: list[Any], nl: bytes, scan: _NumberScan) -> list[bytes]:
+    def _spliced(self, keys: list[Any], nl: bytes, scan: _NumberScan) -> list[bytes | memoryview]:
         """`lines(keys)`, with each run of lines written as read and in the file's order
-        (joined there by this newline) taken as one slice of the file's bytes: a 200 MB
-        file is not cut into 200k lines to be joined again. The lines `scan` wants are
-        scanned from the bytes read as it goes (a large file is read once)."""
+        (joined there by this newline) taken as one view of the file's bytes (not a copy:
+        the join copies them once): a 200 MB file is not cut into 200k lines to be joined
+        again. The lines `scan` wants are scanned from the bytes read as it goes (a large
+        file is read once)."""
         lines = self.f.lines
         rewrite, relink = self.rewrite, self.relink
-        out: list[bytes] = []
+        out: list[bytes | memoryview] = []
         body: Any = None  # bytes, or the files.FileText of a large file
         start = end = -1  # the run being read: bytes [start, end) of `body`
         first = -1  # its first line
 
         def flush() -> None:
-            piece = body[start:end]
+            piece = memoryview(body)[start:end] if type(body) is bytes else body.view(start, end)
             out.append(piece)
             scan.run(first, piece, start)
 
@@ -1289,7 +1290,7 @@ class _NumberScan:
         if k in self.wanted and k not in self.found:
             self.found[k] = has_inexact_numbers(self.lines[k].raw)
 
-    def run(self, first: int, piece: bytes, start: int) -> None:
+    def run(self, first: int, piece: memoryview, start: int) -> None:
         """The lines wanted in a run of lines from line `first` (the bytes `piece`, which
         start at `start` of the line's body)."""
         want, at, found, lines = self.want, self.at, self.found, self.lines
@@ -1299,7 +1300,7 @@ class _NumberScan:
             span = lines[i].span
             if span is None or span[2] > end:
                 break
-            found[i] = has_inexact_numbers(piece[span[1] - start : span[2] - start])
+            found[i] = has_inexact_numbers(bytes(piece[span[1] - start : span[2] - start]))
             at += 1
         self.at = at
 
