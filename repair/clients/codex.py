@@ -11,7 +11,8 @@ two faults in `normalize_history` each time it builds a prompt (measured; docs/c
 - an output whose call is missing is left out (it logs "Orphan function call output").
 
 A message item that holds no block (`content: []`, of any role) is sent as it is, where it
-is in the file (measured: tests/fixtures/clients/codex/empty_*.sent.json).
+is in the file or in the history a compacted line stands for (measured:
+tests/fixtures/clients/codex/empty_*.sent.json, compacted_empty_item.sent.json).
 
 What Codex adds itself (its instructions, the environment context, the new prompt) is not
 part of this.
@@ -29,8 +30,9 @@ from ..formats.codex import (
     CodexState,
     CompactRef,
     ItemRef,
-    blockless_lines,
+    empty_items,
     payload_of,
+    place,
     text_part,
 )
 from ..model import TOOL_RESULT, Block, Message, Session, result_text
@@ -55,8 +57,8 @@ def send(session: Session) -> Request:
     lines, original = state.lines, state.original
     for pos, m, role in _history(session, req):
         for b in _items(m, state):
-            if isinstance(b, int):  # a message item of no content: sent as it is
-                payload = lines[b].obj["payload"]
+            if isinstance(b, ItemRef | CompactRef):  # an item of no content: sent as it is
+                payload = payload_of(b, state)
                 flat.append((SentBlock(payload, type=EMPTY, native=payload), role, pos, None))
                 continue
             ref = b.origin
@@ -84,18 +86,20 @@ def send(session: Session) -> Request:
 EMPTY = "message"  # the type of a message item of no content as sent (not a content block)
 
 
-def _items(m: Message, state: CodexState) -> Iterator[Block | int]:
-    """`m`'s blocks, and (their line's index) its message items that hold no block, each
-    before the first block read from a later line, as the writer writes them."""
-    empty = blockless_lines(m, state)
+def _items(m: Message, state: CodexState) -> Iterator[Block | ItemRef | CompactRef]:
+    """`m`'s blocks, and (where they are read from) its message items that hold no block,
+    each before the first block read from a later place (`place`), as the writer writes a
+    line's and a compacted line holds its history's."""
+    empty = empty_items(m, state)
     if not empty:
         yield from m.blocks
         return
     k = 0
     for b in m.blocks:
         ref = b.origin
-        if type(ref) is ItemRef:
-            while k < len(empty) and empty[k] < ref.line:
+        if type(ref) is ItemRef or type(ref) is CompactRef:
+            at = place(ref)
+            while k < len(empty) and place(empty[k]) < at:
                 yield empty[k]
                 k += 1
         yield b
@@ -155,7 +159,7 @@ def _counted(
     out: list[_Counted] = []
     lines, original = state.lines, state.original
     for b in _items(m, state):
-        if isinstance(b, int):  # a message item of no content: an entry of its own
+        if isinstance(b, ItemRef | CompactRef):  # an item of no content: an entry of its own
             out.append((EMPTY, None, EMPTY, None, None))
             continue
         ref = b.origin
@@ -277,7 +281,7 @@ def _offset(m: Message, block: Block, state: CodexState) -> int | None:
     """How many entries of a message sent as read come before the one carrying `block`."""
     n, in_run, run_item = -1, False, None
     for b in _items(m, state):
-        if isinstance(b, int):
+        if isinstance(b, ItemRef | CompactRef):
             n += 1
             in_run = False
         elif b.type in _CONTENT:

@@ -786,7 +786,7 @@ class _Group:
 
     __slots__ = (
         *("kind", "sources", "lines", "calls", "answers", "n", "results", "plain"),
-        *("other", "entries", "runs", "tail", "odd", "compacted"),
+        *("other", "entries", "runs", "tail", "odd", "compacted", "empty"),
     )
 
     def __init__(self) -> None:
@@ -801,6 +801,8 @@ class _Group:
         self.other = False  # a block that is not a result came before
         self.odd = False  # a custom or shell call, or its output
         self.compacted = False
+        # the message items of no content (`content: []`) of a compaction's history
+        self.empty: tuple[CompactRef, ...] = ()
 
     def add(self, idx: int, at: int | None, itype: str, read: _Read) -> None:
         _role, tid, n, plain, entries, head, tail = read
@@ -822,6 +824,8 @@ class _Group:
         elif n:
             self.other = True
             self.plain = self.plain and plain
+        elif at is not None:
+            self.empty += (CompactRef(idx, at),)
         self.n += n
         self.entries += entries or 1  # (a message item of no content is sent as it is)
         self.runs += entries - (self.tail and head)
@@ -844,6 +848,8 @@ class _Group:
             blocks = made.blocks_of(self.sources)
             src = {"line": made.lines[lines[0]].lineno}
             m = Message(role, blocks, raw, hidden=hidden, src=src, origin=origin)
+            if self.empty:  # (no line of their own: the message names them)
+                m.meta[EMPTY_ITEMS] = self.empty
         else:
             facts = (tuple(self.calls), tuple(self.answers)), self.n > 0 and self.plain
             lazy: CodexMessage = CodexMessage.unmade(role, raw, facts, hidden, origin)
@@ -881,17 +887,42 @@ def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict[str, Any]:
     return payload
 
 
-def blockless_lines(m: Message, state: CodexState) -> list[int]:
-    """The lines of `m`'s message items that hold no block at all (`content: []`), in file
-    order: written where they were and sent by Codex CLI 0.169 as they are (measured:
-    tests/fixtures/clients/codex/empty_*.sent.json), unless the message was nothing else and
-    got blocks (a result put into the empty message is its output line alone; the report
-    keeps the empty item). `m`'s blocks are made first (they fill `line_blocks`)."""
+# `Message.meta` key: the message items of no content of a compaction's history that the
+# loader grouped into the message (`CompactRef`s, part None)
+EMPTY_ITEMS = "empty_items"
+
+
+def empty_items(m: Message, state: CodexState) -> list[ItemRef | CompactRef]:
+    """`m`'s message items that hold no block at all (`content: []`), in file order (a
+    compacted line's in the order of its history): sent by Codex CLI 0.169 as they are
+    (measured: tests/fixtures/clients/codex/empty_*.sent.json, compacted_empty_item.sent.json).
+    A line's is written where it was, unless the message was nothing else and got blocks (a
+    result put into the empty message is its output line alone; the report keeps the empty
+    item); a compacted line's is written by that line, as it was, so is always sent. `m`'s
+    blocks are made first (they fill `line_blocks`)."""
     blocks = m.blocks
     origin = m.origin or ()
     line_blocks = state.line_blocks
-    out = [i for i in origin if i in line_blocks and not line_blocks[i]]
-    return [] if blocks and len(out) == len(origin) else out
+    lines = [i for i in origin if i in line_blocks and not line_blocks[i]]
+    out: list[ItemRef | CompactRef] = (
+        [] if blocks and len(lines) == len(origin) else [ItemRef(i) for i in lines]
+    )
+    compacted = m.meta.get(EMPTY_ITEMS)
+    if compacted:  # (not in a part of the message written apart that names not its line)
+        out += [r for r in compacted if r.line in origin]
+        out.sort(key=place)
+    return out
+
+
+def place(ref: ItemRef | CompactRef) -> tuple[int, int]:
+    """Where an item is read from, in file order: its line, and its place in the history a
+    compacted line stands for."""
+    return (ref.line, ref.item if type(ref) is CompactRef else -1)
+
+
+def blockless_lines(m: Message, state: CodexState) -> list[int]:
+    """The lines of `m`'s message items of no content the writer writes (`empty_items`)."""
+    return [r.line for r in empty_items(m, state) if type(r) is ItemRef]
 
 
 # -------------------------------------------------------------------- export helpers

@@ -154,3 +154,30 @@ def test_a_call_the_client_drops_moves_the_numbers_as_the_client_does(tmp_path):
     assert "(claude-code, target claude-code, 4 messages sent)" in out
     assert "messages.1 is messages[3] in the file" in out
     assert "error empty-content" in out
+
+
+def test_codex_compacted_items_of_no_content_are_listed_where_codex_sends_them():
+    """A compacted line's history holds an assistant item of `content: []` inside and a user
+    one last: Codex CLI 0.169 sends each as it is, where it is (measured:
+    tests/fixtures/clients/codex/compacted_empty_item.sent.json), listed as a line's are."""
+    path = CLIENT_FIXTURES / "codex" / "compacted_empty_item.jsonl"
+    code, out, _ = run("messages", "--target", "codex", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert "7 messages sent to OpenAI Responses by Codex CLI 0.169" in lines[0]
+    heads = [ln for ln in lines if ln.startswith("messages.")]
+    assert heads == [
+        "messages.0 user  (line 16)",
+        "messages.1 assistant",
+        "messages.2 assistant  (line 16)",
+        "messages.3 user",
+        "messages.4 user  (line 17)",
+        "messages.5 reasoning  (line 20)",
+        "messages.6 assistant  (line 21)",
+    ]
+    for empty in ("messages.1 assistant", "messages.3 user"):
+        assert lines[lines.index(empty) + 1] == "    [0] message (no content)"
+    code, out, _ = run("messages", "--target", "codex", str(path), "--json")
+    sent = json.loads(out)["input"]  # (the Responses request's items)
+    assert sent[1] == {"type": "message", "role": "assistant", "content": []}
+    assert sent[3] == {"type": "message", "role": "user", "content": []}

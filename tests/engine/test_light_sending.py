@@ -304,3 +304,68 @@ def test_codex_items_of_no_content_are_counted_as_sent(items):
     wb = Workbench(session)
     wb.apply_all()
     _same(wb.session)
+
+
+def _codex_compacted(history: list[str]) -> str:
+    """A compacted line standing for these items (response_item lines: their payloads)."""
+    items = [json.loads(i)["payload"] for i in history]
+    payload = {"message": "summary", "replacement_history": items}
+    return json.dumps(
+        {"timestamp": "2025-11-20T09:16:20.983Z", "type": "compacted", "payload": payload}
+    )
+
+
+def _sent_items(session: Session) -> list[dict]:
+    client = clients.get("codex")
+    assert client is not None
+    return [e.item for e in wire.WIRES["openai-responses"].render(client.send(session))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(history=st.lists(_CODEX_ITEM, max_size=6), after=st.lists(_CODEX_ITEM, max_size=4))
+def test_codex_compacted_items_of_no_content_are_counted_as_sent(history, after):
+    """A compacted line whose history holds message items of no content (Codex CLI 0.169
+    sends each as it is, where it is in that history: compacted_empty_item.sent.json),
+    anywhere among texts, calls and outputs, alone in their message or not, and the line's
+    items after it: counted as sent, each empty item sent once, in order, before and after
+    every fix."""
+    lines = [_codex_compacted(history), *after]
+    session = load_bytes(("\n".join(lines) + "\n").encode(), "/tmp/rollout.jsonl")
+    _same(session)
+    payloads = [json.loads(i)["payload"] for i in history + after]
+    empty = [p for p in payloads if p.get("content") == []]
+    assert [i for i in _sent_items(session) if i.get("content") == []] == empty
+    wb = Workbench(session)
+    wb.apply_all()
+    _same(wb.session)
+
+
+def test_codex_compacted_item_of_no_content_alone_in_its_message_is_sent_where_it_is():
+    """An empty item the loader groups alone (an assistant one between user items, a
+    developer one, a user one between assistant items): a message of no block, sent as its
+    item where it is in the compacted history; the recorded case holds an empty item with a
+    block in its message (compacted_empty_item.sent.json)."""
+    history = [
+        _codex_message("user", "q"),
+        _codex_message("assistant"),
+        _codex_message("developer"),
+        _codex_message("user", "more"),
+        _codex_message("assistant", "a"),
+        _codex_message("user"),
+        _codex_message("assistant", "b"),
+    ]
+    lines = [_codex_compacted(history), _codex_message("user", "next")]
+    session = load_bytes(("\n".join(lines) + "\n").encode(), "/tmp/rollout.jsonl")
+    assert [(m.role, len(m.blocks)) for m in session.messages] == [
+        ("user", 1),
+        ("assistant", 0),
+        ("developer", 0),
+        ("user", 1),
+        ("assistant", 1),
+        ("user", 0),
+        ("assistant", 1),
+        ("user", 1),
+    ]
+    _same(session)
+    payloads = [json.loads(i)["payload"] for i in [*history, lines[1]]]
+    assert _sent_items(session) == payloads
