@@ -30,9 +30,8 @@ from ..formats.codex import (
     CodexState,
     CompactRef,
     ItemRef,
-    empty_items,
+    in_order,
     payload_of,
-    place,
     text_part,
 )
 from ..model import TOOL_RESULT, Block, Message, Session, result_text
@@ -56,7 +55,7 @@ def send(session: Session) -> Request:
     ] = {}  # one object per message item: its parts render together
     lines, original = state.lines, state.original
     for pos, m, role in _history(session, req):
-        for b in _items(m, state):
+        for b in in_order(m, state):
             if isinstance(b, ItemRef | CompactRef):  # an item of no content: sent as it is
                 payload = payload_of(b, state)
                 flat.append((SentBlock(payload, type=EMPTY, native=payload), role, pos, None))
@@ -84,26 +83,6 @@ def send(session: Session) -> Request:
 
 
 EMPTY = "message"  # the type of a message item of no content as sent (not a content block)
-
-
-def _items(m: Message, state: CodexState) -> Iterator[Block | ItemRef | CompactRef]:
-    """`m`'s blocks, and (where they are read from) its message items that hold no block,
-    each before the first block read from a later place (`place`), as the writer writes a
-    line's and a compacted line holds its history's."""
-    empty = empty_items(m, state)
-    if not empty:
-        yield from m.blocks
-        return
-    k = 0
-    for b in m.blocks:
-        ref = b.origin
-        if type(ref) is ItemRef or type(ref) is CompactRef:
-            at = place(ref)
-            while k < len(empty) and place(empty[k]) < at:
-                yield empty[k]
-                k += 1
-        yield b
-    yield from empty[k:]
 
 
 def _history(session: Session, req: Request) -> Iterator[tuple[int, Message, str]]:
@@ -158,7 +137,7 @@ def _counted(
     """Each block of a message as `light` counts it, its outputs and calls noted."""
     out: list[_Counted] = []
     lines, original = state.lines, state.original
-    for b in _items(m, state):
+    for b in in_order(m, state):
         if isinstance(b, ItemRef | CompactRef):  # an item of no content: an entry of its own
             out.append((EMPTY, None, EMPTY, None, None))
             continue
@@ -280,7 +259,7 @@ def _normalized(
 def _offset(m: Message, block: Block, state: CodexState) -> int | None:
     """How many entries of a message sent as read come before the one carrying `block`."""
     n, in_run, run_item = -1, False, None
-    for b in _items(m, state):
+    for b in in_order(m, state):
         if isinstance(b, ItemRef | CompactRef):
             n += 1
             in_run = False

@@ -326,7 +326,7 @@ class CodexAdapter(Adapter):
         (tests/fixtures/clients/codex/merged_empty_item.recorded.json)."""
         if moved is not None and not first.blocks:
             # a block moved into a message item of no content: the writer writes the
-            # block's line alone and reports the empty item (`blockless_lines`)
+            # block's line alone and reports the empty item (`empty_items`)
             return first
         # a block of the history a compacted line stands for names no line of its own
         refs = () if moved is None else (b.origin for b in moved)
@@ -920,9 +920,25 @@ def place(ref: ItemRef | CompactRef) -> tuple[int, int]:
     return (ref.line, ref.item if type(ref) is CompactRef else -1)
 
 
-def blockless_lines(m: Message, state: CodexState) -> list[int]:
-    """The lines of `m`'s message items of no content the writer writes (`empty_items`)."""
-    return [r.line for r in empty_items(m, state) if type(r) is ItemRef]
+def in_order(m: Message, state: CodexState) -> Iterator[Block | ItemRef | CompactRef]:
+    """`m`'s blocks, and (where they are read from) its message items that hold no block
+    (`empty_items`), each before the first block read from a later place (`place`): the
+    order the writer writes a line's in and a compacted line holds its history's, and
+    Codex sends them in."""
+    empty = empty_items(m, state)
+    if not empty:
+        yield from m.blocks
+        return
+    k = 0
+    for b in m.blocks:
+        ref = b.origin
+        if type(ref) is ItemRef or type(ref) is CompactRef:
+            at = place(ref)
+            while k < len(empty) and place(empty[k]) < at:
+                yield empty[k]
+                k += 1
+        yield b
+    yield from empty[k:]
 
 
 # -------------------------------------------------------------------- export helpers
@@ -945,17 +961,18 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
         for b in m.blocks:
             if isinstance(b.origin, ItemRef) and b.origin.part is not None:
                 parts_of.setdefault(b.origin.line, []).append(b)
-        blockless = blockless_lines(m, state)
         new_texts: list[Block] = []
-        for block in m.blocks:
+        for block in in_order(m, state):
+            if isinstance(block, CompactRef):
+                continue  # an item of no content of a compacted line: written by that line
+            if isinstance(block, ItemRef):  # an item of no content: written where it was
+                _flush_texts(units, new_texts, m, lines)
+                units.append((block.line, lines[block.line].raw))
+                units.extend((None, data) for _bid, data in after_call.pop(block.line, ()))
+                continue
             ref = block.origin
             if isinstance(ref, CompactRef):
                 continue  # written by its compacted line, as it was
-            if isinstance(ref, ItemRef):
-                while blockless and blockless[0] < ref.line:
-                    i = blockless.pop(0)
-                    units.append((i, lines[i].raw))
-                    units.extend((None, data) for _bid, data in after_call.pop(i, ()))
             if not isinstance(ref, ItemRef):
                 if block.bid in placed:
                     continue
@@ -980,9 +997,6 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
                 units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
                 units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
         _flush_texts(units, new_texts, m, lines)
-        for i in blockless:
-            units.append((i, lines[i].raw))
-            units.extend((None, data) for _bid, data in after_call.pop(i, ()))
     return units
 
 

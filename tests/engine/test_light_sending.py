@@ -369,3 +369,35 @@ def test_codex_compacted_item_of_no_content_alone_in_its_message_is_sent_where_i
     _same(session)
     payloads = [json.loads(i)["payload"] for i in [*history, lines[1]]]
     assert _sent_items(session) == payloads
+
+
+def test_codex_written_rollout_sends_its_items_as_the_session_did():
+    """A message of two assistant items with one of no content between them, given a new
+    text after the first: the written rollout, read again, is sent in the order the session
+    was (the new text's line, then the empty item, then the second item). Before, the writer
+    put the empty item first: the file sent [a, (empty), new, b] where the session sent
+    [a, new, (empty), b]."""
+    lines = [
+        _codex_message("user", "q"),
+        _codex_message("assistant", "a"),
+        _codex_message("assistant"),
+        _codex_message("assistant", "b"),
+    ]
+    session = load_bytes(("\n".join(lines) + "\n").encode(), "/tmp/rollout.jsonl")
+    m = session.messages[1]
+    first, second = m.blocks
+    new = block_from_anthropic({"type": "text", "text": "new"})
+    messages = list(session.messages)
+    messages[1] = m.with_blocks((first, new, second))
+    edited = dataclasses.replace(session, messages=messages)
+
+    def shape(s: Session) -> list[tuple[str, str]]:
+        return [
+            (i.get("role", ""), "".join(p.get("text", "") for p in i.get("content") or []))
+            for i in _sent_items(s)
+        ]
+
+    assert shape(edited) == [("user", "q"), ("assistant", "a"), ("assistant", "new"),
+                             ("assistant", ""), ("assistant", "b")]  # fmt: skip
+    written = load_bytes(edited.export().data, "/tmp/rollout.jsonl")
+    assert shape(written) == shape(edited)
