@@ -27,6 +27,7 @@ from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, describe, preview
 from .readback import ReadBack, read_back
 from .report import build_report, encode_report
+from .sanitize import clean_line
 from .threads import (
     ThreadPlan,
     ThreadStep,
@@ -287,7 +288,13 @@ class Workbench:
         numbers = self.analysis_of(view).numbers
         if not records:
             return Preview(describe(before, after, numbers), [])
-        shown = preview(before, after, numbers, bytes_of=self._bytes_of)
+        try:
+            shown = preview(before, after, numbers, bytes_of=self._bytes_of)
+        except ExportRefused as exc:
+            # the format's writer refuses what the fix makes (a Codex compaction's history):
+            # said where its records would be, as `fix` says it
+            said = clean_line(f"This fix cannot be written: {exc}.", 400)
+            return Preview([*describe(before, after, numbers), said], [])
         # the records shown hold every literal as read (an export asked already; a format
         # that names its changed records without one, Claude Code, did not): else
         # InexactNumbers

@@ -1003,12 +1003,17 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
 def _check_compactions_kept(messages: list[Message], state: CodexState) -> None:
     """The history a compacted line stands for is written back only as it was."""
     kept = {b.bid for m in messages for b in m.blocks if state.compacted.get(b.bid) is b}
-    for bid, b in state.compacted.items():
-        if bid not in kept:
-            raise ExportRefused(
-                f"the history the compaction on line {(b.src or {}).get('line')} stands for cannot be "
-                "edited (Codex rebuilds it from that line)"
-            )
+    lost = [(b.src or {}).get("line") for bid, b in state.compacted.items() if bid not in kept]
+    if not lost and any(EMPTY_ITEMS in m.meta for m in state.loaded):
+        # its items of no content: a message of them alone has no block to be kept
+        empty = {r for m in messages for r in m.meta.get(EMPTY_ITEMS, ())}
+        was = (r for m in state.loaded for r in m.meta.get(EMPTY_ITEMS, ()))
+        lost = [state.lines[r.line].lineno for r in was if r not in empty]
+    if lost:
+        raise ExportRefused(
+            f"the history the compaction on line {lost[0]} stands for cannot be edited (Codex "
+            "rebuilds it from that line)"
+        )
 
 
 def _synthetic_after_calls(

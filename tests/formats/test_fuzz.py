@@ -54,7 +54,12 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     codex_fix_leaves_odd_lines_a_larger_share: a short Codex rollout with a line of an
     unknown type; the fix dropped four empty or malformed lines, so fewer than 9 lines in
     10 were known records and the written file no longer read as Codex (detection: a
-    session_meta header now decides it)."""
+    session_meta header now decides it).
+    codex_compacted_empty_item_dropped: a compacted line whose history ends in a user item
+    of no content, alone in its message (an empty-content finding); its fix dropped the
+    message, the writer wrote the compacted line as it was, and a second fix found it again.
+    Now refused, as a fix of a compaction's other items is; and the preview of such a fix
+    says so instead of raising ExportRefused."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()
