@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -471,6 +472,11 @@ class Adapter(ABC):
     def claim_folder(self, folder: str) -> str | None:
         """A file to read when the user names a folder this format keeps sessions in."""
         return None
+
+    def session_beside(self, path: str) -> str | None:
+        """The session file of this format next to `path` (a file of the same folder that
+        is not a session): by default, the folder's claimed file."""
+        return self.claim_folder(os.path.dirname(os.path.abspath(path)))
 
     def stamped(self, session: Session, made: Collection[int]) -> Session:
         """`session` with the messages a fix made or edited (`made`: their uids) stamped

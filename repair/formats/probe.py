@@ -279,12 +279,35 @@ def detect(probe: Probe) -> Adapter:
         if score > best_score:
             best, best_score = a, score
     if best is None:
+        hint = ""
+        if probe.path:
+            found = session_beside(probe.path)
+            if found:
+                hint = f"; the session beside it is {os.path.basename(found)}"
         raise InputError(
             probe.given,
             f"unknown format: {describe_shape(probe)}; histview reads "
-            + ", ".join(adapter_names()),
+            + ", ".join(adapter_names())
+            + hint,
         )
     return best
+
+
+def session_beside(path: str) -> str | None:
+    """The session file a format keeps next to `path` (a task's metadata, a share's
+    session.json, a subagent's .meta.json), where `path` is not it."""
+    for a in adapters():
+        found = a.session_beside(path)
+        if found and not _same_file(found, path):
+            return found
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def describe_shape(probe: Probe) -> str:

@@ -143,3 +143,46 @@ def test_wrong_typed_record_is_malformed_and_the_rest_loads(tmp_path, bad, reaso
     assert s.messages[3].src == {"path": "/3"}
     assert s.messages[2].blocks[0].tool_id == "t1"
     assert s.export_bytes() == Path(path).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("files", "opened", "session"),
+    [
+        (  # a Roo / Cline task folder
+            {
+                "task_metadata.json": b'{"files_in_context": [], "model_usage": []}',
+                "ui_messages.json": b'[{"ts": 1, "type": "say", "say": "text", "text": "hi"}]',
+                "api_conversation_history.json": b'[{"role": "user", "content": "hi"}]',
+            },
+            "ui_messages.json",
+            "api_conversation_history.json",
+        ),
+        (  # an opencode share
+            {
+                "session.json": b'{"id": "ses_1", "slug": "s", "cost": 0}',
+                "messages.json": b'[{"info": {"id": "msg_1", "role": "user"}, "parts": []}]',
+            },
+            "session.json",
+            "messages.json",
+        ),
+        (  # a Claude Code subagent's description
+            {
+                "agent-a1.meta.json": b'{"agentType": "general-purpose", "description": "x"}',
+                "agent-a1.jsonl": b'{"type": "user", "uuid": "u1"}\n',
+            },
+            "agent-a1.meta.json",
+            "agent-a1.jsonl",
+        ),
+    ],
+)
+def test_a_file_beside_a_session_names_the_session(tmp_path, files, opened, session):
+    for name, data in files.items():
+        write(tmp_path, name, data)
+    text = error_for(str(tmp_path / opened))
+    assert "unknown format" in text
+    assert text.endswith(f"; the session beside it is {session}")
+
+
+def test_an_unknown_file_alone_names_no_session(tmp_path):
+    path = write(tmp_path, "task_metadata.json", b'{"files_in_context": []}')
+    assert "beside" not in error_for(path)

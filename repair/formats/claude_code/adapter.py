@@ -254,6 +254,13 @@ class ClaudeCodeAdapter(Adapter):
             return sibling
         return None
 
+    def session_beside(self, path: str) -> str | None:
+        if path.endswith(".meta.json"):  # a subagent's description beside its transcript
+            transcript = path[: -len(".meta.json")] + ".jsonl"
+            if os.path.isfile(transcript):
+                return transcript
+        return super().session_beside(path)
+
     def merged(
         self, first: Message, second: Message, moved: Sequence[Block] | None = None
     ) -> Message:
