@@ -332,7 +332,7 @@ def _fix(args: argparse.Namespace, out: Out, choices: Choices) -> int:
 
 
 def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_numbers: bool) -> int:
-    from .report import edit_entries
+    from .report import edit_entries, remaining, unfixed
 
     wb = fixed(args.file, args.format, args.target, choices, exact_numbers=exact_numbers)
     session = wb.original
@@ -373,7 +373,7 @@ def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_num
             "format": session.format,
             "target": after.target,
             "edits": [e for fix in wb.applied for e in edit_entries(fix)],
-            "remaining": [f.to_json() for f in after.findings],
+            "remaining": remaining(after, checked[0][0], choices),
         }
         if len(checked) > 1 or session.threads:
             obj["threads"] = _threads_json(wb, checked, result)
@@ -389,9 +389,13 @@ def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_num
             out.line(_fix_line(clean_line(thread.path), fix, thread.label))
     for k, (sess, analysis) in enumerate(checked):
         tail = f" (thread {clean_line(sess.label)})" if k else ""
+        why = unfixed(sess, analysis, choices)
         for f in analysis.findings:
             if f.severity != "info":
-                out.line(finding_line(out, sess.path, f) + " [left as is]" + tail)
+                left = (
+                    f" [left as is: {clean_line(why[id(f)])}]" if id(f) in why else " [left as is]"
+                )
+                out.line(finding_line(out, sess.path, f) + left + tail)
     if wb.changed and not result:
         if wb.applied:
             for line in wb.preview_applied().lines():
@@ -456,7 +460,7 @@ def _threads_json(
     wb: Workbench, checked: list[tuple[Session, Analysis]], result: ExportResult | None
 ) -> list[dict[str, Any]]:
     """`fix --json` per thread: its fixes' edits and what remains (read back when written)."""
-    from .report import edit_entries
+    from .report import edit_entries, remaining
     from .threads import thread_key
 
     session = checked[0][0]
@@ -480,7 +484,7 @@ def _threads_json(
                     else None
                 ),
                 "edits": edits_by_key.get(key, []),
-                "remaining": [f.to_json() for f in analysis.findings],
+                "remaining": remaining(analysis, thread, wb.choices),
             }
         )
     return out

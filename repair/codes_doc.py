@@ -31,7 +31,9 @@ hidden and malformed records are not sent, so not counted; null for one that is 
 provider rule it breaks under the target, or null); `source`, where it was read
 (`repair/place.py`): `{"line": N}`, the 1-based line of the record for JSONL formats,
 and/or `{"path": "/3/content/1"}`, a JSON pointer into a JSON document; `client_repair`
-(what the client target sends instead, or null).
+(what the client target sends instead, or null). In `fix`'s `remaining` (the report, `--json`)
+a finding whose chosen fix would change what the format keeps as it was (a Codex
+compaction's history) also has `unfixed`: why no fix was made.
 
 ## Pairing
 

@@ -79,6 +79,8 @@ class Fix:
     touches: frozenset[int]
     detail: str
     skipped: bool = False
+    # why no fix may make this change (the format's `Adapter.frozen`): left out, as a skip is
+    frozen: str | None = None
 
     @property
     def finding(self) -> Finding:
@@ -104,7 +106,7 @@ class Fix:
 
     @property
     def actionable(self) -> bool:
-        return bool(self.edits) and not self.skipped
+        return bool(self.edits) and not self.skipped and self.frozen is None
 
 
 @dataclass
@@ -155,13 +157,20 @@ def make_plan(
             order.append(gkey)
         groups[gkey].append(f)
     fixes = []
+    held = session.adapter.frozen(session) if session.adapter is not None else None
+    following = _Following(session.messages)
     for gkey in order:
         findings = groups[gkey]
         code, action = gkey[0], gkey[1]
         acts = actions_for(code, analysis.target)
         edits, touches, detail = ctx.build(code, action, findings)
         skipped = any(f.key in choices.skipped for f in findings)
-        fixes.append(Fix(code, findings, action, acts, edits, touches, detail, skipped))
+        fix = Fix(code, findings, action, acts, edits, touches, detail, skipped)
+        if held is not None:
+            uid = frozen_at(fix, held, following)
+            if uid is not None:
+                fix.frozen = held.why.get(uid, "")
+        fixes.append(fix)
     return Plan(fixes, analysis)
 
 
@@ -284,39 +293,64 @@ def may_fix(analysis: Analysis, choices: Choices) -> bool:
 
 @dataclass(frozen=True)
 class Frozen:
-    """What fixes must leave alone in a thread (repair.threads): the messages holding a
-    record another conversation owns (by uid), and the blocks read from such a record (by
-    bid). A mixed message's own blocks may still be dropped or renamed."""
+    """What fixes must leave alone: the messages holding a record another conversation
+    owns (by uid) and the blocks read from such a record (by bid), in a thread
+    (repair.threads); or what the format declares no fix may change (`Adapter.frozen`: a
+    Codex compaction's history), with `why` (by message uid). A mixed message's own blocks
+    may still be dropped or renamed."""
 
     messages: frozenset[int]
     blocks: frozenset[int]
+    why: Mapping[int, str] = field(default_factory=dict)
+
+
+class _Following:
+    """uid -> the uid of the message after it (None: before the first), made when first
+    asked for (a plan asks only for a fix that inserts a message)."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        self.messages = messages
+        self._next: dict[int | None, int | None] | None = None
+
+    def get(self, uid: int | None) -> int | None:
+        if self._next is None:
+            uids = [m.uid for m in self.messages]
+            self._next = dict(zip([None, *uids], [*uids, None], strict=True))
+        return self._next.get(uid)
 
 
 def edits_frozen(messages: list[Message], fix: Fix, frozen: Frozen) -> bool:
-    """Whether the fix changes what `frozen` names: a block read from a shared record, or a
-    message holding one (a block inserted, blocks reordered or merged in, the message
-    dropped, a message inserted right before it, which re-links its record)."""
+    """Whether the fix changes what `frozen` names (`frozen_at`), `messages` its state's."""
+    return frozen_at(fix, frozen, _Following(messages)) is not None
+
+
+def frozen_at(fix: Fix, frozen: Frozen, following: _Following) -> int | None:
+    """The held message (its uid) the fix would change, if any: a block read from a
+    frozen record, or a message holding one (a block inserted, blocks reordered or merged
+    in, the message dropped, a message inserted right before it, which re-links its
+    record)."""
     held = frozen.messages
-    following: dict[int | None, int | None] | None = None
     for e in fix.edits:
+        at: int | None
         if isinstance(e, InsertMessage):
-            if following is None:
-                uids = [m.uid for m in messages]
-                following = dict(zip([None, *uids], [*uids, None], strict=True))
-            hit = following.get(e.after_uid) in held
+            at = following.get(e.after_uid)
+            hit = at in held
         elif isinstance(e, (DropBlock, SetId)):
-            hit = e.bid in frozen.blocks
+            at, hit = e.message_uid, e.bid in frozen.blocks
         elif isinstance(e, MoveBlock):
-            hit = e.bid in frozen.blocks or e.to_uid in held
+            mine = e.bid in frozen.blocks
+            at, hit = (e.message_uid if mine else e.to_uid), mine or e.to_uid in held
         elif isinstance(e, MergeMessages):
-            hit = e.message_uid in held or e.second_uid in held
+            at = e.message_uid if e.message_uid in held else e.second_uid
+            hit = at in held
         elif isinstance(e, DropIfEmpty):
-            hit = False  # fires only when the fix's own drops emptied the message
+            continue  # fires only when the fix's own drops emptied the message
         else:
-            hit = e.message_uid in held
-        if hit:
-            return True
-    return False
+            at = e.message_uid
+            hit = at in held
+        if hit and at is not None:
+            return at
+    return None
 
 
 _ID_OK = re.compile(r"[^A-Za-z0-9_-]")

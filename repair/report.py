@@ -8,7 +8,8 @@ from typing import Any
 from .analysis import Analysis
 from .errors import WriteFailed
 from .jsonio import to_json
-from .plan import Fix
+from .model import Session
+from .plan import Choices, Fix, make_plan
 
 
 def edit_entries(fix: Fix) -> list[dict[str, Any]]:
@@ -28,6 +29,30 @@ def edit_entries(fix: Fix) -> list[dict[str, Any]]:
     return out
 
 
+def unfixed(session: Session, analysis: Analysis, choices: Choices | None) -> dict[int, str]:
+    """Per finding of `analysis` (by id) whose fix, as chosen, changes what no fix may
+    change (the format's `Adapter.frozen`: a Codex compaction's history): why it was left."""
+    if session.adapter is None or session.adapter.frozen(session) is None:
+        return {}
+    plan = make_plan(session, analysis, choices)
+    return {id(f): fix.frozen for fix in plan.fixes if fix.frozen is not None for f in fix.findings}
+
+
+def remaining(
+    analysis: Analysis, session: Session | None = None, choices: Choices | None = None
+) -> list[dict[str, Any]]:
+    """What `analysis` finds, as `fix` reports it (`remaining`): each finding's JSON, with
+    `unfixed` (why) where its fix may not be made (`unfixed`); `session`: the one analysed."""
+    why = unfixed(session, analysis, choices) if session is not None else {}
+    out = []
+    for f in analysis.findings:
+        entry = f.to_json()
+        if id(f) in why:
+            entry["unfixed"] = why[id(f)]
+        out.append(entry)
+    return out
+
+
 def build_report(
     *,
     file: str,
@@ -39,7 +64,11 @@ def build_report(
     after: Analysis,
     backup: str | None = None,
     dropped_records: list[dict[str, Any]] | None = None,
+    after_session: Session | None = None,
+    choices: Choices | None = None,
 ) -> dict[str, Any]:
+    """`after`: what remains (of `after_session`, under the user's `choices`: a finding
+    whose fix may not be made says why)."""
     edits = [e for fix in fixes for e in edit_entries(fix)]
     return {
         "file": file,
@@ -62,7 +91,7 @@ def build_report(
         # source records the written file leaves out or empties, whole as read
         "dropped_records": dropped_records or [],
         "before": before.summary(),
-        "remaining": [f.to_json() for f in after.findings],
+        "remaining": remaining(after, after_session, choices),
     }
 
 

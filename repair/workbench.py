@@ -284,17 +284,19 @@ class Workbench:
         """What applying `fix` now would do (the description) and write (the records;
         without `records`, only the description: it costs only the messages touched)."""
         before = self.conversation(view)
-        after, _ = apply_fixes(before, [fix])
         numbers = self.analysis_of(view).numbers
+        if fix.frozen is not None:  # left out of every plan: what it would do, and why not
+            after, _ = apply_fixes(before, [dataclasses.replace(fix, frozen=None)])
+            return Preview([*describe(before, after, numbers), cannot_write(fix.frozen)], [])
+        after, _ = apply_fixes(before, [fix])
         if not records:
             return Preview(describe(before, after, numbers), [])
         try:
             shown = preview(before, after, numbers, bytes_of=self._bytes_of)
         except ExportRefused as exc:
-            # the format's writer refuses what the fix makes (a Codex compaction's history):
-            # said where its records would be, as `fix` says it
-            said = clean_line(f"This fix cannot be written: {exc}.", 400)
-            return Preview([*describe(before, after, numbers), said], [])
+            # the format's writer refuses what the fix makes: said where its records would
+            # be, as `fix` says it
+            return Preview([*describe(before, after, numbers), cannot_write(str(exc))], [])
         # the records shown hold every literal as read (an export asked already; a format
         # that names its changed records without one, Claude Code, did not): else
         # InexactNumbers
@@ -470,6 +472,8 @@ class Workbench:
             after=checked.main if checked is not None else self.analysis,
             backup=backup,
             dropped_records=dropped_records,
+            after_session=checked.sessions[0] if checked is not None else self.session,
+            choices=self.choices,
         )
         if self.session.threads:
             doc["threads"] = self._thread_reports(output, thread_writes, checked)
@@ -489,6 +493,7 @@ class Workbench:
         written = {w.index: w for w in plan.writes} if plan is not None else {}
         applied = self.thread_applied
         read = checked.analyses[1:] if checked is not None else []
+        read_from = checked.sessions[1:] if checked is not None else []
         out = []
         for k, thread in enumerate(self.session.threads):
             before = self.original.threads[k] if k < len(self.original.threads) else thread
@@ -504,6 +509,8 @@ class Workbench:
                 after=read[k] if k < len(read) else self.analysis_of(k),
                 backup=w.backup if w else None,
                 dropped_records=w.dropped_records if w else None,
+                after_session=read_from[k] if k < len(read) else thread,
+                choices=self.choices,
             )
             del doc["created"]
             out.append({"thread": thread.label, **doc})
@@ -665,6 +672,12 @@ class Workbench:
             thread_late=thread_late,
             checked=checked,
         )
+
+
+def cannot_write(why: str) -> str:
+    """A preview's words for a fix that cannot be written (`Fix.frozen`, or the writer
+    refused what it makes)."""
+    return clean_line(f"This fix cannot be written: {why}.", 400)
 
 
 def _result(step: Step, *, undone: bool) -> StepResult:

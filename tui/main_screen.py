@@ -45,7 +45,7 @@ from repair.model import Session
 from repair.plan import Fix
 from repair.reread import read_exactly
 from repair.sanitize import clean_line
-from repair.workbench import View, Workbench
+from repair.workbench import View, Workbench, cannot_write
 
 from .detail import SEV_STYLE, message_detail, raw_json
 from .keys import (
@@ -772,7 +772,7 @@ class MainScreen(Screen[None]):
     def _show_preview(self) -> None:
         fix = self._selected_fix()
         pane = self.query_one(RepairPane)
-        if fix is None or not fix.edits or self.derived is None:
+        if fix is None or not fix.edits or fix.frozen is not None or self.derived is None:
             self._preview_key = None
             pane.show_preview(fix, None)
             return
@@ -1180,6 +1180,11 @@ class MainScreen(Screen[None]):
         if fix is None:
             return
         if not fix.actionable:
+            if fix.frozen is not None:
+                self.notify(
+                    f"Not applied. {cannot_write(fix.frozen)}", markup=False, severity="warning"
+                )
+                return
             why = "it is skipped" if fix.skipped else "it changes nothing"
             self.notify(f"Not applied: {why}.", markup=False, severity="warning")
             return

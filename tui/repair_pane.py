@@ -16,6 +16,7 @@ from repair import codes
 from repair.plan import Fix
 from repair.preview import Preview
 from repair.sanitize import clean_line
+from repair.workbench import cannot_write
 
 from .detail import SEV_STYLE
 from .keys import JKOptionList, JKScroll
@@ -46,6 +47,8 @@ def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
     alts = [a for a in fix.actions if a != fix.action]
     if fix.skipped:
         action = ("skipped", "italic $text-warning")
+    elif fix.frozen is not None:
+        action = ("(n/a)", "dim")  # the preview says why
     elif not fix.edits:
         action = ("(none)", "dim")
     else:
@@ -114,6 +117,9 @@ def diff_content(fix: Fix | None, pv: Preview | None, pending: bool = False) -> 
                 "bold $text-warning",
             )
         )
+    if fix.frozen is not None:
+        parts.append((f"\n{cannot_write(fix.frozen)}", "italic $text-warning"))
+        return Content.assemble(*parts)
     if pv is None and not pending:
         parts.append(("\nThis fix changes nothing in the file.", "italic dim"))
         return Content.assemble(*parts)

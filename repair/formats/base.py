@@ -16,6 +16,7 @@ from ..place import Place
 
 if TYPE_CHECKING:
     from ..files import FileText
+    from ..plan import Frozen
     from ..records import RecordChange
 
 T = TypeVar("T")
@@ -464,6 +465,12 @@ class Adapter(ABC):
         sidechains): keys equal across a session and its threads for the same record.
         Empty: the threads share nothing."""
         return {}
+
+    def frozen(self, session: Session) -> Frozen | None:
+        """What no fix may change in `session` as it is now, and why (a Codex compaction's
+        history, which the client rebuilds from its line): a fix that would is left out of
+        every plan (`Fix.frozen`, the reason). None: a fix may change anything."""
+        return None
 
     def block_record(self, session: Session, block: Any) -> Hashable | None:
         """The record a block was read from, keyed as `message_records` keys it."""

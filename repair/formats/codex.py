@@ -62,6 +62,7 @@ from .regroup import Rules, Runs, own, regrouped, results_with_text
 
 if TYPE_CHECKING:
     from ..files import FileText
+    from ..plan import Frozen
 
 ENVELOPE_KEYS = frozenset({"timestamp", "type", "payload"})
 RECORD_TYPES = frozenset(
@@ -370,6 +371,22 @@ class CodexAdapter(Adapter):
                 if b.type == TOOL_USE and b.tool_id == block.tool_id:
                     return self.block_time(session, b)
         return self.block_time(session, block)
+
+    def frozen(self, session: Session) -> Frozen | None:
+        """The messages holding history a compacted line stands for, and its blocks: Codex
+        rebuilds that history from the line, which the writer writes as it was."""
+        state = session.state
+        if not isinstance(state, CodexState) or not state.compacted_items:
+            return None
+        from ..plan import Frozen
+
+        compacted = state.compacted_items
+        why: dict[int, str] = {}
+        for m in session.messages:
+            line = next((i for i in m.origin or () if i in compacted), None)
+            if line is not None:
+                why[m.uid] = compaction_kept(state.lines[line].lineno)
+        return Frozen(frozenset(why), frozenset(state.compacted), why)
 
     # ---------------------------------------------------------------- write
     def write(self, session: Session) -> Export:
@@ -1010,10 +1027,15 @@ def _check_compactions_kept(messages: list[Message], state: CodexState) -> None:
         was = (r for m in state.loaded for r in m.meta.get(EMPTY_ITEMS, ()))
         lost = [state.lines[r.line].lineno for r in was if r not in empty]
     if lost:
-        raise ExportRefused(
-            f"the history the compaction on line {lost[0]} stands for cannot be edited (Codex "
-            "rebuilds it from that line)"
-        )
+        raise ExportRefused(compaction_kept(lost[0]))
+
+
+def compaction_kept(lineno: int | None) -> str:
+    """Why no fix may change the history the compacted line `lineno` stands for."""
+    return (
+        f"the history the compaction on line {lineno} stands for cannot be edited (Codex "
+        "rebuilds it from that line)"
+    )
 
 
 def _synthetic_after_calls(

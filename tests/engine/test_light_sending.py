@@ -403,17 +403,19 @@ def test_codex_written_rollout_sends_its_items_as_the_session_did():
     assert shape(written) == shape(edited)
 
 
-def test_a_fix_of_a_compacted_history_is_previewed_as_refused():
+def test_a_fix_of_a_compacted_history_is_left_out_and_previewed_as_refused():
     """The fix of an empty text inside the history a compacted line stands for: Codex
-    rebuilds that history from the line, which is written as it was, so `fix` refuses; the
-    preview (the TUI's, the fix list's) says so where the records would be, instead of
-    raising."""
+    rebuilds that history from the line, which is written as it was, so the plan leaves the
+    fix out (`Fix.frozen`, the writer's words) and apply does nothing; the preview (the
+    TUI's, the fix list's) says what it would do and why it cannot, instead of raising."""
     history = [_codex_message("user", "q"), _codex_message("assistant", "")]
     lines = [_codex_compacted(history), _codex_message("user", "next")]
     session = load_bytes(("\n".join(lines) + "\n").encode(), "/tmp/rollout.jsonl")
     wb = Workbench(session)
-    fix = next(f for f in wb.plan.fixes if f.actionable)
+    (fix,) = [f for f in wb.plan.fixes if f.code == "empty-content"]
+    assert not fix.actionable and "compaction on line 1" in (fix.frozen or "")
+    assert wb.apply(fix) is None and wb.apply_all() is None
     shown = wb.preview(fix)
     assert shown.diff == []
-    assert shown.description[-1].startswith("This fix cannot be written: the history the ")
-    assert "compaction on line 1" in shown.description[-1]
+    assert shown.description[-1] == f"This fix cannot be written: {fix.frozen}."
+    assert len(shown.description) > 1  # what it would change comes first

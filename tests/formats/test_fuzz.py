@@ -58,8 +58,8 @@ def test_cases_the_long_fuzz_run_found_keep_their_promises(tmp_path):
     codex_compacted_empty_item_dropped: a compacted line whose history ends in a user item
     of no content, alone in its message (an empty-content finding); its fix dropped the
     message, the writer wrote the compacted line as it was, and a second fix found it again.
-    Now refused, as a fix of a compaction's other items is; and the preview of such a fix
-    says so instead of raising ExportRefused."""
+    Now left out of every plan (`CodexAdapter.frozen`), as a fix of a compaction's other
+    items is: `fix` writes the others and reports it unfixed (tests/cli/test_cli_frozen.py)."""
     for case in sorted((FIXTURES / "fuzz").glob("*.json*")):
         work = tmp_path / case.stem
         work.mkdir()
