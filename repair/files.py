@@ -7,7 +7,9 @@
 - Every file is staged (`Staging.add`): written whole to a temporary file beside its target
   and synced. Only when all are staged are they renamed into place, in the order added
   (backup, report, output). A failure on the way removes every file this write created, so
-  either all of them are in place or none.
+  either all of them are in place or none. A writer's runs of a large input written as read
+  (`Spliced`) are copied by the kernel where the input's stat shows it untouched since it
+  was opened, else read and checked as every later read of it is (`FileText`).
 - In place, the input is re-checked right before the rename (`Watch`): same inode, size,
   mtime and bytes as when it was read, else the write is refused.
 - A new file gets the mode the umask gives (the kernel applies it: no process-wide umask
@@ -20,6 +22,7 @@ import errno
 import os
 import re
 import secrets
+import time
 import weakref
 import zlib
 from collections import deque
@@ -117,6 +120,10 @@ class FileText:
 
     CHUNK = 1 << 14
     WINDOW = 512  # chunks read at once when a read goes on from the kept ones (8 MB)
+    # A file last changed (ctime, mtime) longer than this before it was opened is one whose
+    # stat tells a later write: that write's times are later (`unchanged`). Well above the
+    # coarsest time stamps (FAT: 2 s) and the kernel's clock tick.
+    SETTLED_NS = 3_000_000_000
 
     def __init__(
         self, path: str, fd: int, size: int, checked: bool = True, mtime_ns: int = 0
@@ -131,17 +138,22 @@ class FileText:
         self._chunks = 0  # chunks the first read covered
         self._kept: tuple[int, bytes] = (0, b"")  # (offset, bytes) of the chunks read last
         self._ahead: deque[tuple[int, bytes]] = deque()  # the first read's, not passed yet
+        self._state: tuple[int, ...] | None = None  # (`open`: its stat, if settled then)
         weakref.finalize(self, os.close, fd)
 
     @classmethod
     def open(cls, path: str, checked: bool = True) -> tuple[FileText, os.stat_result]:
+        now = time.time_ns()
         fd = os.open(path, os.O_RDONLY)
         try:
             st = os.fstat(fd)
         except OSError:
             os.close(fd)
             raise
-        return cls(path, fd, st.st_size, checked, st.st_mtime_ns), st
+        text = cls(path, fd, st.st_size, checked, st.st_mtime_ns)
+        if max(st.st_ctime_ns, st.st_mtime_ns) + cls.SETTLED_NS <= now:
+            text._state = _state_of(st)
+        return text, st
 
     def __len__(self) -> int:
         return self.size
@@ -261,6 +273,37 @@ class FileText:
                 return False
         return not os.pread(fd, 1, self.size)
 
+    def unchanged(self) -> bool:
+        """Nothing was written to the file since it was opened, as its stat tells: same
+        inode, size, mtime and ctime, where it had been left alone a while before (a write
+        after the open stamps a later time; ctime no one can set back). Only then are its
+        bytes copied without being read (`Spliced`). False when unknown: not `checked`, or
+        changed shortly before it was opened (the write may share its time stamp)."""
+        return (
+            self.checked
+            and self._state is not None
+            and (_state_of(os.fstat(self._fd)) == self._state)
+        )
+
+    def copy(self, start: int, stop: int, fd: int) -> bool:
+        """Bytes start..stop copied to `fd` (at its position) by the kernel, not read here:
+        False, nothing copied, where it cannot (another file system, an old kernel). The
+        caller checks `unchanged` after."""
+        if _copy_range is None:
+            return False
+        at = start
+        while at < stop:
+            try:
+                n = _copy_range(self._fd, fd, stop - at, at)
+            except OSError as exc:
+                if at == start and exc.errno in _NO_COPY:
+                    return False
+                raise
+            if n == 0:
+                raise FileChanged(self.path)  # shorter than it was
+            at += n
+        return True
+
     def _read(self, first: int, end: int) -> tuple[int, bytes]:
         """Chunks first..end-1, checked against the CRCs of the first read (not `checked`:
         against the file's size and time when opened)."""
@@ -279,10 +322,141 @@ class FileText:
         return at, data
 
 
+def _state_of(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+# copy_file_range cannot copy between these files (nothing was copied)
+_NO_COPY = frozenset(
+    {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EBADF}
+)
+
+
+_copy_range = getattr(os, "copy_file_range", None)  # (Linux)
+
+
 def _crcs_of(data: bytes, step: int) -> list[int]:
     """The CRC-32 of each `step` bytes of `data` (the last: what is left)."""
     view = memoryview(data)
     return [zlib.crc32(view[k : k + step]) for k in range(0, len(data), step)]
+
+
+Part = bytes | memoryview | tuple[int, int]
+
+
+@dataclass(eq=False)
+class Spliced:
+    """A file a writer makes of a large file it read (`text`) and of bytes it made: `head`,
+    then `parts` joined by `sep`; a part is bytes made or a run (start, stop) of `text`
+    written as read. `joined` gives the bytes (each run read again, checked); `write` writes
+    them to a file with each run copied by the kernel, not read into Python, when `text` is
+    `unchanged` before and after the copy (else as `joined` reads them)."""
+
+    text: FileText
+    parts: list[Part]
+    sep: bytes
+    head: bytes = b""
+    _joined: bytes | None = field(default=None, repr=False)
+    _size: int = field(default=-1, repr=False)
+
+    def __len__(self) -> int:
+        if self._size < 0:
+            n = len(self.head) + len(self.sep) * max(len(self.parts) - 1, 0)
+            for p in self.parts:
+                n += p[1] - p[0] if isinstance(p, tuple) else len(p)
+            self._size = n
+        return self._size
+
+    def joined(self) -> bytes:
+        """The bytes (made once, kept)."""
+        if self._joined is None:
+            pieces = self._pieces()
+            if self.head:
+                pieces[:1] = [self.head + bytes(pieces[0])] if pieces else [self.head]
+            self._joined = self.sep.join(pieces)
+        return self._joined
+
+    def is_joined(self, data: bytes | Spliced) -> bool:
+        """`data` is the bytes `joined` gave."""
+        return data is self._joined
+
+    def write(self, fd: int) -> None:
+        """The bytes written to `fd` from its position on."""
+        if self._joined is not None:
+            _write_all(fd, self._joined)
+        elif not self._copied(fd):
+            out = _Out(fd)
+            out.add(self.head)
+            for k, piece in enumerate(self._pieces()):
+                if k:
+                    out.add(self.sep)
+                out.add(piece)
+            out.flush()
+
+    def _pieces(self) -> list[bytes | memoryview]:
+        text = self.text
+        return [text.view(*p) if isinstance(p, tuple) else p for p in self.parts]
+
+    def _copied(self, fd: int) -> bool:
+        """Written with the runs copied by the kernel; False (nothing written) where the
+        file read is not known `unchanged` from its open to the end of the copy."""
+        text = self.text
+        if not text.unchanged():
+            return False
+        start = os.lseek(fd, 0, os.SEEK_CUR)
+        out = _Out(fd)
+        out.add(self.head)
+        done = True
+        for k, part in enumerate(self.parts):
+            if k:
+                out.add(self.sep)
+            if isinstance(part, tuple):
+                out.flush()
+                if not text.copy(part[0], part[1], fd):
+                    done = False
+                    break
+            else:
+                out.add(part)
+        out.flush()
+        if done and text.unchanged():
+            return True
+        os.ftruncate(fd, start)
+        os.lseek(fd, start, os.SEEK_SET)
+        return False
+
+
+class _Out:
+    """Writes to a descriptor, the small pieces gathered first (one call for many)."""
+
+    LARGE = 1 << 16
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.small: list[bytes | memoryview] = []
+        self.held = 0
+
+    def add(self, piece: bytes | memoryview) -> None:
+        n = len(piece)
+        if n >= self.LARGE:
+            self.flush()
+            _write_all(self.fd, piece)
+        elif n:
+            self.small.append(piece)
+            self.held += n
+            if self.held >= self.LARGE:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.small:
+            _write_all(self.fd, b"".join(self.small))
+            self.small.clear()
+            self.held = 0
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 @dataclass(frozen=True, eq=False)
@@ -543,7 +717,7 @@ class Staging:
     def add(
         self,
         path: str,
-        data: bytes,
+        data: bytes | Spliced,
         *,
         replace: bool = False,
         like: os.stat_result | None = None,
@@ -559,13 +733,19 @@ class Staging:
         self.staged.append(_Staged(path, tmp, replace))
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                if isinstance(data, Spliced):
+                    data.write(fh.fileno())
+                else:
+                    fh.write(data)
                 fh.flush()
                 _set_mode(fh.fileno(), like, exact)
                 os.fsync(fh.fileno())
         except OSError as exc:
             self.discard()
             raise write_failed(path, exc) from None
+        except BaseException:  # the file read changed (FileChanged)
+            self.discard()
+            raise
 
     def commit(self, before_replace: Callable[[], None] | None = None) -> None:
         """Rename the staged files into place in the order they were added. A new file is

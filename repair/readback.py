@@ -18,6 +18,7 @@ from typing import Any
 from .analysis import Analysis, analyze
 from .codes import Severity
 from .errors import ExportRefused, InputError
+from .files import Spliced
 from .formats.probe import probe_bytes
 from .gcpause import gc_paused
 from .jsonio import numbers_as_parsed
@@ -64,7 +65,7 @@ class ReadBack:
 
 def read_back(
     session: Session,
-    data: bytes,
+    data: bytes | Spliced,
     threads: dict[int, tuple[str, bytes | None]],
     path: str | None = None,
     original: Session | None = None,
@@ -97,7 +98,7 @@ def read_back(
 
 def _read_back(
     session: Session,
-    data: bytes,
+    data: bytes | Spliced,
     threads: dict[int, tuple[str, bytes | None]],
     path: str | None,
     original: Session | None,
@@ -113,7 +114,7 @@ def _read_back(
         original is not None
         and src is not None
         and len(data) == src.size  # a large file's bytes are read again only if they may match
-        and (data is src.held or data == src.data)
+        and (data is src.held or _bytes(data) == src.data)
     ):
         again = original
     elif narrow and (got := _narrowed(session, data, path, known)) is not None:
@@ -153,7 +154,7 @@ def _read_back(
 
 
 def _narrowed(
-    session: Session, data: bytes, path: str, known: dict[int, Analysis]
+    session: Session, data: bytes | Spliced, path: str, known: dict[int, Analysis]
 ) -> ReadBack | None:
     """The read-back of the records written anew only, or None (read the whole file)."""
     if session.threads or session.load_findings:
@@ -210,12 +211,16 @@ def _as_analysed(m: Message) -> tuple[Any, ...]:
     )
 
 
-def _load(session: Session, data: bytes, path: str) -> Session:
+def _bytes(data: bytes | Spliced) -> bytes:
+    return data if isinstance(data, bytes) else data.joined()
+
+
+def _load(session: Session, data: bytes | Spliced, path: str) -> Session:
     """The bytes read as the session's format; ExportRefused (nothing is written) when they
     do not read."""
     try:
         parsed = session.adapter.parsed_records(session)
-        return session.adapter.read_back(probe_bytes(data, path=path, parsed=parsed))
+        return session.adapter.read_back(probe_bytes(_bytes(data), path=path, parsed=parsed))
     except InputError as exc:
         at = f"{exc.where}: " if exc.where else ""
         raise ExportRefused(

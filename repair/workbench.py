@@ -576,7 +576,7 @@ class Workbench:
             }
             checked = read_back(
                 current,
-                written.data,
+                written.body,
                 changed_threads,
                 path=paths.output,
                 original=self.original,
@@ -615,7 +615,7 @@ class Workbench:
             if paths.backup or not in_place:
                 staging.add(
                     paths.output,
-                    written.data,
+                    written.body,
                     replace=paths.replace_output,
                     **_mode_of(paths.output, paths.replace_output, src_stat),
                 )

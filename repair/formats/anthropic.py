@@ -25,6 +25,7 @@ from .base import Adapter, Edited, Export, Probe
 from .registry import register
 
 if TYPE_CHECKING:
+    from ..files import Spliced
     from ..records import RecordChange
 
 
@@ -67,7 +68,9 @@ class AnthropicAdapter(Adapter):
     ) -> list[RecordChange]:
         return record_changes(before, after)
 
-    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
+    def read_back_edited(
+        self, session: Session, data: bytes | Spliced | None = None
+    ) -> Edited | None:
         if session.state.container not in ("list", "body"):
             return None
         positions = to_read_again(session, written_anew(session))

@@ -15,7 +15,7 @@ from ..model import Block, Message, Session
 from ..place import Place
 
 if TYPE_CHECKING:
-    from ..files import FileText
+    from ..files import FileText, Spliced
     from ..plan import Frozen
     from ..records import RecordChange
 
@@ -304,8 +304,13 @@ class Export:
     "record"}`), for the report. Formats whose records are the messages leave the list
     empty: a dropped message is already in the report verbatim."""
 
-    data: bytes
+    body: bytes | Spliced  # (a large file's writer: its runs written as read not joined)
     dropped_records: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def data(self) -> bytes:
+        body = self.body
+        return body if isinstance(body, bytes) else body.joined()
 
 
 @dataclass
@@ -420,7 +425,9 @@ class Adapter(ABC):
         formats): a written line equal to one of them is not parsed again on read-back."""
         return None
 
-    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
+    def read_back_edited(
+        self, session: Session, data: bytes | Spliced | None = None
+    ) -> Edited | None:
         """The records `session` writes anew (as `data`, the bytes its export gave), read
         back (repair.readback's narrowed path); None: this format reads the whole written
         file back."""

@@ -288,3 +288,153 @@ def test_codex_and_gemini_cli_do_not_keep_a_large_file(path, monkeypatch, tmp_pa
         assert code == 0, err
         written[on] = out.read_bytes()
     assert written[True] == written[False]
+
+
+def _left_alone(monkeypatch) -> list[int]:
+    """Every file taken as left alone since long before it was opened (`FileText.unchanged`
+    then trusts its stat); the sizes the kernel copied, as they are copied."""
+    from repair import files
+
+    monkeypatch.setattr(FileText, "SETTLED_NS", -(1 << 62))
+    copied: list[int] = []
+    real = files._copy_range
+    assert real is not None  # (Linux)
+
+    def copy(src: int, dst: int, n: int, at: int) -> int:
+        got = real(src, dst, n, at)
+        copied.append(got)
+        return got
+
+    monkeypatch.setattr(files, "_copy_range", copy)
+    return copied
+
+
+def _fix_out(path, tmp_path, name: str) -> tuple[Workbench, str, str]:
+    wb = Workbench(load_session(str(path)))
+    wb.apply_all()
+    return wb, str(tmp_path / f"{name}.jsonl"), str(tmp_path / f"{name}.report.json")
+
+
+def _rewrite_byte(path, at: int) -> None:
+    """A byte of the file changed in place, stamped a time later than the one it had (as a
+    write after the file was opened is, on a file left alone before)."""
+    st = os.stat(path)
+    with open(path, "r+b") as fh:
+        fh.seek(at)
+        byte = fh.read(1)
+        fh.seek(at)
+        fh.write(b"x" if byte != b"x" else b"y")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_fix_copies_the_lines_written_as_read_without_reading_them(
+    cc_file, monkeypatch, tmp_path
+):
+    """The runs of lines written as read are copied from the input by the kernel when the
+    input was left alone: the same bytes as a write of the file held. A file written just
+    before it was read (its time stamps may be shared with a later write) and a file
+    appended to since are read and checked instead: still the same bytes."""
+    _unheld(monkeypatch, False)
+    wb, out, rep = _fix_out(cc_file, tmp_path, "held")
+    wb.export(out, rep)
+    want = open(out, "rb").read()
+    _unheld(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    from repair import files
+
+    real = files._copy_range
+    copied: list[int] = []
+    monkeypatch.setattr(files, "_copy_range", lambda *a: copied.append(a[2]) or real(*a))
+    wb, out, rep = _fix_out(path, tmp_path, "fresh")
+    wb.export(out, rep)
+    assert open(out, "rb").read() == want
+    assert copied == []  # written just now: read and checked
+    copied = _left_alone(monkeypatch)
+    wb, out, rep = _fix_out(path, tmp_path, "copied")
+    wb.export(out, rep)
+    assert open(out, "rb").read() == want
+    assert sum(copied) > len(want) // 2  # (most of it: the lines written as read)
+    copied.clear()
+    wb, out, rep = _fix_out(path, tmp_path, "appended")
+    with open(path, "ab") as fh:  # an agent still appending: the bytes read are all there
+        fh.write(b'{"type":"summary","summary":"later"}\n')
+    wb.export(out, rep)
+    assert open(out, "rb").read() == want
+    assert copied == []
+
+
+@pytest.mark.parametrize("when", ["before the copy", "during the copy"])
+def test_a_fix_refuses_an_input_changed_after_its_plan(cc_file, monkeypatch, tmp_path, when):
+    """A byte of the input changed after the writer planned the file (before its lines are
+    copied, or while they are): the fix is refused and nothing is written, as when the
+    bytes are read and checked."""
+    _unheld(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    copied = _left_alone(monkeypatch)
+    wb, out, rep = _fix_out(path, tmp_path, "out")
+    lines = wb.original.state.file.lines
+    at = lines[len(lines) // 2]._start + 20  # (a line written as read)
+    if when == "before the copy":
+        _rewrite_byte(path, at)
+    else:
+        real = FileText.copy
+
+        def copy(self, start: int, stop: int, fd: int) -> bool:
+            if not copied:
+                _rewrite_byte(path, at)
+            return real(self, start, stop, fd)
+
+        monkeypatch.setattr(FileText, "copy", copy)
+    with pytest.raises(FileChanged):
+        wb.export(out, rep)
+    assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
+    assert bool(copied) is (when == "during the copy")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    pattern=st.binary(min_size=1, max_size=50),
+    size=st.integers(1, 3000),
+    parts=st.lists(
+        st.one_of(st.binary(max_size=40), st.tuples(st.integers(0, 3000), st.integers(0, 400))),
+        max_size=12,
+    ),
+    sep=st.sampled_from([b"\n", b"\r\n"]),
+    head=st.sampled_from([b"", b"\xef\xbb\xbf"]),
+    left_alone=st.booleans(),
+)
+def test_a_splice_writes_the_bytes_it_joins(pattern, size, parts, sep, head, left_alone):
+    """A writer's splice of a file read (bytes made, runs of the file) writes the bytes its
+    join gives, the runs copied by the kernel or read and checked."""
+    from unittest import mock
+
+    from repair.files import Spliced
+
+    data = (pattern * (size // len(pattern) + 1))[:size]
+    runs = []
+    for p in parts:
+        if isinstance(p, tuple):
+            a = p[0] % size
+            p = (a, min(size, a + p[1]))
+        runs.append(p)
+    want = head + sep.join(data[p[0] : p[1]] if isinstance(p, tuple) else p for p in runs)
+    with mock.patch.object(FileText, "SETTLED_NS", -(1 << 62) if left_alone else 1 << 62):
+        text, path = _file_text(data, 16, 4)
+    out = path + ".out"
+    try:
+        splice = Spliced(text, runs, sep, head)
+        assert len(splice) == len(want)
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        try:
+            os.write(fd, b"before")
+            splice.write(fd)
+        finally:
+            os.close(fd)
+        assert open(out, "rb").read() == b"before" + want
+        assert splice.joined() == want
+    finally:
+        os.unlink(path)
+        if os.path.exists(out):
+            os.unlink(out)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InputError
-from ...files import Source
+from ...files import Source, Spliced
 from ...jsonio import has_inexact_numbers
 from ...model import Block, Message, Session
 from ..base import Adapter, Edited, Export, JsonlLine, Probe, records_merged, same_messages
@@ -177,7 +177,7 @@ class ClaudeCodeAdapter(Adapter):
         got = super().export(session)
         st = session.state
         carried = st.file.carried if isinstance(st, CCState) else []
-        return Export(got.data, [*carried, *got.dropped_records]) if carried else got
+        return Export(got.body, [*carried, *got.dropped_records]) if carried else got
 
     def record_changes(
         self,
@@ -217,7 +217,9 @@ class ClaudeCodeAdapter(Adapter):
             for i in sorted(number_lines(session))
         )
 
-    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
+    def read_back_edited(
+        self, session: Session, data: bytes | Spliced | None = None
+    ) -> Edited | None:
         """The lines the writer wrote anew, read back with the chain they are on
         (readback.py), when `data` is what the writer gave last."""
         return read_back_edited(session, data) if data is not None else None

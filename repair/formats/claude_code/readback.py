@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from ...files import Spliced
 from ...model import Block, Message, Session
 from ...place import Place
 from ..base import Edited, JsonlLine
@@ -96,7 +97,7 @@ class _Lines:
         return len(self.keys)
 
 
-def read_back_edited(session: Session, data: bytes) -> Edited | None:
+def read_back_edited(session: Session, data: bytes | Spliced) -> Edited | None:
     st = session.state
     if not isinstance(st, CCState) or st.inline_thread or st.view.sidechain:
         return None

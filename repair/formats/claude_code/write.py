@@ -36,9 +36,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import compress, count, filterfalse, repeat
 from operator import not_
-from typing import Any
+from typing import Any, cast
 
 from ...errors import ExportRefused
+from ...files import FileText, Part, Spliced
 from ...jsonio import compact, has_inexact_numbers
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
 from ..base import Export, JsonlLine, check_numbers, same_messages
@@ -121,7 +122,7 @@ def write_session(session: Session, scan_numbers: bool = False) -> Export:
         got = number_lines(session, w)
         got.update(w.rewrite.keys() | w.relink.keys() | w.deleted)  # (parsed as it renders)
         scan = sorted(got)
-    data = w.render(scan=scan)
+    data = w.written(scan=scan)
     _LAST_WRITE[:] = [w, data]
     return Export(data, w.dropped_records())
 
@@ -174,10 +175,13 @@ def forget_write() -> None:
     _LAST_WRITE.clear()
 
 
-def last_write(session: Session, data: bytes) -> _Writer | None:
+def last_write(session: Session, data: bytes | Spliced) -> _Writer | None:
     """The plan `write_session(session)` made of `data`, if those are the bytes it wrote
-    last (and the session still holds the messages it wrote)."""
-    if len(_LAST_WRITE) != 2 or _LAST_WRITE[1] is not data:
+    last (or their join; and the session still holds the messages it wrote)."""
+    if len(_LAST_WRITE) != 2:
+        return None
+    got = _LAST_WRITE[1]
+    if got is not data and not (isinstance(got, Spliced) and got.is_joined(data)):
         return None
     return _last_plan(session)
 
@@ -1133,35 +1137,55 @@ class _Writer:
     def render(self, keys: list[Any] | None = None, scan: list[int] | None = None) -> bytes:
         """The file as written (of `keys`, the `order()` if given); `scan`: lines read (in
         order) to scan for literals orjson changes as the bytes are read (`numbers`)."""
+        got = self.written(keys, scan)
+        return got if isinstance(got, bytes) else got.joined()
+
+    def written(
+        self, keys: list[Any] | None = None, scan: list[int] | None = None
+    ) -> bytes | Spliced:
+        """`render`, a large file's as a `files.Spliced`: its runs of lines written as read
+        are places in the file, copied from it when written, not read here."""
         f = self.f
         nl = f.newline.encode()
         keys = self.order() if keys is None else keys
-        out = self._spliced(keys, nl, _NumberScan(f.lines, scan or [], self.numbers))
-        # the newline after the last line and the BOM joined in: 200 MB are not copied
-        # again to add three bytes
+        text, out = self._spliced(keys, nl, _NumberScan(f.lines, scan or [], self.numbers))
         if f.trailing_newline and keys:
             out.append(b"")
+        if text is not None:
+            return Spliced(text, out, nl, b"\xef\xbb\xbf" if f.bom else b"")
+        # the newline after the last line and the BOM joined in: 200 MB are not copied
+        # again to add three bytes
+        held = cast(list[bytes | memoryview], out)  # (no place in a held file)
         if f.bom:
-            out[:1] = [b"\xef\xbb\xbf" + out[0]] if out else [b"\xef\xbb\xbf"]
-        return nl.join(out)
+            held[:1] = [b"\xef\xbb\xbf" + held[0]] if held else [b"\xef\xbb\xbf"]
+        return nl.join(held)
 
-    def _spliced(self, keys: list[Any], nl: bytes, scan: _NumberScan) -> list[bytes | memoryview]:
+    def _spliced(
+        self, keys: list[Any], nl: bytes, scan: _NumberScan
+    ) -> tuple[FileText | None, list[Part]]:
         """`lines(keys)`, with each run of lines written as read and in the file's order
-        (joined there by this newline) taken as one view of the file's bytes (not a copy:
-        the join copies them once): a 200 MB file is not cut into 200k lines to be joined
-        again. The lines `scan` wants are scanned from the bytes read as it goes (a large
-        file is read once)."""
+        (joined there by this newline) taken as one piece: a 200 MB file is not cut into
+        200k lines to be joined again. A piece of a held file is a view of its bytes (the
+        join copies them once), of a large file (the `FileText` given back) its place
+        (start, stop). The lines `scan` wants are scanned from the bytes read as it goes."""
         lines = self.f.lines
         rewrite, relink = self.rewrite, self.relink
-        out: list[bytes | memoryview] = []
+        out: list[Part] = []
+        text: FileText | None = None
         body: Any = None  # bytes, or the files.FileText of a large file
         start = end = -1  # the run being read: bytes [start, end) of `body`
         first = -1  # its first line
 
         def flush() -> None:
-            piece = memoryview(body)[start:end] if type(body) is bytes else body.view(start, end)
-            out.append(piece)
-            scan.run(first, piece, start)
+            nonlocal text
+            if type(body) is bytes:
+                out.append(memoryview(body)[start:end])
+            elif text is None or body is text:
+                text = body
+                out.append((start, end))
+            else:
+                out.append(body.view(start, end))
+            scan.run(first, body, start, end)
 
         for k in keys:
             if type(k) is int and k not in rewrite and k not in relink:
@@ -1187,7 +1211,7 @@ class _Writer:
         if body is not None:
             flush()
         scan.upto(len(lines))
-        return out
+        return text, out
 
     def lines(self, keys: list[Any] | None = None) -> list[bytes]:
         """The file's lines as written, in order (of `keys`, the `order()` if given)."""
@@ -1290,17 +1314,16 @@ class _NumberScan:
         if k in self.wanted and k not in self.found:
             self.found[k] = has_inexact_numbers(self.lines[k].raw)
 
-    def run(self, first: int, piece: memoryview, start: int) -> None:
-        """The lines wanted in a run of lines from line `first` (the bytes `piece`, which
-        start at `start` of the line's body)."""
+    def run(self, first: int, body: bytes | FileText, start: int, end: int) -> None:
+        """The lines wanted in a run of lines from line `first` (bytes start..end of the
+        lines' `body`), each read on its own (a large file's run is not read whole)."""
         want, at, found, lines = self.want, self.at, self.found, self.lines
-        end = start + len(piece)
         while at < len(want) and want[at] >= first:
             i = want[at]
             span = lines[i].span
             if span is None or span[2] > end:
                 break
-            found[i] = has_inexact_numbers(bytes(piece[span[1] - start : span[2] - start]))
+            found[i] = has_inexact_numbers(body[span[1] : span[2]])
             at += 1
         self.at = at
 

@@ -37,6 +37,7 @@ from .meta import apply_roo_meta, roo_tags
 from .v2 import dump_records, first_record, load_v2
 
 if TYPE_CHECKING:
+    from ...files import Spliced
     from ...records import RecordChange
 
 HISTORY_FILE = "api_conversation_history.json"
@@ -101,10 +102,13 @@ class RooAdapter(Adapter):
         # (the writer found out, where it wrote the runs of entries as read: `write_runs`)
         return session.state.exact is True or super().reads_numbers_exactly(session)
 
-    def read_back_edited(self, session: Session, data: bytes | None = None) -> Edited | None:
+    def read_back_edited(
+        self, session: Session, data: bytes | Spliced | None = None
+    ) -> Edited | None:
         if session.state.container not in ("list", "body"):
             return None
         msgs = session.messages
+        data = data if isinstance(data, bytes) else None  # (only a large JSONL file's is not)
         # the entries the writer built, where `data` is what it wrote of these messages
         got = session.state.written(msgs, data)
         if got is not None:
