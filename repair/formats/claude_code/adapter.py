@@ -432,7 +432,8 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
                 f"sidechain at line {first}",
             )
         )
-    g.items, g.bad = [], {}  # every view is built: what they needed of the records is in them
+    # every view is built: what they needed of the records is in them
+    g.items, g.bad, g.one, g.one_id = [], {}, [], []
     if with_files:
         session.threads.extend(_subagent_threads(adapter, f, chain))
     return session

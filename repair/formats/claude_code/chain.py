@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ...model import TEXT, THINKING_TYPES, TOOL_RESULT, TOOL_USE
 from ..base import JsonlLine, each_line_value, type_name
 
 NODE_TYPES = frozenset({"user", "assistant", "attachment", "system"})
@@ -79,6 +80,11 @@ class Graph:
     # the user records' promptId where it is a string, by line (the writer's look back for
     # one, `write._prompt_before`); None: not gathered (a graph made otherwise)
     prompts: dict[int, str] | None = None
+    # a record whose content is one typed block (Claude Code's usual record): `one_item` of
+    # it, by line (0: another record), read while the block is fresh from the parse, so the
+    # message builder need not read the block again
+    one: list[int] = field(default_factory=list)
+    one_id: list[str | None] = field(default_factory=list)
     _nodes: dict[str, Node] | None = None
     _children: set[str] | None = None
     _roots: dict[str, str] | None = None
@@ -157,6 +163,8 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
     mids: list[str | None] = [None] * n
     with_results = [False] * n
     items: list[Any] = [None] * n
+    one = [0] * n
+    one_id: list[str | None] = [None] * n
     bad: dict[int, str] = {}
     api_error: set[int] = set()
     blank_mid: list[int] = []
@@ -234,6 +242,8 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
                         res = True
                 else:
                     items[i] = content
+                    if len(content) == 1:
+                        one[i], one_id[i] = one_item(b)
                 if res and t == "user":
                     with_results[i] = True
             elif type(content) is str:
@@ -286,10 +296,44 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
         api_error=api_error,
         blank_mid=blank_mid,
         prompts=prompts,
+        one=one,
+        one_id=one_id,
     )
     if boundaries:
         _apply_preserved_segment(g, boundaries[-1])
     return g
+
+
+# `one_item`'s kinds of a content block: a call, a result, a text (not blank; blank: of
+# whitespace; empty: ""; odd: its text no string), a thinking, another typed block
+ONE_USE, ONE_RESULT, ONE_TEXT, ONE_BLANK, ONE_EMPTY, ONE_ODD_TEXT, ONE_THINKING, ONE_OTHER = range(
+    1, 9
+)
+
+
+def one_item(item: Any) -> tuple[int, str | None]:
+    """What the message builder reads of a content item (load.py: its tool ids and plain
+    shape, whether Claude Code drops a record of it alone): its kind, and a call's or a
+    result's id where it is a string. (0, None): not a typed block (read the long way)."""
+    if type(item) is not dict:
+        return 0, None
+    t = item.get("type")
+    if t == TOOL_USE:
+        tid = item.get("id")
+        return ONE_USE, tid if isinstance(tid, str) else None
+    if t == TOOL_RESULT:
+        tid = item.get("tool_use_id")
+        return ONE_RESULT, tid if isinstance(tid, str) else None
+    if type(t) is not str:
+        return 0, None
+    if t == TEXT:
+        txt = item.get("text")
+        if type(txt) is not str:
+            return ONE_ODD_TEXT, None
+        if not txt:
+            return ONE_EMPTY, None
+        return (ONE_BLANK if txt.isspace() else ONE_TEXT), None
+    return (ONE_THINKING if t in THINKING_TYPES else ONE_OTHER), None
 
 
 def message_fault(msg: Any) -> str | None:

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 
 from ...files import FileText
 from ...model import (
-    TEXT,
     THINKING_TYPES,
     TOOL_RESULT,
     TOOL_USE,
@@ -33,7 +32,20 @@ from ...model import (
 )
 from ..anthropic_list import _facts_of_list
 from ..base import IndexedLine, JsonlLine
-from .chain import MESSAGE_TYPES, Graph, Walk, build_graph, message_fault
+from .chain import (
+    MESSAGE_TYPES,
+    ONE_BLANK,
+    ONE_EMPTY,
+    ONE_ODD_TEXT,
+    ONE_RESULT,
+    ONE_THINKING,
+    ONE_USE,
+    Graph,
+    Walk,
+    build_graph,
+    message_fault,
+    one_item,
+)
 
 
 @dataclass
@@ -106,7 +118,9 @@ class Records:
     """What the builder reads of each user/assistant record, by line index (lists, or the
     read-back's dicts): its role, content items (None: not a readable message, `bad` says
     why), whether it is an API-error record, its message.id as written (a string, or None),
-    timestamp as written, uuid, and whether a user record holds a tool_result."""
+    timestamp as written, uuid, whether a user record holds a tool_result, and for a
+    record of one typed block `chain.one_item` of it (`one`, `one_id`; 0: another record,
+    read from its items)."""
 
     role: Any
     items: Any
@@ -116,6 +130,8 @@ class Records:
     ts: Any
     uuid: Any
     results: Any
+    one: Any
+    one_id: Any
 
     @classmethod
     def of_graph(cls, g: Graph) -> Records:
@@ -124,11 +140,14 @@ class Records:
             mid = list(mid)
             for i in g.blank_mid:
                 mid[i] = ""
-        return cls(g.kind, g.items, g.bad, g.api_error, mid, g.ts, g.uuid, g.results)
+        one, one_id = g.one, g.one_id
+        if len(one) != len(g.items):  # (a graph made otherwise: each record read whole)
+            one, one_id = [0] * len(g.items), [None] * len(g.items)
+        return cls(g.kind, g.items, g.bad, g.api_error, mid, g.ts, g.uuid, g.results, one, one_id)
 
     @classmethod
     def of_recs(cls, recs: Mapping[int, Rec]) -> Records:
-        out = cls({}, {}, {}, set(), {}, {}, {}, {})
+        out = cls({}, {}, {}, set(), {}, {}, {}, {}, {}, {})
         for i, r in recs.items():
             items = None if r.bad is not None else r.content()
             out.role[i], out.items[i], out.mid[i], out.ts[i], out.uuid[i] = (
@@ -137,6 +156,9 @@ class Records:
                 r.mid,
                 r.ts,
                 r.uuid,
+            )
+            out.one[i], out.one_id[i] = (
+                one_item(items[0]) if items is not None and len(items) == 1 else (0, None)
             )
             out.results[i] = r.role == "user" and any(
                 type(x) is dict and x.get("type") == TOOL_RESULT for x in items or ()
@@ -288,10 +310,10 @@ class View:
         """A node's place in `chain` (after it when it is not on it); the map is made on the
         first question: only stamping a fixed message asks."""
         if self._chain_at is None:
-            at: dict[str, int] = {}
-            for i, u in enumerate(self.chain):
-                at.setdefault(u, i)  # the first place, as `list.index` finds it
-            self._chain_at = at
+            chain = self.chain
+            # from the end, in C: a uuid's first place is the last one stored, as `list.index`
+            # finds it
+            self._chain_at = dict(zip(reversed(chain), range(len(chain) - 1, -1, -1), strict=True))
         return self._chain_at.get(uuid, len(self.chain)) if type(uuid) is str else len(self.chain)
 
 
@@ -300,11 +322,12 @@ class RecordBlocks(Mapping[int, tuple[Block, ...]]):
     (a writer asks for the records it rewrites or looks at, not for every message's)."""
 
     def __init__(self, messages: list[Message]) -> None:
-        self._message: dict[int, Message] = {}
-        for m in messages:
-            if not m.hidden and isinstance(origin := m.origin, tuple):
-                for idx in origin:
-                    self._message[idx] = m
+        self._message: dict[int, Message] = {
+            idx: m
+            for m in messages
+            if not m.hidden and isinstance(origin := m.origin, tuple)
+            for idx in origin
+        }
         self._made: dict[int, tuple[Block, ...]] = {}
 
     def __getitem__(self, idx: int) -> tuple[Block, ...]:
@@ -418,15 +441,13 @@ def _resume_drop(items: Sequence[Any]) -> str | None:
 
 def _drop_one(item: Any) -> str | None:
     """`_resume_drop` of a record of one item (the usual record: a call, a text, a thinking)."""
-    if type(item) is not dict:
-        return None
-    t = item["type"]
-    if t == TOOL_USE:
-        return None
-    if t == "text":
-        txt = item.get("text")
-        return ("blank" if txt else "empty") if type(txt) is str and not txt.strip() else None
-    return "thinking" if t in THINKING_TYPES else None
+    return _DROP[one_item(item)[0]]
+
+
+# `_drop_one` by `chain.one_item`'s kind of the record's one item
+_DROP: tuple[str | None, ...] = tuple(
+    {ONE_BLANK: "blank", ONE_EMPTY: "empty", ONE_THINKING: "thinking"}.get(k) for k in range(9)
+)
 
 
 @dataclass(slots=True, eq=False)
@@ -492,44 +513,47 @@ def _use_before_other(items: Iterable[Any]) -> bool:
 _UNKNOWN: Any = (None, False)  # facts not read: `Message.tool_ids` reads the blocks when asked
 
 
-def _merged(acc: _Acc) -> tuple[int, int, tuple[ToolIds | None, bool]]:
+def _merged(
+    acc: _Acc, one: Any, one_id: Any, keys: Iterable[int] | None = None
+) -> tuple[int, int, tuple[ToolIds | None, bool]]:
     """A sent message of several records: how many blocks it holds, the order they are sent
-    in (`_sent_order`), and their `_facts`, in one pass over the records' items where each
-    is a block (the usual message; else read the long way). A reorder keeps each type's
-    blocks in their order, so the tool ids are those read; only where the tool_results go
-    decides whether one comes after a block of another type."""
+    in (`_sent_order`), and their `_facts`, in one pass over its blocks as `chain.one_item`
+    reads them: the records' `one` and `one_id` where each record is one block (Claude
+    Code's usual record), else each item read (`keys`: their places in `one`); the usual
+    message; else read the long way. A reorder keeps each type's blocks in their order, so
+    the tool ids are those read; only where the tool_results go decides whether one comes
+    after a block of another type."""
     calls: list[str | None] = []
     answers: list[str | None] = []
     parts = acc.parts
     other = late_result = blank = thinking = use = use_then_other = False
-    for part in parts:
-        for item in part:
-            t = item.get("type") if type(item) is dict else None
-            if type(t) is not str:
-                items: Sequence[Any] = [x for part in parts for x in part]
-                order = _sent_order(acc, items)
-                if order != _AS_READ:
-                    items = _in_order(items, order, _item_type)
-                return len(items), order, _facts(items)
-            if t == TOOL_RESULT:
-                tid = item.get("tool_use_id")
-                answers.append(tid if isinstance(tid, str) else None)
-                late_result = late_result or other
-                use_then_other = use_then_other or use
-                continue
-            other = True
-            if t == TOOL_USE:
-                tid = item.get("id")
-                calls.append(tid if isinstance(tid, str) else None)
-                use = True
-                continue
+    for r in acc.recs if keys is None else keys:
+        kind = one[r]
+        if kind == ONE_RESULT:
+            answers.append(one_id[r])
+            late_result = late_result or other
             use_then_other = use_then_other or use
-            if t == TEXT:
-                text = item.get("text")
-                if type(text) is not str or not text or text.isspace():
-                    blank = True
-            elif t in THINKING_TYPES:
-                thinking = True
+            continue
+        if not kind:
+            if keys is None:  # a record of several blocks, or of another kind: item by item
+                read = [one_item(x) for part in parts for x in part]
+                kinds = [k for k, _ in read]
+                return _merged(acc, kinds, [t for _, t in read], range(len(read)))
+            items: Sequence[Any] = [x for part in parts for x in part]
+            order = _sent_order(acc, items)
+            if order != _AS_READ:
+                items = _in_order(items, order, _item_type)
+            return len(items), order, _facts(items)
+        other = True
+        if kind == ONE_USE:
+            calls.append(one_id[r])
+            use = True
+            continue
+        use_then_other = use_then_other or use
+        if kind in _BLANK_KINDS:
+            blank = True
+        elif kind == ONE_THINKING:
+            thinking = True
     count = sum(map(len, parts))
     if acc.role == "user":
         order = _RESULTS_FIRST if acc.results else _AS_READ
@@ -545,6 +569,20 @@ def _merged(acc: _Acc) -> tuple[int, int, tuple[ToolIds | None, bool]]:
         items = _in_order([x for part in parts for x in part], order, _item_type)
         return count, order, _facts(items)
     return count, order, ((tuple(calls), tuple(answers)), not blank)  # results first
+
+
+_BLANK_KINDS = frozenset({ONE_BLANK, ONE_EMPTY, ONE_ODD_TEXT})  # a text block, blank or odd
+_PLAIN: Any = (((), ()), True)
+_NOT_PLAIN: Any = (((), ()), False)
+
+
+def _one_facts(kind: int, tid: str | None) -> tuple[ToolIds, bool]:
+    """`_facts` of one block as `chain.one_item` reads it (`kind` not 0)."""
+    if kind == ONE_USE:
+        return ((tid,), ()), True
+    if kind == ONE_RESULT:
+        return ((), (tid,)), True
+    return _NOT_PLAIN if kind in _BLANK_KINDS else _PLAIN  # type: ignore[no-any-return]
 
 
 def _facts(items: Sequence[Any]) -> tuple[ToolIds | None, bool]:
@@ -596,6 +634,7 @@ class _Builder:
         append = msgs.append
         lines, recs, hidden = self.file.lines, self.recs, self.hidden
         stamps, uuids = recs.ts, recs.uuid
+        one, one_id = recs.one, recs.one_id
         why = self.reason if hidden else None
         unmade = RecordMessage.unmade
         for item in self.items:
@@ -603,16 +642,18 @@ class _Builder:
                 append(item)  # (a message made as it was added)
                 continue
             origin, parts = item.recs, item.parts
+            idx = origin[0]
             # a hidden message is not paired: its tool ids are read from its blocks if asked
             if hidden:
                 count, order, facts = 0, _AS_READ, _UNKNOWN
             elif len(parts) == 1:
                 order = _AS_READ
                 items = parts[0]
-                count, facts = len(items), _facts(items)
+                kind = one[idx]
+                count = len(items)
+                facts = _one_facts(kind, one_id[idx]) if kind else _facts(items)
             else:
-                count, order, facts = _merged(item)
-            idx = origin[0]
+                count, order, facts = _merged(item, one, one_id)
             m: RecordMessage = unmade(
                 item.role,
                 _LAZY,
@@ -644,12 +685,13 @@ class _Builder:
         """`add` of each record in turn (a chain's records in one call: the usual record, one
         block joining the message before it or starting one, is read here, not in calls)."""
         recs, out, hidden, skip = self.recs, self.items, self.hidden, self.skip
-        roles, items_of, api_error, mids, results = (
+        roles, items_of, api_error, mids, results, one = (
             recs.role,
             recs.items,
             recs.api_error,
             recs.mid,
             recs.results,
+            recs.one,
         )
         by_mid, barriers = self._by_mid, self._barriers
         for idx in idxs:
@@ -681,7 +723,8 @@ class _Builder:
                         else None
                     )
                 else:
-                    drop = _resume_drop(items) if len(items) != 1 else _drop_one(items[0])
+                    kind = one[idx]
+                    drop = _DROP[kind] if kind else _resume_drop(items)
                     if drop == "blank" or idx in skip:
                         continue  # not sent: passes through like an attachment
                     if drop == "thinking" or drop == "empty":
