@@ -16,7 +16,7 @@ from repair.errors import ExportRefused
 from repair.formats import load_bytes
 from repair.formats.claude_code.chain import Node
 from repair.formats.claude_code.readback import _stretches
-from repair.formats.claude_code.turns import _NOT
+from repair.formats.claude_code.turns import _NOT, mid_reach, reach_at
 from repair.formats.claude_code.write import _same_but_few, _same_conversation, _signature
 from tests.formats.test_readback_narrow import _steps
 from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds_that_load
@@ -62,6 +62,17 @@ def test_stretches_are_cut_where_the_long_way_cuts_them(records):
     starters = {k for k, (_, _, s, read) in enumerate(records) if s and read}
     mids = [n.mid if n.type == "assistant" else _NOT for n in nodes]
     assert _stretches(seq, starters, mids) == _stretches_long_way(seq, starters, nodes)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(records=st.lists(_record, max_size=40), cuts=st.sets(st.integers(1, 40)))
+def test_the_reach_at_the_edges_is_the_reach_of_the_whole_chain(records, cuts):
+    """`touched_turns` asks whether a message.id reaches across each stretch's edge only
+    (`reach_at`): the same answers as the reach of every place (`mid_reach`)."""
+    mids = [mid if t == "assistant" else _NOT for t, mid, _, _ in records]
+    places = sorted(c for c in cuts if c <= len(mids))
+    whole = mid_reach(mids)
+    assert reach_at(mids, places) == [whole[c - 1] for c in places]
 
 
 def _changed(rng: random.Random, m):

@@ -76,20 +76,21 @@ def touched_turns(view: View, messages: list[Message], chain_idx: list[int]) -> 
             last = out.pop()
             start, new = last.old, last.new
         out.append(Turns(start, end, new, new_end, 0, 0))
-    place = _places(view, chain_idx)
-    if place is None:
+    at = dict(zip(chain_idx, range(len(chain_idx)), strict=True))  # each line's chain place
+    if len(at) != len(chain_idx):
         return None
-    reach, at = place
     got: list[Turns] = []
     for t in out:
         cs = 0 if t.old == 0 else _first(view, old[t.old], at)
         ce = len(chain_idx) if t.old_end == len(old) else _first(view, old[t.old_end], at)
         if cs is None or ce is None or (got and cs <= got[-1].chain_end):
             return None
-        # no assistant message.id reaches across an edge (Claude Code merges by it)
-        if (cs > 0 and reach[cs - 1] >= cs) or (ce < len(chain_idx) and reach[ce - 1] >= ce):
-            return None
         got.append(Turns(t.old, t.old_end, t.new, t.new_end, cs, ce))
+    # no assistant message.id reaches across an edge (Claude Code merges by it)
+    edges = sorted({c for t in got for c in (t.chain, t.chain_end) if 0 < c < len(chain_idx)})
+    reach = reach_at(mids_of(view.file.graph, chain_idx), edges)
+    if any(r >= c for r, c in zip(reach, edges, strict=True)):
+        return None
     return got
 
 
@@ -129,18 +130,29 @@ def mid_reach(mids: list[Any]) -> list[int]:
     assistant message.id seen up to it reaches (its last record in the sequence; records
     without an id count as one id): a sequence cut before place i where `reach[i - 1] < i`
     builds into messages of its own on each side."""
+    return list(accumulate(map(_last_places(mids).__getitem__, mids), max))
+
+
+def reach_at(mids: list[Any], places: list[int]) -> list[int]:
+    """`mid_reach(mids)[c - 1]` for each place c of `places` (ascending, each > 0): the
+    furthest of the places seen up to each, taken a slice at a time (not a list as long as
+    `mids` made one item at a time)."""
+    last = _last_places(mids)
+    out: list[int] = []
+    top, done = -1, 0
+    for c in places:
+        if c > done:
+            top = max(top, max(map(last.__getitem__, mids[done:c])))
+            done = c
+        out.append(top)
+    return out
+
+
+def _last_places(mids: list[Any]) -> dict[Any, int]:
+    """Each message.id's last place (-1 for records of no assistant)."""
     last = dict(zip(mids, range(len(mids)), strict=True))
     last[_NOT] = -1
-    return list(accumulate(map(last.__getitem__, mids), max))
-
-
-def _places(view: View, chain_idx: list[int]) -> tuple[list[int], dict[int, int]] | None:
-    """`mid_reach` of the chain, and each line's place on the chain."""
-    reach = mid_reach(mids_of(view.file.graph, chain_idx))
-    at = dict(zip(chain_idx, range(len(chain_idx)), strict=True))
-    if len(at) != len(chain_idx):
-        return None
-    return reach, at
+    return last
 
 
 def _first(view: View, m: Message, at: dict[int, int]) -> int | None:
