@@ -40,29 +40,52 @@ the entries the stretch gained or lost, and every finding is made again (positio
 numbers moved), with the first stamped message after the stretch (its stamp is compared
 with another now).
 
+A round of `apply_all` changes short stretches all over the session (a thousand fixes):
+its one `Shift` spans the session. After a lean analysis (`_apart`), the stretches are
+found apart (`moved.apart`: the same messages between them skipped in C), the checked
+calls and results copied at their positions now, and the stretches, the live messages
+next to each and what shares an id or a turn with them paired again, as the analysis
+pairs (usual pairs not made); every finding is made again, the messages read as they are
+(a client that would repair a finding now: the whole analysis).
+
 `reanalyze` declines (None: analyse the whole session) where that does not hold: a changed
 message (same count) changed its role, liveness, timestamp or number of wire entries, the
-stretch of a shift is a large part of the session, the client's sending is emulated and
-cannot be sent in part (or a tool id of the stretch lies outside it), whether the client
-repairs something changed, or the ids to pair again reach a large part of the session.
+stretch of a shift is a large part of the session and the analysis before it is not a lean
+one (or was built), the client's sending is emulated and cannot be sent in part (or a tool
+id of the stretch lies outside it), whether the client repairs something changed, or the
+ids to pair again reach a large part of the session.
 tests/engine/test_incremental.py checks it equals `analyze` after random steps (shifts
-included), Claude Code sessions included, and after any stretch replaced by another.
+included), Claude Code sessions included, after any stretch replaced by another, and
+after rounds of stretches far apart.
 """
 
 from __future__ import annotations
 
 import weakref
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import compress, count, islice
 from operator import attrgetter, indexOf, is_, is_not
 from typing import TYPE_CHECKING, TypeVar
 
 from . import clients, codes, wire
-from .analysis import Analysis, _collect, add_record_findings, finding_order
+from .analysis import Analysis, _collect, _IdRules, add_record_findings, finding_order
 from .gcpause import gc_paused
 from .model import Message, Session
-from .moved import UNMOVED, MovedPairing, Own, Runs, compose, forward, spliced
+from .moved import (
+    UNMOVED,
+    MovedPairing,
+    Own,
+    Runs,
+    Stretch,
+    apart,
+    backwarding,
+    compose,
+    forward,
+    forwarding,
+    neighbours,
+    spliced,
+)
 from .moved import Shift as Shift  # (where tui/ finds it)
 from .pairing import LeanPairing, Pairing, Result, Use, pair
 
@@ -96,23 +119,20 @@ def _reanalyze(
     target = session.target
     if changed is None or before.target != target:
         return None
-    if before.request is not None and before.request.counted is not None:
-        return None  # a lean analysis's request, counted: nothing to splice into
     shift = changed if isinstance(changed, Shift) else None
     if shift is None:
         if len(old) != len(new):
             return None
         if not changed:
             return before
-    elif len(new) - len(old) != shift.delta or max(shift.stop, shift.old_stop) - shift.start > max(
-        64, int(len(new) * _MAX_SHARE)
-    ):
+    elif len(new) - len(old) != shift.delta:
         return None
+    elif max(shift.stop, shift.old_stop) - shift.start > max(64, int(len(new) * _MAX_SHARE)):
+        return _apart(before, old, session, shift)  # (a round's fixes, spread out)
+    if before.request is not None and before.request.counted is not None:
+        return None  # a lean analysis's request, counted: nothing to splice into
     client = clients.get(target)
-    if client is not None and not client.only_repairs:
-        return None
-    load = {id(f) for f in session.load_findings}
-    if sum(1 for f in before.findings if id(f) in load) != len(session.load_findings):
+    if not _may_follow(before, session):
         return None
     w = wire.wire_for(target)
     if shift is None:
@@ -129,7 +149,7 @@ def _reanalyze(
             if w.split is not wire.WIRES["anthropic"].split and _entries(a, w) != _entries(b, w):
                 return None
         p = before.pairing
-        got = _to_pair_again(p, new, changed, [(c, old[c]) for c in changed])
+        got = _paired_again(p, session, changed, [(c, old[c]) for c in changed])
     else:
         # every position after the stretch moves: the pairing moved first, then the
         # stretch, the pairs that cross it and its neighbours are paired again
@@ -137,12 +157,12 @@ def _reanalyze(
         if moved is None:
             return None
         p, seeds = moved
-        gone = [(None, m) for m in old[shift.start : shift.old_stop]]
-        got = _to_pair_again(p, new, seeds, gone)
+        got = _paired_again(
+            p, session, seeds, [(None, m) for m in old[shift.start : shift.old_stop]]
+        )
     if got is None:
         return None
-    redo, ids = got
-    pairing = _pair_again(p, new, redo, ids, adapter=session.adapter)
+    pairing, redo = got
     where = set(redo)
     if isinstance(changed, frozenset):
         for c in changed:
@@ -156,7 +176,7 @@ def _reanalyze(
         )
     elif shift is not None:
         pairing.__dict__["_from"] = (weakref.ref(before.pairing), frozenset(redo), shift)
-        stamped = _next_stamped(p, new, shift)
+        stamped = _next_stamped(p, new, shift.stop)
         if stamped is not None:
             where.add(stamped)
         # every finding is made again: positions moved, and details name messages by
@@ -185,6 +205,26 @@ def _reanalyze(
             where.update(f.position for f in before.findings if f.position is not None)
     elif shift is not None:
         numbers, sent = _renumbered(before, new, target, shift)
+    return _found(before, session, pairing, where, numbers, sent, request, all_at=shift is not None)
+
+
+def _found(
+    before: Analysis,
+    session: Session,
+    pairing: Pairing,
+    where: set[int],
+    numbers: list[int | None],
+    sent: int,
+    request: wire.Request | None,
+    *,
+    all_at: bool,
+) -> Analysis | None:
+    """The analysis after a step: the findings made again at `where` (with `all_at`, every
+    finding at a message is among them: positions moved), the others kept; None where
+    whether the client repairs something changed (it decides what the analysis reads: its
+    request, or the messages as they are)."""
+    new, target = session.messages, session.target
+    load = {id(f) for f in session.load_findings}
     records = {id(f) for f in before.records}
     positions = sorted(where)
     checked = pairing.checked  # (a lean pairing followed: what its rules read)
@@ -202,15 +242,13 @@ def _reanalyze(
     kept = [
         f
         for f in before.findings
-        if (f.position not in where if shift is None else f.position is None)
+        if (f.position is None if all_at else f.position not in where)
         and id(f) not in load
         and id(f) not in records
     ]
     made = out.findings
     found = add_record_findings(session, out)
-    if client is not None:
-        # whether the client repairs something decides what the analysis reads (its
-        # request, or the messages as they are): where that changes, the whole
+    if clients.get(target) is not None:
         repairs = any(codes.get(f.code).repair_by_client(target) for f in (*kept, *made))
         if repairs != (request is not None):
             return None
@@ -219,12 +257,193 @@ def _reanalyze(
     return Analysis(findings, pairing, target, numbers, sent, request, found)
 
 
-def _next_stamped(p: Pairing, new: list[Message], shift: Shift) -> int | None:
-    """The first stamped live message after a shift's stretch: it is compared with the
-    stamped live message before it, which may now be another (the live messages next to
-    the stretch are paired again, so their findings are made again already)."""
+def _apart(before: Analysis, old: list[Message], session: Session, shift: Shift) -> Analysis | None:
+    """The analysis after a step whose changes lie apart over much of the session (a
+    round of `apply_all`: a thousand fixes, each inserting, dropping or replacing a few
+    messages), from a lean one (`LeanPairing`, not built) before it: each stretch that
+    changed (`moved.apart`) is paired again as one `Shift`'s is, all at once. The calls
+    and results checked are copied at their positions now, each moved on its own (a link
+    across a stretch needs no pairing again: what pairs reads the order of the messages,
+    which did not change), the live messages found again in the stretches; the stretches,
+    the live messages next to each, and what shares an id or a turn with them are paired
+    again. Every finding is made again (positions and numbers moved), with the first
+    stamped message after each stretch. A client's request is not spliced: the messages
+    are read as they are, and where the client would repair a finding now, None (the
+    whole analysis builds its request)."""
+    new, target = session.messages, session.target
+    p = before.pairing
+    if not isinstance(p, LeanPairing) or p.built or p.checked_copies or p.wrong_role:
+        return None
+    if not _may_follow(before, session):
+        return None
+    parts, runs = apart(old, new, shift)
+    fwd = forwarding(runs)
+    live = _live_apart(p.live, new, parts, runs, len(old))
+    next_live, prev_live = neighbours(live, 1), neighbours(live, -1)
+    mid = LeanPairing(
+        new,
+        p._remap,
+        live,
+        next_live,
+        prev_live,
+        _odd_moved(p.checked, fwd, (live, next_live, prev_live)),
+        [],
+    )
+    seeds: set[int] = set()
+    hint: dict[str, int] = {}  # an id a message of a stretch held -> its position before
+    for a, b, c, d in parts:
+        seeds.update(range(c, d))
+        k = bisect_left(live, c)
+        if k > 0:
+            seeds.add(live[k - 1])
+        if k < len(live) and live[k] < d:
+            k = bisect_left(live, d, lo=k)
+        if k < len(live):
+            seeds.add(live[k])
+        for i in range(a, b):
+            if old[i].live:
+                for held in old[i].tool_ids():
+                    for tid in held:
+                        if tid:
+                            hint.setdefault(tid, i)
+    mid.__dict__["_ids_at"] = _MovedIds(_ids_at(p), runs, hint, mid)
+    gone = [(None, m) for a, b, _, _ in parts for m in old[a:b]]
+    got = _paired_again(mid, session, seeds, gone)
+    if got is None:
+        return None
+    pairing, redo = got
+    where = set(redo)
+    for _, _, _, d in parts:
+        stamped = _next_stamped(pairing, new, d)
+        if stamped is not None:
+            where.add(stamped)
+    for f in before.findings:
+        if f.position is not None:
+            moved = fwd(f.position)
+            if moved is not None:
+                where.add(moved)
+    numbers, sent = wire.provider_numbers(new, target, len(live))
+    return _found(before, session, pairing, where, numbers, sent, None, all_at=True)
+
+
+def _may_follow(before: Analysis, session: Session) -> bool:
+    """Whether what the step may change can be followed: no client target whose sending is
+    emulated whole (not only repairs), and the load's findings those of the analysis before."""
+    client = clients.get(session.target)
+    if client is not None and not client.only_repairs:
+        return False
+    load = {id(f) for f in session.load_findings}
+    return sum(1 for f in before.findings if id(f) in load) == len(session.load_findings)
+
+
+def _live_apart(
+    old_live: list[int], new: list[Message], parts: list[Stretch], runs: Runs, n: int
+) -> list[int]:
+    """The live messages after the stretches `parts` (between `runs`, of the `n` old
+    positions) changed: those of each run moved, those of each stretch found again."""
+    if len(old_live) == n and all(new[k].live for _, _, c, d in parts for k in range(c, d)):
+        return list(range(len(new)))  # (every message live before, and every new one)
+    live: list[int] = []
+    done = 0  # the new positions before it are done
+    for first, end, by in runs:
+        if first + by > done:  # a stretch's new messages
+            live += [k for k in range(done, first + by) if new[k].live]
+        end = min(end, n)
+        i = bisect_left(old_live, first)
+        j = bisect_left(old_live, end, lo=i)
+        live += [k + by for k in old_live[i:j]] if by else old_live[i:j]
+        done = end + by
+    return live
+
+
+def _odd_moved(
+    odd: Pairing,
+    forward: Callable[[int], int | None],
+    live: tuple[list[int], Mapping[int, int], Mapping[int, int]],
+) -> Pairing:
+    """The calls and results of `odd` outside the stretches (`forward`: where an old
+    position is now, None in a stretch), copied at their positions now, linked to each
+    other's copies (a link into a stretch keeps the old one: its end shares an id or a
+    turn with the stretch, so it is paired again and the copy replaced)."""
+    copies: dict[int, Use | Result] = {}
+    uses: list[Use] = []
+    results: list[Result] = []
+    for u in odd.uses:
+        k = forward(u.mi)
+        if k is not None:
+            home = None if u.home is None else forward(u.home)
+            c = Use(k, u.bi, u.block, u.order, home, u.results, u.dup_of, u.partner, u.wrong_role)
+            copies[id(u)] = c
+            uses.append(c)
+    for r in odd.results:
+        k = forward(r.mi)
+        if k is not None:
+            c2 = Result(k, r.bi, r.block, r.use, r.before_use, r.partner, r.wrong_role)
+            copies[id(r)] = c2
+            results.append(c2)
+    for u in uses:
+        u.results = [copies.get(id(r), r) for r in u.results]  # type: ignore[misc]
+        if u.dup_of is not None:
+            u.dup_of = copies.get(id(u.dup_of), u.dup_of)  # type: ignore[assignment]
+        if u.partner is not None:
+            u.partner = copies.get(id(u.partner), u.partner)  # type: ignore[assignment]
+    for r in results:
+        if r.use is not None:
+            r.use = copies.get(id(r.use), r.use)  # type: ignore[assignment]
+        if r.partner is not None:
+            r.partner = copies.get(id(r.partner), r.partner)  # type: ignore[assignment]
+    uses_by_message: dict[int, list[Use]] = {}
+    for mi, turn in odd.uses_by_message.items():
+        k = forward(mi)
+        if k is not None:
+            uses_by_message[k] = [copies[id(u)] for u in turn]  # type: ignore[misc]
+    results_by_message: dict[int, list[Result]] = {}
+    for mi, answers in odd.results_by_message.items():
+        k = forward(mi)
+        if k is not None:
+            results_by_message[k] = [copies[id(r)] for r in answers]  # type: ignore[misc]
+    return Pairing(uses, results, *live, uses_by_message, results_by_message, False)
+
+
+class _MovedIds:
+    """The tool-id index while the stretches of `_apart` are paired again: an id's
+    positions now outside the stretches, those it had before (read from the index before,
+    `old`, moved by `runs`; every position in a stretch is paired again anyway). The index
+    before is asked with a message known to hold the id (what a lean index reads): the
+    message's position before, or, for an id a message of a stretch held, that one's
+    (`hint`; none: the index of every message is made). Once paired again, the pairing's
+    index is the lean one of the messages now (`replaced`): an id no stretch holds is in a
+    turn no stretch touched, or among the calls and results checked."""
+
+    __slots__ = ("old", "forward", "backward", "hint", "p")
+
+    def __init__(
+        self, old: _IdIndex | _LeanIds, runs: Runs, hint: dict[str, int], p: LeanPairing
+    ) -> None:
+        self.old, self.hint, self.p = old, hint, p
+        self.forward, self.backward = forwarding(runs), backwarding(runs)
+
+    def get(self, tid: str, at: int | None = None) -> list[int]:
+        k = None
+        if at is not None:
+            by = self.backward(at)
+            if by is not None:
+                k = at - by
+        if k is None:
+            k = self.hint.get(tid)
+        return [x for x in map(self.forward, self.old.get(tid, k)) if x is not None]
+
+    def replaced(self, ids: set[str], held: Iterable[tuple[str, int]]) -> _LeanIds:
+        return _LeanIds(self.p).replaced(ids, held)
+
+
+def _next_stamped(p: Pairing, new: list[Message], stop: int) -> int | None:
+    """The first stamped live message at or after `stop` (the end of a shift's stretch):
+    it is compared with the stamped live message before it, which may now be another
+    (the live messages next to the stretch are paired again, so their findings are made
+    again already)."""
     live = p.live
-    k = bisect_left(live, shift.stop)
+    k = bisect_left(live, stop)
     while k < len(live) and new[live[k]].timestamp is None:
         k += 1
     return live[k] if k < len(live) else None
@@ -579,22 +798,21 @@ class _IdIndex:
         }
         return _IdIndex(self.base, compose(self.moves or UNMOVED, shift), own)
 
-    def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _IdIndex:
+    def replaced(self, ids: set[str], held: Iterable[tuple[str, int]]) -> _IdIndex:
         """The index after the calls and results carrying `ids` were paired again."""
-        return _IdIndex(self.base, self.moves, _own_after(self.own, ids, fresh))
+        return _IdIndex(self.base, self.moves, _own_after(self.own, ids, held))
 
 
 def _own_after(
-    own: dict[str, list[int]], ids: set[str], fresh: Iterable[Use | Result]
+    own: dict[str, list[int]], ids: set[str], held: Iterable[tuple[str, int]]
 ) -> dict[str, list[int]]:
     """An index's ids paired again (`own`) after those carrying `ids` were paired again
-    (`fresh`: the calls and results made, at their positions now)."""
+    (`held`: the id and position now of each call and result carrying one)."""
     out = {tid: at for tid, at in own.items() if tid not in ids}
     for tid in ids:
         out[tid] = []
-    for x in fresh:
-        if x.tool_id:
-            out.setdefault(x.tool_id, []).append(x.mi)
+    for tid, mi in held:
+        out.setdefault(tid, []).append(mi)
     return out
 
 
@@ -675,8 +893,8 @@ class _LeanIds:
         """The index after `shift` (of every id: a moved pairing is not lean)."""
         return _IdIndex(self._every(), None, self.own).moved(shift)
 
-    def replaced(self, ids: set[str], fresh: Iterable[Use | Result]) -> _LeanIds:
-        return _LeanIds(self.p, self.checked, _own_after(self.own, ids, fresh))
+    def replaced(self, ids: set[str], held: Iterable[tuple[str, int]]) -> _LeanIds:
+        return _LeanIds(self.p, self.checked, _own_after(self.own, ids, held))
 
 
 def _count(m: Message, tid: str) -> int:
@@ -747,11 +965,11 @@ def _to_pair_again(
     seen: set[int] = set()
     ids: set[str] = set()
     for k, m in gone:
-        for b in m.blocks:
-            tid = b.tool_id
-            if tid and tid not in ids:
-                ids.add(tid)
-                todo.extend(at.get(tid, k))
+        for held in m.tool_ids():  # (every block's tool id, its blocks not made)
+            for tid in held:
+                if tid and tid not in ids:
+                    ids.add(tid)
+                    todo.extend(at.get(tid, k))
     while todo:
         mi = todo.pop()
         if mi in seen:
@@ -759,11 +977,11 @@ def _to_pair_again(
         seen.add(mi)
         if len(seen) > limit:
             return None
-        for b in new[mi].blocks:
-            tid = b.tool_id
-            if tid and tid not in ids:
-                ids.add(tid)
-                todo.extend(at.get(tid, mi))
+        for held in new[mi].tool_ids():
+            for tid in held:
+                if tid and tid not in ids:
+                    ids.add(tid)
+                    todo.extend(at.get(tid, mi))
         # a turn is paired with its home: the call message and the message after it
         if new[mi].live:
             nxt, prv = p.next_live.get(mi), p.prev_live.get(mi)
@@ -774,10 +992,27 @@ def _to_pair_again(
     return sorted(seen), ids
 
 
+def _paired_again(
+    p: Pairing,
+    session: Session,
+    changed: Iterable[int],
+    gone: Iterable[tuple[int | None, Message]],
+) -> tuple[Pairing, list[int]] | None:
+    """`p` with the messages `_to_pair_again` finds paired again, and their positions."""
+    got = _to_pair_again(p, session.messages, changed, gone)
+    if got is None:
+        return None
+    redo, ids = got
+    return _pair_again(p, session.messages, redo, ids, session.adapter, session.target), redo
+
+
 def _pair_again(
-    p: Pairing, new: list[Message], redo: list[int], ids: set[str], adapter: Adapter
+    p: Pairing, new: list[Message], redo: list[int], ids: set[str], adapter: Adapter, target: str
 ) -> Pairing:
-    """`p` with the calls and results of the messages at `redo` paired again."""
+    """`p` with the calls and results of the messages at `redo` paired again. A lean
+    pairing not built is followed lean: the messages are paired as the analysis pairs the
+    session (`pair(..., usual_id=)`: no call or result made for a usual pair; every
+    holder of an id is among them, so an id is usual among them as in the session)."""
     redo_set = set(redo)
     # the messages paired, with placeholders for the neighbours they read: each one's next
     # live message (a call's home) and the live assistant message before it (whose calls
@@ -795,26 +1030,53 @@ def _pair_again(
             prv = p.prev_live.get(prv)
     order = sorted(take)
     part = [new[mi] if mi in redo_set else _placeholder(new[mi]) for mi in order]
-    sub = pair(part, remap=not getattr(adapter, "unique_call_ids", False))
-    for u in sub.uses:
+    remap = not getattr(adapter, "unique_call_ids", False)
+    lean = isinstance(p, LeanPairing) and not p.built and not p.checked_copies and not _wrong_at(p)
+    if lean:
+        rules = _IdRules.of(target)
+        sub = pair(part, remap=remap, usual_id=rules.fine, all_usual=rules.all_fine)
+        if sub.checked_copies:  # (a turn answered twice: every call and result made)
+            sub = pair(part, remap=remap)
+    else:
+        sub = pair(part, remap=remap)
+    made = sub.checked  # (all of it, unless lean)
+    for u in made.uses:
         u.mi = order[u.mi]
         if u.home is not None:
             u.home = order[u.home]
-    for r in sub.results:
+    for r in made.results:
         r.mi = order[r.mi]
-    fresh: list[Use | Result] = [*sub.uses, *sub.results]
+    fresh: list[Use | Result] = [*made.uses, *made.results]
     wrong_at = (_wrong_at(p) - redo_set) | {x.mi for x in fresh if x.wrong_role}
+    held: Iterable[tuple[str, int]]
     out: Pairing
-    if isinstance(p, LeanPairing) and not p.built and not wrong_at and not p.checked_copies:
+    if lean and not wrong_at:
         # followed lean: the calls and results checked, those paired again in their place
-        out = p.followed(new, _replaced(p.checked, redo, sub, order, False))
-    elif isinstance(p, MovedPairing):
-        out = _own_paired_again(p, redo, ids, sub, order, bool(wrong_at))
+        assert isinstance(p, LeanPairing)
+        out = p.followed(new, _replaced(p.checked, redo, made, order, False))
+        held = _held(new, redo)  # (a usual pair's ids too: no call or result made for it)
     else:
-        out = _replaced(p, redo, sub, order, bool(wrong_at))
-    out.__dict__["_ids_at"] = _ids_at(p).replaced(ids, fresh)
+        assert made is sub  # (a part with a block in the wrong role is paired whole)
+        if isinstance(p, MovedPairing):
+            out = _own_paired_again(p, redo, ids, sub, order, bool(wrong_at))
+        else:
+            out = _replaced(p, redo, sub, order, bool(wrong_at))
+        held = [(x.tool_id, x.mi) for x in fresh if x.tool_id]
+    out.__dict__["_ids_at"] = _ids_at(p).replaced(ids, held)
     out.__dict__["_wrong_at"] = wrong_at
     out.__dict__["_from"] = (weakref.ref(p), frozenset(redo))
+    return out
+
+
+def _held(new: list[Message], redo: list[int]) -> list[tuple[str, int]]:
+    """(id, position) of each call and result of the live messages at `redo` (in a lean
+    pairing's messages: no call in a user message, no answer in an assistant one)."""
+    out: list[tuple[str, int]] = []
+    for mi in redo:
+        m = new[mi]
+        if m.live:
+            for got in m.tool_ids():
+                out += [(tid, mi) for tid in got if tid]
     return out
 
 

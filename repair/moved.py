@@ -18,7 +18,7 @@ import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from operator import attrgetter, itemgetter
+from operator import attrgetter, indexOf, is_, itemgetter
 from typing import TypeVar, overload
 
 from .pairing import Pairing, Result, Use
@@ -70,6 +70,62 @@ def compose(runs: Runs, shift: Shift) -> Runs:
     return tuple(out)
 
 
+Stretch = tuple[int, int, int, int]  # (a, b, c, d): old[a:b] became new[c:d]
+
+
+def apart(old: list[_T], new: list[_T], shift: Shift) -> tuple[list[Stretch], Runs]:
+    """The stretches of `shift` that changed, apart (a round of fixes spread over the
+    session changes many short stretches, with the same messages between them), and the
+    runs of old positions still there (`Runs`). The same objects in a row are skipped (in
+    C); where they differ, the next object of `new` found among the next of `old` starts
+    the next run (looked for in a window that doubles), what lies before it is a stretch.
+    Every run holds the same objects in `old` and `new`; a stretch may hold one from
+    elsewhere in `old` (it is read as a new message)."""
+    i = j = shift.start
+    n_old, n_new = len(old), len(new)
+    runs: list[Run] = []
+    out: list[Stretch] = []
+    first = 0  # where the run being gathered starts, in old
+    while True:
+        a, b = iter(old), iter(new)
+        a.__setstate__(i)  # type: ignore[attr-defined]
+        b.__setstate__(j)  # type: ignore[attr-defined]
+        try:
+            same = indexOf(map(is_, a, b), False)
+        except ValueError:
+            same = min(n_old - i, n_new - j)
+        i, j = i + same, j + same
+        if i > first:
+            runs.append((first, i, j - i))
+        if i == n_old or j == n_new:
+            break
+        k = _next_same(old, new, i, j)
+        if k is None:
+            break
+        out.append((i, k[0], j, k[1]))
+        i, j = k
+        first = i
+    if i < n_old or j < n_new:
+        out.append((i, n_old, j, n_new))
+    runs.append((n_old, sys.maxsize, n_new - n_old))  # (as `compose` leaves it)
+    return out, tuple(runs)
+
+
+def _next_same(old: list[_T], new: list[_T], i: int, j: int) -> tuple[int, int] | None:
+    """The first position of `new` from `j` on whose object is in `old` from `i` on, and
+    where it is there (None: none is)."""
+    w = 8
+    while True:
+        at = {id(x): k for k, x in enumerate(old[i : i + w], i)}
+        for k, x in enumerate(new[j : j + w], j):
+            got = at.get(id(x))
+            if got is not None:
+                return got, k
+        if i + w >= len(old) and j + w >= len(new):
+            return None
+        w *= 2
+
+
 _first = itemgetter(0)
 
 
@@ -83,6 +139,32 @@ def forward(runs: Runs, k: int) -> int | None:
     if i >= 0 and k < runs[i][1]:
         return k + runs[i][2]
     return None
+
+
+def forwarding(runs: Runs) -> Callable[[int], int | None]:
+    """`forward` through `runs`, for many positions (the runs' starts listed once)."""
+    firsts = [r[0] for r in runs]
+
+    def at(k: int) -> int | None:
+        first, end, by = runs[bisect_right(firsts, k) - 1]
+        return k + by if first <= k < end else None
+
+    return at
+
+
+def backwarding(runs: Runs) -> Callable[[int], int | None]:
+    """`backward` through `runs`, for many positions."""
+    nows = [_now(r) for r in runs]
+
+    def by(k: int) -> int | None:
+        i = bisect_right(nows, k) - 1
+        if i >= 0:
+            first, end, moved = runs[i]
+            if k < end + moved:
+                return moved
+        return None
+
+    return by
 
 
 def backward(runs: Runs, k: int) -> int | None:
@@ -319,7 +401,14 @@ class Lookup(Mapping[int, _V]):
 
 def neighbours(live: list[int], step: int) -> Lookup[int]:
     """Live message -> the next (`step` 1) or previous (-1) live message, read from the
-    list of live messages."""
+    list of live messages (where every message is live, the one next to it)."""
+    n = len(live)
+    if n and live[0] == 0 and live[-1] == n - 1:  # (sorted, each once: every position)
+
+        def every(k: int) -> int | None:
+            return k + step if 0 <= k < n and 0 <= k + step < n else None
+
+        return Lookup(every, lambda: live[:-1] if step > 0 else live[1:])
 
     def get(k: int) -> int | None:
         i = bisect_left(live, k)

@@ -20,12 +20,13 @@ from repair.analysis import Analysis, analyze
 from repair.errors import InputError
 from repair.formats import load_bytes, load_session
 from repair.model import Session
-from repair.moved import MovedPairing
-from repair.pairing import Pairing
+from repair.moved import MovedPairing, apart, forward, forwarding, neighbours
+from repair.pairing import LeanPairing, Pairing
 from repair.plan import Choices, apply_fixes, make_plan, settle
 from repair.workbench import Workbench
 from tests import claude_code_records as cc
 from tests.engine.engine_factory import pairing_facts, shape
+from tests.engine.test_pairing_lean import _index_says
 from tests.fuzz_support import mutated_session, over_mutated_seeds, seeds
 from tests.paths import FIXTURES
 
@@ -272,6 +273,13 @@ def test_generated_sessions_after_random_steps(doc, fmt, target, rng_seed):
 # some messages without a stamp: the one compared with a message is the last stamped
 _maybe_stamped = st.one_of(_entry, _entry.map(lambda e: {k: v for k, v in e.items() if k != "ts"}))
 
+_LATE = [  # put a message stamped later before "c": "d" is stamped before it
+    {"role": "user", "content": "a", "ts": 4000},
+    {"role": "assistant", "content": "b", "ts": 4500},
+    {"role": "user", "content": "c"},
+    {"role": "assistant", "content": "d", "ts": 5000},
+]
+
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(
@@ -283,12 +291,7 @@ _maybe_stamped = st.one_of(_entry, _entry.map(lambda e: {k: v for k, v in e.item
     target=st.sampled_from(_TARGETS),
 )
 @example(  # a message stamped later put before an unstamped one: the next stamped is late
-    doc=[
-        {"role": "user", "content": "a", "ts": 4000},
-        {"role": "assistant", "content": "b", "ts": 4500},
-        {"role": "user", "content": "c"},
-        {"role": "assistant", "content": "d", "ts": 5000},
-    ],
+    doc=_LATE,
     extra=[
         {"role": "user", "content": "x", "ts": 9000},
         {"role": "assistant", "content": "y", "ts": 9000},
@@ -548,6 +551,19 @@ def test_a_misplaced_result_is_judged_again_when_a_message_on_its_way_home_chang
     assert before["misplaced-tool-result"] != after["misplaced-tool-result"]
 
 
+def _whole_analyses(monkeypatch) -> list:
+    """The whole analyses `settle` makes from now on (their arguments), as they are made."""
+    whole = []
+    real = plan_module.analyze
+
+    def counting(*args, **kwargs):
+        whole.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plan_module, "analyze", counting)
+    return whole
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_apply_all_from_the_plan_at_hand_applies_what_a_fresh_settle_applies(monkeypatch, seed):
     """Apply-all after a step starts from the plan the workbench has (its analysis made
@@ -560,14 +576,7 @@ def test_apply_all_from_the_plan_at_hand_applies_what_a_fresh_settle_applies(mon
     assert wb.apply(first) is not None
     assert wb.plan.fixes  # what the screen shows after the step
     fresh = settle(wb.session, wb.choices.copy())
-    whole = []
-    real = plan_module.analyze
-
-    def counting(*args, **kwargs):
-        whole.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(plan_module, "analyze", counting)
+    whole = _whole_analyses(monkeypatch)
     assert wb.apply_all() is not None
     assert [(f.code, f.action, f.key) for f in wb.applied[1:]] == [
         (f.code, f.action, f.key) for f in fresh.applied
@@ -639,3 +648,223 @@ def test_what_a_step_changed_is_the_stretch_between_the_longest_same_ends(n, at,
     assert all(x is y for x, y in zip(old[len(old) - b :], new[len(new) - b :], strict=True))
     assert a == len(old) or a == len(new) or old[a] is not new[a]
     assert a + b == min(len(old), len(new)) or old[-b - 1] is not new[-b - 1]
+
+
+def _filler(k: int) -> list[dict]:
+    """A usual turn: a call and its result, stamped in order."""
+    tid = f"toolu_f{k:04d}"
+    return [
+        {"role": "assistant", "content": [{**_U, "id": tid}], "ts": 2000 + 2 * k},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tid, "content": "ok"}],
+            "ts": 2001 + 2 * k,
+        },
+    ]
+
+
+def _round_apart(session: Session, stretches: list, fmt: str, target: str) -> Session | None:
+    """`session` with each (messages, at, how many) stretch replaced at once, `at` a share
+    of the session (positions far apart, taken in order so each replaces old messages);
+    None when a stretch's messages are refused as input."""
+    msgs = session.messages
+    n = len(msgs)
+    new: list = []
+    done = 0
+    for extra, at, drop in sorted(stretches, key=lambda s: s[1]):
+        try:
+            others = load_bytes(
+                json.dumps(extra).encode(), "/tmp/x.json", format=fmt, target=target
+            )
+        except InputError:
+            return None
+        k = max(done, min(n, int(at * n)))
+        new += msgs[done:k] + others.messages
+        done = min(n, k + drop)
+    new += msgs[done:]
+    return session.copy_with(new)
+
+
+def _followed_apart(before: Analysis, session: Session, after: Session) -> Analysis | None:
+    """The increment after a round whose stretches lie apart: when it answers, it equals
+    the whole analysis, its pairing is followed lean (nothing built) and reads as the
+    whole pairing, its id index gives every id's calls and results."""
+    change = incremental.changes(session.messages, after.messages)
+    got = incremental.reanalyze(before, session.messages, after, change)
+    if got is None:
+        return None
+    assert isinstance(change, incremental.Shift)  # (the same count: positions, not a shift)
+    span = max(change.stop, change.old_stop) - change.start
+    spread = span > max(64, int(len(after.messages) * incremental._MAX_SHARE))
+    if spread and not got.pairing.wrong_role:  # (else one stretch; a wrong role: the whole)
+        assert isinstance(got.pairing, LeanPairing) and not got.pairing.built
+    _index_says(got.pairing, after.messages)
+    assert facts(got) == facts(analyze(after))
+    return got
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_maybe_stamped, min_size=1, max_size=12),
+    stretches=st.lists(
+        st.tuples(st.lists(_maybe_stamped, max_size=3), st.floats(0, 1), st.integers(0, 3)),
+        min_size=2,
+        max_size=8,
+    ),
+    fillers=st.lists(st.integers(0, 11), min_size=1, max_size=4),
+    fmt=st.sampled_from(["roo", "anthropic"]),
+    target=st.sampled_from(_TARGETS),
+)
+@example(  # a call answered far away, a stretch between: the link crosses it
+    doc=_far,
+    stretches=[([], 0.05, 1), ([{"role": "user", "content": "x"}], 0.5, 0), ([], 0.97, 1)],
+    fillers=[1, 9],
+    fmt="anthropic",
+    target="anthropic",
+)
+@example(  # a message stamped later put before an unstamped one: the next stamped is late
+    doc=_LATE,
+    stretches=[([], 0.05, 2), ([{"role": "assistant", "content": "y", "ts": 9000}], 0.977, 0)],
+    fillers=[0],
+    fmt="roo",
+    target="anthropic",
+)
+def test_a_round_of_stretches_far_apart_is_followed(doc, stretches, fillers, fmt, target):
+    """Many stretches replaced at once, far apart (a round of `apply_all`: inserts, drops
+    and replaced messages across the whole session, usual turns between them): the
+    increment pairs each stretch's neighbourhood again, not the session, and equals the
+    whole analysis; a second round after it too."""
+    entries = list(doc)
+    for k, at in enumerate(sorted(fillers, reverse=True)):
+        at = min(at, len(entries))
+        entries[at:at] = [m for j in range(40) for m in _filler(40 * k + j)]
+    try:
+        session = load_bytes(
+            json.dumps(entries).encode(), "/tmp/in.json", format=fmt, target=target
+        )
+    except InputError:
+        return
+    before = analyze(session)
+    for _ in range(2):  # (a round, then the same round again after it)
+        after = _round_apart(session, stretches, fmt, target)
+        if after is None or len(after.messages) == len(session.messages):
+            return
+        got = _followed_apart(before, session, after)
+        if got is None:
+            return
+        session, before = after, got
+
+
+def test_a_round_of_stretches_far_apart_is_followed_most_of_the_time():
+    """(The property above answers: the increment does not decline every round.)"""
+    rng = random.Random(5)
+    answered = 0
+    for _ in range(40):
+        n = rng.randint(60, 120)
+        entries = [m for k in range(n) for m in _filler(k)]
+        for _ in range(rng.randint(1, 4)):  # some broken turns
+            k = rng.randrange(len(entries) // 2) * 2 + 1
+            entries[k] = {
+                **entries[k],
+                "content": [{**entries[k]["content"][0], "tool_use_id": "x"}],
+            }
+        session = load_bytes(json.dumps(entries).encode(), "/tmp/in.json", format="anthropic")
+        stretches = [
+            (
+                rng.choice([[], [{"role": "user", "content": "hi"}], _filler(900 + k)]),
+                rng.random(),
+                rng.randint(0, 2),
+            )
+            for k in range(rng.randint(2, 8))
+        ]
+        after = _round_apart(session, stretches, "anthropic", "anthropic")
+        if after is not None and len(after.messages) != len(session.messages):
+            answered += _followed_apart(analyze(session), session, after) is not None
+    assert answered >= 20
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_claude_code_round_of_fixes_is_followed_apart(monkeypatch, seed):
+    """`apply_all` on a generated Claude Code session: its first round's fixes (results
+    moved home, inserted, duplicates dropped, ids renamed) change short stretches across
+    the whole session; the next analysis is the increment's (Claude Code's request not
+    spliced: it repairs nothing after the round, so the messages are read as they are),
+    equal to the whole one, and `settle` makes no whole analysis after the first."""
+    data, _ = gen_claude_code(2000, seed)
+    session = load_bytes(data, "/tmp/input.jsonl")
+    before = analyze(session)
+    plan = make_plan(session, before)
+    after, done = apply_fixes(session, plan.actionable)
+    assert len(done) > 5
+    assert _followed_apart(before, session, after) is not None
+    whole = _whole_analyses(monkeypatch)
+    settled = settle(session, Choices(), plan=plan)
+    assert not whole
+    assert facts(settled.last) == facts(analyze(settled.session))
+    assert [f.key for f in settled.applied] == [f.key for f in apply_all_fresh(session)]
+
+
+def apply_all_fresh(session: Session) -> list:
+    """The fixes rounds of plans made from whole analyses apply (the increment declining)."""
+    out = []
+    for _ in range(50):
+        plan = make_plan(session, analyze(session))
+        if not plan.actionable:
+            break
+        session, done = apply_fixes(session, plan.actionable)
+        out += done
+    return out
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    n=st.integers(1, 40),
+    edits=st.lists(
+        st.tuples(st.integers(0, 40), st.integers(0, 3), st.lists(st.integers(-1, 45), max_size=3)),
+        max_size=8,
+    ),
+)
+def test_the_stretches_apart_hold_every_difference(n, edits):
+    """`moved.apart`: every run holds the same objects at its old and new positions, the
+    stretches and runs cover both lists in order, and `forward` reads the runs."""
+    old = [object() for _ in range(n)]
+    new = list(old)
+    for at, drop, put in sorted(edits, reverse=True):
+        at = min(at, len(new))
+        new[at : at + drop] = [old[k] if 0 <= k < n else object() for k in put]
+    change = incremental.changes(old, new)
+    if not isinstance(change, incremental.Shift):
+        return
+    parts, runs = apart(old, new, change)
+    fwd = forwarding(runs)
+    i = j = 0
+    for first, end, by in runs:
+        end = min(end, len(old))
+        assert all(old[k] is new[k + by] for k in range(first, end))
+        assert [fwd(k) for k in range(first, end)] == [forward(runs, k) for k in range(first, end)]
+        assert all(fwd(k) == k + by for k in range(first, end))
+    for a, b, c, d in parts:
+        assert all(forward(runs, k) is None for k in range(a, b))
+        assert (a, c) >= (i, j)
+        i, j = b, d
+    covered = sum(min(e, len(old)) - f for f, e, _ in runs) + sum(b - a for a, b, _, _ in parts)
+    assert covered == len(old)
+    assert sum(min(e, len(old)) - f for f, e, _ in runs) + sum(
+        d - c for _, _, c, d in parts
+    ) == len(new)
+
+
+@given(n=st.integers(0, 30), gaps=st.lists(st.integers(0, 30), max_size=8))
+def test_neighbours_of_every_position_are_those_of_the_list(n, gaps):
+    """`moved.neighbours` reads the next and previous live message alike whether every
+    position is live (read by arithmetic) or some are not (found in the list)."""
+    live = [k for k in range(n) if k not in gaps]
+    for step in (1, -1):
+        want = (
+            dict(zip(live, live[step:], strict=False))
+            if step > 0
+            else dict(zip(live[1:], live, strict=False))
+        )
+        got = neighbours(live, step)
+        assert {k: got.get(k) for k in range(-2, n + 2) if got.get(k) is not None} == want
+        assert dict(got.items()) == want
