@@ -352,9 +352,10 @@ class Adapter(ABC):
     # messages (a JSONL log of records): the TUI shows them before the whole load is done.
     reads_head: ClassVar[bool] = False
     # The writer writes the records of a message a fix merges into another (`merged`: named
-    # by them) as read, and reports any it does not: a merge removes none of them (Codex).
-    # False: the report keeps the second message as read (a JSON list's entry; a Claude
-    # Code record given the first's message id).
+    # by them) as read, and reports any it does not in `Export.dropped_records` (its own
+    # account: a Codex line rewritten, a Claude Code record given the first's message id):
+    # a merge's report entry removes none of them. False: the report keeps the second
+    # message as read (a JSON list writes the merged message as the first's entry).
     writes_merged_as_read: ClassVar[bool] = False
 
     @abstractmethod

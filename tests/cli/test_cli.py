@@ -286,21 +286,51 @@ def _fixed(path: Path, tmp_path: Path) -> tuple[list[dict], bytes]:
 
 
 def test_fix_report_lists_a_merged_message_the_file_does_not_keep_as_removed(tmp_path):
-    """Where the written file does not hold the second of two merged messages as read, the
-    report keeps it under the merge's "removed": a JSON list writes the merged message as
-    the first's entry; Claude Code gives the second's record the first's message id (a
-    Codex rollout writes the second's lines as read: tests/engine/test_merge_clients.py)."""
+    """Where the written file does not hold the second of two merged messages, the report
+    keeps it under the merge's "removed": a JSON list writes the merged message as the
+    first's entry (a Codex rollout writes the second's lines as read:
+    tests/engine/test_merge_clients.py; Claude Code: the test below)."""
     sample = SAMPLES / "bedrock_parallel_results_split.json"
     merges, written = _fixed(sample, tmp_path)
     second = json.loads(sample.read_text())[3]
     assert [e["removed"] for e in merges] == [second]
     assert second not in json.loads(written)
 
+
+def _records(data: bytes) -> dict[str, dict]:
+    """A Claude Code file's records by uuid."""
+    return {r["uuid"]: r for r in map(json.loads, data.splitlines()) if "uuid" in r}
+
+
+@pytest.mark.parametrize("same_id", [True, False])
+def test_a_claude_code_merge_reports_what_the_writer_did_with_the_second_record(tmp_path, same_id):
+    """Two assistant records split by a user record of whitespace (line 8): the fix drops
+    it and merges the two. The second record (line 9) stays in the written file: as read
+    when both records have one message id (only re-linked to line 7), else rewritten with
+    the first's id. The report says so from the writer's account: the merge entry removes
+    nothing; dropped_records lists line 8 deleted, and line 9 "rewritten", whole as read
+    (its own id msg_01T), only where it was rewritten. Before, the merge entry listed line 9
+    as removed either way."""
     cc = CLIENT_FIXTURES / "claude" / "broken" / "whitespace-user-text.jsonl"
-    merges, written = _fixed(cc, tmp_path)
-    record = json.loads(cc.read_bytes().splitlines()[8])  # line 9: message 5
-    assert [e["removed"] for e in merges] == [record]
-    assert record["message"]["id"] == "msg_01T" and b'"msg_01T"' not in written
+    data = cc.read_bytes()
+    if same_id:
+        data = data.replace(b'"msg_01T"', b'"msg_01R"')
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    second = json.loads(data.splitlines()[8])  # line 9
+    merges, written = _fixed(path, tmp_path)
+    assert merges and all("removed" not in e for e in merges)
+    now = _records(written)[second["uuid"]]
+    assert now["message"]["content"] == second["message"]["content"]
+    assert now["message"]["id"] == "msg_01R"
+    report = json.loads((tmp_path / "r.jsonl.json").read_text())
+    rewritten = [] if same_id else [(9, "rewritten", second)]
+    assert [(r["line"], r["outcome"], r["record"]) for r in report["dropped_records"]] == [
+        (8, "deleted", json.loads(data.splitlines()[7])),
+        *rewritten,
+    ]
+    if same_id:  # as read but for its parent, which was line 8
+        assert {**now, "parentUuid": second["parentUuid"]} == second
 
 
 def test_fix_report_flag_names_the_report(tmp_path, broken):

@@ -93,9 +93,8 @@ def test_a_merge_keeps_every_block_and_every_record(msgs, data):
 @settings(max_examples=100, deadline=None)
 def test_a_merge_whose_second_records_are_not_written_as_read_reports_them(msgs, data, named):
     """Where the file does not keep the second message's records as read (a JSON list
-    writes the merged message as the first's entry: `Adapter.merged`'s default; Claude Code
-    gives the second's records the first's message id: not `writes_merged_as_read`), the
-    report keeps the second as it was read."""
+    writes the merged message as the first's entry: `Adapter.merged`'s default, not
+    `writes_merged_as_read`), the report keeps the second as it was read."""
     k = data.draw(st.integers(0, len(msgs) - 2))
     first, second = msgs[k], msgs[k + 1]
     patch = Patch(msgs, merged=records_merged) if named else Patch(msgs, kept=True)

@@ -113,6 +113,9 @@ class ClaudeCodeAdapter(Adapter):
     name = "claude-code"
     default_target = "claude-code"  # the client as released judges what it sends
     reads_head = True
+    # a merged record the writer gives the first's message id is in dropped_records
+    # ("rewritten", whole as read); one it deletes too ("deleted")
+    writes_merged_as_read = True
 
     def detect(self, probe: Probe) -> int:
         if probe.kind == "json":  # a transcript of one line

@@ -1098,6 +1098,8 @@ class _Writer:
                 outcome = "emptied"
             elif idx in lost_parent:
                 outcome = "relinked"
+            elif idx in self.rewrite and _mid(self.rewrite[idx]) != _mid(lines[idx].obj):
+                outcome = "rewritten"  # merged into the message before it: given its id
             else:
                 continue
             out.append({"line": lines[idx].lineno, "outcome": outcome, "record": lines[idx].obj})
