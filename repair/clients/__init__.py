@@ -52,7 +52,8 @@ def _load() -> dict[str, Client]:
                 send_part=claude_code.send_part,
                 light=claude_code.light,
             ),
-            Client("codex", codex.send, light=codex.light),
+            # (it sends each rollout item as an entry of its own, where a message is several)
+            Client("codex", codex.send, only_repairs=False, light=codex.light),
             Client("opencode", opencode.send, light=opencode.light),
             Client("gemini-cli", gemini_cli.send, only_repairs=False, light=gemini_cli.light),
         )

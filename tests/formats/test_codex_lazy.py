@@ -249,3 +249,54 @@ def test_a_clean_codex_check_makes_no_block():
     assert lazy.export().data.endswith(lines[-1].encode() + b"\n")
     call = lazy.messages[2].blocks[3]
     assert (call.type, call.tool_id, call.data["input"]) == ("tool_use", "a", {})
+
+
+@st.composite
+def _plain_line(draw) -> str:
+    """A message item of a role Codex sends, of text or of no content (no call, nothing
+    Codex repairs): alone on its line, or in a compaction's history."""
+
+    def item() -> dict[str, Any]:
+        role = draw(st.sampled_from(["user", "assistant"]))
+        kind = "input_text" if role == "user" else "output_text"
+        content = draw(st.sampled_from([[], [{"type": kind, "text": "ok"}]]))
+        return {"type": "message", "role": role, "content": content}
+
+    ts = "2025-11-20T10:00:00.000Z"
+    if draw(st.integers(0, 4)) == 0:
+        history = [item() for _ in range(draw(st.integers(0, 3)))]
+        payload = {"message": "summary", "replacement_history": history}
+        return json.dumps({"timestamp": ts, "type": "compacted", "payload": payload})
+    return json.dumps({"timestamp": ts, "type": "response_item", "payload": item()})
+
+
+@given(
+    lines=st.one_of(
+        st.lists(_line(), min_size=1, max_size=12), st.lists(_plain_line(), min_size=1, max_size=8)
+    )
+)
+def test_codex_findings_are_numbered_as_codex_sends_the_messages(lines):
+    """Where Codex repairs nothing the analysis numbers without its request, unless the
+    request holds more than the messages (an item of no content is an entry of its own):
+    the numbers `check` prints are those of what Codex sends (fails before `sends_more`:
+    an empty item before a finding's message was not counted)."""
+    session, _ = _both(lines)
+    got = analysis.analyze(session, "codex")
+    sent = clients.get("codex").send(session)
+    want, _count = sent.numbering(len(session.messages), wire.wire_for("codex"))
+    assert got.numbers == want
+
+
+def test_a_fixed_codex_file_numbers_its_empty_item_as_codex_sends_it():
+    """The compacted history's empty user item is message 3 of what Codex sends, before
+    the fix (a malformed line: the request is built) and after it (nothing to repair)."""
+    from tests.paths import CLIENT_FIXTURES, FIXTURES
+
+    for path in (
+        FIXTURES / "fuzz" / "codex_compacted_empty_item_dropped.jsonl",
+        CLIENT_FIXTURES / "codex" / "compacted_empty_item_dropped_fixed.jsonl",
+    ):
+        session = load_bytes(path.read_bytes(), path=str(path), format="codex")
+        got = analysis.analyze(session)
+        found = [f for f in got.findings if f.code == "empty-content"]
+        assert [got.numbers[f.position] for f in found] == [3], path

@@ -113,4 +113,7 @@ async def test_a_merged_message_is_named_by_the_lines_of_both():
         tl = timeline(app)
         tl.go_to_row(tl.state.table.row_of(merged, 0))
         await pilot.pause()
-        assert widget_text(app, "#detail").splitlines()[1] == "lines 6, 9"
+        head = widget_text(app, "#detail").splitlines()
+        # numbered as Codex sends it: each item before it an entry of its own
+        assert head[0].startswith("messages.2 · assistant")
+        assert head[1] == "lines 6, 9 · row 1 of the file"
