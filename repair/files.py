@@ -322,8 +322,14 @@ class FileText:
         return at, data
 
 
-def _state_of(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def _state_of(st: os.stat_result, *, ctime: bool = True) -> tuple[int, ...]:
+    """What stat tells of a file read: which file it is (device, inode), its size, mtime
+    and, with `ctime`, its change time, which no one can set back: the guard of a copy that
+    reads no byte (`FileText.unchanged`). `Source.same_state` leaves it out: a file whose
+    mode or links alone changed is the file read (the in-place write's `Watch` compares
+    its bytes too)."""
+    state = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return (*state, st.st_ctime_ns) if ctime else state
 
 
 # copy_file_range cannot copy between these files (nothing was copied)
@@ -346,22 +352,24 @@ Part = bytes | memoryview | tuple[int, int]
 
 @dataclass(eq=False)
 class Spliced:
-    """A file a writer makes of a large file it read (`text`) and of bytes it made: `head`,
-    then `parts` joined by `sep`; a part is bytes made or a run (start, stop) of `text`
-    written as read. `joined` gives the bytes (each run read again, checked); `write` writes
-    them to a file with each run copied by the kernel, not read into Python, when `text` is
-    `unchanged` before and after the copy (else as `joined` reads them)."""
+    """A file a writer makes of a file it read (`text`: its bytes, or a large file's
+    `FileText`) and of bytes it made: `head`, then `parts` joined by `sep`, then `tail`; a
+    part is bytes made or a run (start, stop) of `text` written as read. `joined` gives the
+    bytes (a large file's runs read again, checked); `write` writes them to a file without
+    joining them, a large file's runs copied by the kernel, not read into Python, when
+    `text` is `unchanged` before and after the copy (else as `joined` reads them)."""
 
-    text: FileText
+    text: FileText | bytes
     parts: list[Part]
     sep: bytes
     head: bytes = b""
+    tail: bytes = b""
     _joined: bytes | None = field(default=None, repr=False)
     _size: int = field(default=-1, repr=False)
 
     def __len__(self) -> int:
         if self._size < 0:
-            n = len(self.head) + len(self.sep) * max(len(self.parts) - 1, 0)
+            n = len(self.head) + len(self.tail) + len(self.sep) * max(len(self.parts) - 1, 0)
             for p in self.parts:
                 n += p[1] - p[0] if isinstance(p, tuple) else len(p)
             self._size = n
@@ -373,6 +381,8 @@ class Spliced:
             pieces = self._pieces()
             if self.head:
                 pieces[:1] = [self.head + bytes(pieces[0])] if pieces else [self.head]
+            if self.tail:
+                pieces[-1:] = [bytes(pieces[-1]) + self.tail] if pieces else [self.tail]
             self._joined = self.sep.join(pieces)
         return self._joined
 
@@ -391,17 +401,22 @@ class Spliced:
                 if k:
                     out.add(self.sep)
                 out.add(piece)
+            out.add(self.tail)
             out.flush()
 
     def _pieces(self) -> list[bytes | memoryview]:
         text = self.text
+        if isinstance(text, bytes):
+            held = memoryview(text)
+            return [held[p[0] : p[1]] if isinstance(p, tuple) else p for p in self.parts]
         return [text.view(*p) if isinstance(p, tuple) else p for p in self.parts]
 
     def _copied(self, fd: int) -> bool:
         """Written with the runs copied by the kernel; False (nothing written) where the
-        file read is not known `unchanged` from its open to the end of the copy."""
+        file read is not known `unchanged` from its open to the end of the copy (or is held
+        as bytes: written from them)."""
         text = self.text
-        if not text.unchanged():
+        if isinstance(text, bytes) or not text.unchanged():
             return False
         start = os.lseek(fd, 0, os.SEEK_CUR)
         out = _Out(fd)
@@ -417,6 +432,7 @@ class Spliced:
                     break
             else:
                 out.add(part)
+        out.add(self.tail)
         out.flush()
         if done and text.unchanged():
             return True
@@ -486,11 +502,8 @@ class Source:
     def same_state(self, st: os.stat_result) -> bool:
         """The file `st` describes is this one, unchanged as far as stat can tell (and the
         bytes read were all there was)."""
-        me = self.stat
-        return (
-            (st.st_dev, st.st_ino) == (me.st_dev, me.st_ino)
-            and st.st_size == me.st_size == self.size
-            and st.st_mtime_ns == me.st_mtime_ns
+        return st.st_size == self.size and _state_of(st, ctime=False) == _state_of(
+            self.stat, ctime=False
         )
 
     def same_bytes_as(self, path: str) -> bool:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..files import Part, Spliced
 from ..jsonio import JsonStyle, detect_style, dumps, loads
 from ..model import (
     TEXT,
@@ -417,8 +418,8 @@ class DocState:
     _runs: tuple[list[Message], list[tuple[int, int, int]]] | None = None
     _where: dict[int, int] | None = None  # id of a message as loaded -> its index
     # what `write_runs` wrote last: (the message list, the entries it built by position,
-    # where each of those sits in the bytes written, their length)
-    _written: tuple[list[Message], dict[int, Any], dict[int, tuple[int, int]], int] | None = None
+    # the bytes it wrote for each of those, the length of all it wrote)
+    _written: tuple[list[Message], dict[int, Any], dict[int, memoryview], int] | None = None
     _style: JsonStyle | None = None  # `style`, read when first asked for (a check writes none)
 
     @property
@@ -447,11 +448,11 @@ class DocState:
         return got[1]
 
     def written(
-        self, messages: list[Message], data: bytes | None
-    ) -> tuple[dict[int, Any], dict[int, tuple[int, int]]] | None:
+        self, messages: list[Message], data: bytes | Spliced | None
+    ) -> tuple[dict[int, Any], dict[int, memoryview]] | None:
         """Where `data` is what `write_runs` wrote of `messages`: the entries it built (by
-        position: every message not as loaded) and where each sits in `data` (start, end);
-        None otherwise."""
+        position: every message not as loaded) and the bytes it wrote for each; None
+        otherwise."""
         got = self._written
         if got is None or got[0] is not messages or data is None or len(data) != got[3]:
             return None
@@ -623,11 +624,11 @@ def read_back_entries(
     positions: list[int],
     entry_at: Callable[[list[Message], int], Any],
     reload: Callable[[list[Message], list[Any]], None] | None = None,
-    data: bytes | None = None,
+    data: bytes | Spliced | None = None,
 ) -> Edited | None:
     """The entries a list or request body writes anew and those after a seam (`positions`:
-    `to_read_again`), each read again from the bytes written (`data`, where `write_runs`
-    wrote them: `DocState.written`) or else encoded as the writer encodes it and read
+    `to_read_again`), each read again from the bytes written (where `data` is what
+    `write_runs` wrote: `DocState.written`) or else encoded as the writer encodes it and read
     again, with the messages around them that read differently when a neighbour changes (a
     Cline text result answers the call of the assistant message before it).
     `entry_at(messages, k)` is the writer's entry for message k; `reload(messages,
@@ -639,7 +640,7 @@ def read_back_entries(
         return None
     msgs = session.messages
     got = state.written(msgs, data)
-    spans = got[1] if got is not None else None
+    made = got[1] if got is not None else None
     prefix = "" if state.container == "list" else "/messages"
     # ranges [lo, hi]: a fresh message with the role-bearing messages either side of it
     ranges: list[list[int]] = []
@@ -656,11 +657,11 @@ def read_back_entries(
         part: list[Message] = []
         entries: list[Any] = []
         for p in range(lo, hi + 1):
-            span = spans.get(p) if spans is not None else None
+            piece = made.get(p) if made is not None else None
             try:
-                if span is not None:  # (as written: `data` holds every entry written anew)
-                    again = loads(data[span[0] : span[1]])  # type: ignore[index]
-                elif spans is not None:  # an entry as read, in a run written as read
+                if piece is not None:  # (as written: every entry written anew)
+                    again = loads(bytes(piece))
+                elif made is not None:  # an entry as read, in a run written as read
                     again = entry_at(msgs, p)
                 else:
                     again = loads(dumps(entry_at(msgs, p), style))
@@ -709,15 +710,17 @@ def write_document(state: DocState, entries: list[Any]) -> bytes:
     return dumps(doc, state.style)
 
 
-def write_runs(state: DocState, messages: list[Message], built: dict[int, Any]) -> bytes | None:
+def write_runs(state: DocState, messages: list[Message], built: dict[int, Any]) -> Spliced | None:
     """`write_document` of a list whose messages as loaded are written as their entries
     were read (`DocState.runs`) and the others as `built` (position -> entry), where orjson
     writes the document on one line with its own separators: each run's entries are
-    encoded at once, as a slice of the list read (the very bytes a whole encoding gives
-    them), and joined with the built ones. None: write the whole document. The runs'
-    encodings, with those of the entries read that are not written, also tell whether the
-    document read writes back to the bytes read (`DocState.exact`: what `check_numbers`
-    asks, at no second encoding of the whole)."""
+    encoded a few at a time, as slices of the list read (the very bytes a whole encoding
+    gives them), and compared in place with the bytes read: a run is written as the bytes
+    read where they are its encoding (`_run_parts`), and nothing is joined (a `Spliced` of
+    the bytes read). None: write the whole document. The encodings, with those of the
+    entries read that are not written, also tell whether the document read writes back to
+    the bytes read (`DocState.exact`: what `check_numbers` asks, at no second encoding of
+    the whole)."""
     style = state.style
     if state.container != "list" or (
         style.indent,
@@ -726,84 +729,119 @@ def write_runs(state: DocState, messages: list[Message], built: dict[int, Any]) 
         style.ensure_ascii,
     ) != (None, ",", ":", False):
         return None  # (orjson's own way: no indent, no spaces, no escapes)
-    entries = state.doc
-    # (the position of each entry built, None for a run of entries as read; its encoding)
-    pieces: list[tuple[int | None, memoryview | None]] = []
-    read: list[tuple[int, int, memoryview | None]] = []  # (index read, count, encoding)
-    p = 0
-    for start, k, length in state.runs(messages):
-        pieces += ((q, _items([built[q]])) for q in range(p, start))
-        piece = _items(entries[k : k + length])
-        pieces.append((None, piece))
-        read.append((k, length, piece))
-        p = start + length
-    pieces += ((q, _items([built[q]])) for q in range(p, len(messages)))
-    if any(piece is None for _, piece in pieces):
-        return None
+    runs = state.runs(messages)
     head, tail = dumps([], state.style).split(b"[]")
-    if state.exact is None:
-        state.exact = _writes_back(state.data, entries, read, head, tail) or None
-    # (one copy of the whole: the pieces are views of their encodings)
-    out: list[Any] = [head + b"["]
-    at = len(out[0])
-    spans: dict[int, tuple[int, int]] = {}  # where each entry built is written
-    for q, piece in pieces:
-        end = at + len(piece)  # type: ignore[arg-type]
-        if q is not None:
-            spans[q] = (at, end)
-        out += (piece, b",")
-        at = end + 1
-    out[-1 if pieces else len(out) :] = [b"]" + tail]
-    data = b"".join(out)
-    state._written = (messages, built, spans, len(data))
-    return data
+    head, tail = head + b"[", b"]" + tail
+    made: dict[int, memoryview] = {}  # the encoding of each entry built
+    parts: list[Part] = []
+    try:
+        by_run, exact = _run_parts(state.data, state.doc, [(k, n) for _, k, n in runs], head, tail)
+        p = 0
+        for (start, _, length), run in zip(runs, by_run, strict=True):
+            parts += (_made(made, q, built[q]) for q in range(p, start))
+            parts += run
+            p = start + length
+        parts += (_made(made, q, built[q]) for q in range(p, len(messages)))
+    except _Unwritable:
+        return None
+    if exact and state.exact is None:
+        state.exact = True
+    out = Spliced(state.data, parts, b",", head, tail)
+    state._written = (messages, built, made, len(out))
+    return out
+
+
+class _Unwritable(Exception):
+    """orjson cannot write an entry (the whole document is then written the long way)."""
+
+
+def _made(made: dict[int, memoryview], q: int, entry: Any) -> memoryview:
+    piece = _items([entry])
+    if piece is None:
+        raise _Unwritable
+    made[q] = piece
+    return piece
+
+
+# Entries encoded at once where a run is compared with the bytes read: each encoding is
+# dropped once compared, and its memory used again (an encoding of the whole 89 MB takes
+# fresh pages from the kernel, and a join of it more: 0.1 s of system time).
+_AT_ONCE = 256
+
+
+def _run_parts(
+    data: bytes, entries: list[Any], runs: list[tuple[int, int]], head: bytes, tail: bytes
+) -> tuple[list[list[Part]], bool]:
+    """What writes each run of the entries read (`runs`: index read, count) on one line:
+    the stretch (start, stop) of `data` that holds its encoding, else the encodings (a few
+    entries each, to be joined by commas), from where they differ; and whether the
+    entries read, written on one line between `head` and `tail`, are `data` (the runs, and
+    the entries between them, compared in place in the order read)."""
+    at: int | None = len(head) if data.startswith(head) else None  # None: out of step
+    out: dict[int, list[Part]] = {}
+    k = 0
+    for n, (start, length) in sorted(enumerate(runs), key=lambda r: r[1][0]):
+        if start < k:
+            at = None  # (an entry written twice)
+        if start > k:  # entries read and not written: only compared
+            at = _compared(data, entries, k, start, at, len(head), None)
+        parts: list[Part] = []
+        out[n] = parts
+        at = _compared(data, entries, start, start + length, at, len(head), parts)
+        k = max(k, start + length)
+    if k < len(entries):
+        at = _compared(data, entries, k, len(entries), at, len(head), None)
+    exact = at is not None and data[at:] == tail
+    return [out[n] for n in range(len(runs))], exact
+
+
+def _compared(
+    data: bytes,
+    entries: list[Any],
+    lo: int,
+    hi: int,
+    at: int | None,
+    origin: int,
+    parts: list[Part] | None,
+) -> int | None:
+    """Entries lo..hi-1 encoded a few at a time and compared with `data` from `at` on (the
+    end of the entry before them; `origin`: the list's start, with no comma before the
+    first): where they end in `data`, or None, out of step (they differ, or were already).
+    `parts` (to write them): the stretch of `data` they match, then the encodings from
+    where they differ; _Unwritable where orjson cannot write them."""
+    begin = at if at == origin else None if at is None else at + 1
+    for a in range(lo, hi, _AT_ONCE):
+        if at is None and parts is None:
+            return None
+        piece = _items(entries[a : min(a + _AT_ONCE, hi)])
+        if piece is None and parts is not None:
+            raise _Unwritable
+        if at is not None:
+            start = at if at == origin else at + 1
+            if (
+                piece is not None
+                and (start == at or data[at:start] == b",")
+                and data.startswith(piece, start)
+            ):
+                at = start + len(piece)
+                continue
+            if parts is not None and a > lo:
+                parts.append((begin, at))  # type: ignore[arg-type]
+            at = None
+        if parts is not None:
+            parts.append(piece)  # type: ignore[arg-type]
+    if parts is not None and at is not None and hi > lo:
+        parts.append((begin, at))  # type: ignore[arg-type]
+    return at
 
 
 def _items(entries: list[Any]) -> memoryview | None:
     """The entries as a list on one line writes them, without the brackets (a view);
-    None where orjson cannot write them (the whole document is then written the long
-    way)."""
+    None where orjson cannot write them."""
     try:
         return memoryview(orjson.dumps(entries))[1:-1]
     except (TypeError, orjson.JSONEncodeError):
         return None
-
-
-def _writes_back(
-    data: bytes,
-    entries: list[Any],
-    read: list[tuple[int, int, memoryview | None]],
-    head: bytes,
-    tail: bytes,
-) -> bool:
-    """Whether the entries read, written on one line, are `data`: the runs' encodings
-    (`read`: index read, count, encoding) and those of the entries between them, compared
-    in place, one after the other."""
-    parts: list[memoryview | None] = []
-    k = 0
-    for start, length, piece in sorted(read, key=itemgetter(0)):
-        if start < k:
-            return False  # (a message written twice)
-        if start > k:
-            parts.append(_items(entries[k:start]))
-        parts.append(piece)
-        k = start + length
-    if k < len(entries):
-        parts.append(_items(entries[k:]))
-    if not data.startswith(head + b"["):
-        return False
-    at = len(head) + 1
-    for i, part in enumerate(parts):
-        if part is None:
-            return False
-        if i:
-            if data[at : at + 1] != b",":
-                return False
-            at += 1
-        if not data.startswith(part, at):
-            return False
-        at += len(part)
-    return data[at:] == b"]" + tail
 
 
 def record_changes(before: Session, after: Session) -> list[RecordChange]:

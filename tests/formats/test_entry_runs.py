@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from contextlib import nullcontext
 from typing import Any
+from unittest import mock
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from repair.formats import anthropic_list
 from repair.formats.anthropic_list import (
     _aligned_runs,
     _runs,
@@ -38,10 +41,19 @@ def _entry(k: int, odd: str) -> Any:
         entry["ts"] = 1767720000000 + k * 1000
     if odd == "float":
         entry["cost"] = 1.0  # written `1.0`: orjson reads a float that writes back as `1.0`
+    if odd == "exponent":
+        entry["cost"] = 100.0  # written `1E2` (`_EXPONENT`): orjson writes `100.0`; read
+        # with the number scan, a literal orjson cannot write (the whole document is)
+    if odd == "slash":
+        entry["content"][0]["text"] += " a/b"  # written `a\/b` (`_SLASHED`): orjson writes `/`
     return entry
 
 
-_ODD = st.sampled_from(["", "", "", "", "no ts", "malformed", "reasoning", "float"])
+_ODD = st.sampled_from(
+    ["", "", "", "", "no ts", "malformed", "reasoning", "float", "slash", "exponent"]
+)
+_SLASHED = (b" a/b", b" a\\/b")
+_EXPONENT = (b'"cost":100.0', b'"cost":1E2')
 # (kind, place): replace a message by an edited copy, insert a new one before it, drop it
 _EDIT = st.tuples(st.sampled_from(["edit", "insert", "drop"]), st.integers(0, 40))
 
@@ -104,13 +116,16 @@ def _old_entries(session: Session) -> list[Any]:
     edits=st.lists(_EDIT, max_size=8),
     spaced=st.booleans(),
     scanned=st.booleans(),
+    at_once=st.sampled_from([1, 2, 5, 256]),
 )
-def test_runs_and_the_writer_are_the_long_ways(odds, edits, spaced, scanned):
-    """Random Roo documents (entries without a time, unreadable, role-less, with a float),
-    on one line or spaced, read with the number scan or without (as `fix` reads), after
-    random edits, insertions and drops."""
+def test_runs_and_the_writer_are_the_long_ways(odds, edits, spaced, scanned, at_once):
+    """Random Roo documents (entries without a time, unreadable, role-less, with a float,
+    with a character escaped where orjson does not escape it), on one line or spaced, read
+    with the number scan or without (as `fix` reads), after random edits, insertions and
+    drops; the writer's runs compared with the bytes read `at_once` entries at a time."""
     doc = [_entry(k, odd) for k, odd in enumerate(odds)]
     data = json.dumps(doc, ensure_ascii=False).encode() if spaced else compact(doc)
+    data = data.replace(*_SLASHED).replace(*_EXPONENT)
     with nullcontext() if scanned else numbers_as_parsed():
         session = load(data, "api_conversation_history.json", format="roo")
     after = session.copy_with(_edited(session, edits))
@@ -136,11 +151,21 @@ def test_runs_and_the_writer_are_the_long_ways(odds, edits, spaced, scanned):
     # the writer: the whole document as the long way writes it; what it found of the
     # numbers is what the scan finds
     state = after.state
-    written = after.adapter.write(after).data
-    assert written == write_document(state, _old_entries(after))
+    with mock.patch.object(anthropic_list, "_AT_ONCE", at_once):
+        written = after.adapter.write(after)
+    assert written.data == write_document(state, _old_entries(after))
     exact = reads_exactly(data, state.doc, state.style)
     assert state.exact in (None, exact)
     if spaced and doc:
         assert state.exact is None  # (written the long way)
-    elif not scanned:  # (numbers as orjson reads them: the runs were encoded by it)
-        assert exact and state.exact is True
+    elif not scanned and not {"slash", "exponent"} & set(
+        odds
+    ):  # (numbers as orjson reads them: the runs
+        assert exact and state.exact is True  # were encoded by it)
+    # the writer's bytes of each entry it built are those it wrote (the read-back's)
+    got = state.written(after.messages, written.body)
+    if got is not None:
+        built, made = got
+        assert sorted(made) == sorted(built) == not_loaded(after)
+        for p, piece in made.items():
+            assert json.loads(bytes(piece)) == json.loads(orjson.dumps(built[p]))

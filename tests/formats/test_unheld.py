@@ -402,12 +402,17 @@ def test_a_fix_refuses_an_input_changed_after_its_plan(cc_file, monkeypatch, tmp
         max_size=12,
     ),
     sep=st.sampled_from([b"\n", b"\r\n"]),
-    head=st.sampled_from([b"", b"\xef\xbb\xbf"]),
+    head=st.sampled_from([b"", b"\xef\xbb\xbf", b"["]),
+    tail=st.sampled_from([b"", b"]", b"]\n"]),
     left_alone=st.booleans(),
+    held=st.booleans(),
 )
-def test_a_splice_writes_the_bytes_it_joins(pattern, size, parts, sep, head, left_alone):
+def test_a_splice_writes_the_bytes_it_joins(
+    pattern, size, parts, sep, head, tail, left_alone, held
+):
     """A writer's splice of a file read (bytes made, runs of the file) writes the bytes its
-    join gives, the runs copied by the kernel or read and checked."""
+    join gives, the runs copied by the kernel or read and checked, or written from the
+    bytes held (Roo's list)."""
     from unittest import mock
 
     from repair.files import Spliced
@@ -419,12 +424,12 @@ def test_a_splice_writes_the_bytes_it_joins(pattern, size, parts, sep, head, lef
             a = p[0] % size
             p = (a, min(size, a + p[1]))
         runs.append(p)
-    want = head + sep.join(data[p[0] : p[1]] if isinstance(p, tuple) else p for p in runs)
+    want = head + sep.join(data[p[0] : p[1]] if isinstance(p, tuple) else p for p in runs) + tail
     with mock.patch.object(FileText, "SETTLED_NS", -(1 << 62) if left_alone else 1 << 62):
         text, path = _file_text(data, 16, 4)
     out = path + ".out"
     try:
-        splice = Spliced(text, runs, sep, head)
+        splice = Spliced(data if held else text, runs, sep, head, tail)
         assert len(splice) == len(want)
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         try:

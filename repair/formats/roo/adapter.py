@@ -92,11 +92,11 @@ class RooAdapter(Adapter):
             return Export(write_document(state, dump_records(session.messages)))
         built = _entries(session)
         msgs = session.messages
-        data = write_runs(state, msgs, built)
-        if data is None:
+        body: bytes | Spliced | None = write_runs(state, msgs, built)
+        if body is None:
             entries = [built[p] if p in built else m.raw for p, m in enumerate(msgs)]
-            data = write_document(state, entries)
-        return Export(data)
+            body = write_document(state, entries)
+        return Export(body)
 
     def reads_numbers_exactly(self, session: Session) -> bool:
         # (the writer found out, where it wrote the runs of entries as read: `write_runs`)
@@ -108,7 +108,6 @@ class RooAdapter(Adapter):
         if session.state.container not in ("list", "body"):
             return None
         msgs = session.messages
-        data = data if isinstance(data, bytes) else None  # (only a large JSONL file's is not)
         # the entries the writer built, where `data` is what it wrote of these messages
         got = session.state.written(msgs, data)
         if got is not None:
