@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from . import targets
-from .codes import CODES, Severity
+from .codes import CODES, NONE, Severity
+from .codes import get as code_named
 from .errors import ExportRefused, InputError, WriteFailed
 from .gcpause import gc_paused
 from .jsonio import to_json
@@ -392,10 +393,8 @@ def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_num
         why = unfixed(sess, analysis, choices)
         for f in analysis.findings:
             if f.severity != "info":
-                left = (
-                    f" [left as is: {clean_line(why[id(f)])}]" if id(f) in why else " [left as is]"
-                )
-                out.line(finding_line(out, sess.path, f) + left + tail)
+                left = _left_why(why.get(id(f))) or _left_how(f, analysis.target, choices)
+                out.line(finding_line(out, sess.path, f) + f" [left as is{left}]" + tail)
     if wb.changed and not result:
         if wb.applied:
             for line in wb.preview_applied().lines():
@@ -439,6 +438,22 @@ def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_num
             "Write with -o OUT or --in-place."
         )
     return status
+
+
+def _left_why(why: str | None) -> str:
+    return f": {clean_line(why)}" if why else ""
+
+
+def _left_how(f: Finding, target: str, choices: Choices) -> str:
+    """Why a finding `fix` leaves stands, or the option that would fix it: `--only` left
+    its code out, or its action is `none` and another one exists (malformed=drop)."""
+    if choices.only is not None and f.code not in choices.only:
+        return ": not in --only"
+    acts = code_named(f.code).actions_for(target)
+    other = [a for a in acts if a != NONE]
+    if choices.action(f, acts) == NONE and other:
+        return f"; to fix it: --strategy {f.code}={other[0]}"
+    return ""
 
 
 def _fix_line(name: str, fix: Fix, thread: str | None = None) -> str:

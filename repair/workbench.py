@@ -539,7 +539,8 @@ class Workbench:
         if malformed:
             raise ExportRefused(
                 f"{len(malformed)} malformed record(s) remain (first: "
-                f"{malformed[0].place()}); drop them explicitly (strategy malformed=drop)"
+                f"{malformed[0].place()}); drop them first: --strategy malformed=drop (in "
+                "the TUI's repair plan, tab switches the fix to drop)"
             )
         source = self.original.source
         paths = plan_paths(

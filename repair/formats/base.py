@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -217,11 +219,28 @@ def each_line_value(lines: list[JsonlLine], keep: bool = True) -> Iterator[Any]:
 MAX_DEPTH_HINT = "nesting is deeper than the parser allows"
 
 
-def describe_json_error(exc: Exception) -> str:
+_NOT_SPACE = re.compile(r"[^ \t\n\r]")
+
+
+def describe_json_error(exc: Exception, *, whole_file: bool = False) -> str:
+    """Why a text is not JSON, said once: the parser's reason, where in a line (a file's
+    place is said by the InputError's `where`, so not again with `whole_file`), and when the
+    text stops before its JSON does, that it was cut short (an agent killed mid-write)."""
     msg = str(exc)
     if "recursion" in msg.lower() or "depth" in msg.lower():
         return MAX_DEPTH_HINT
-    return msg
+    if not isinstance(exc, json.JSONDecodeError):
+        return msg
+    # "Unterminated string starting at", "Invalid control character at": said at the place
+    reason = exc.msg.removesuffix(" at").removesuffix(" starting")
+    reason = reason[:1].lower() + reason[1:]
+    if not whole_file:
+        at = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+        reason = f"{reason} at {at}"
+    if reason.startswith("unterminated string") or not _NOT_SPACE.search(exc.doc, exc.pos):
+        what = "the file" if whole_file else "the line"
+        reason += f"; {what} ends mid-JSON: was it cut short while being written?"
+    return reason
 
 
 @dataclass

@@ -189,7 +189,7 @@ def probe_bytes(
             ) from None
         raise InputError(
             path,
-            f"not JSON: {_describe_json_error(whole_error)}",
+            f"not JSON: {_describe_json_error(whole_error, whole_file=True)}",
             where=_json_error_place(whole_error),
         ) from None
     return Probe(

@@ -410,9 +410,11 @@ def test_fix_refuses_while_malformed_records_remain_unless_dropped(tmp_path):
     path = write(tmp_path / "m.json", doc)
     code, out, _ = run("fix", path)
     assert code == 1  # dry run: the malformed record is an error left as is
-    assert "error malformed" in out and "[left as is]" in out
+    # the line says how to fix it, as the refusal does
+    assert "error malformed" in out and "[left as is; to fix it: --strategy malformed=drop]" in out
     code, _, err = run("fix", path, "-o", str(tmp_path / "o.json"))
     assert code == 2 and "refused: 1 malformed record(s) remain" in err
+    assert "drop them first: --strategy malformed=drop" in err
     assert not (tmp_path / "o.json").exists()
     out_path = tmp_path / "o.json"
     code, _, _ = run("fix", path, "-o", str(out_path), "--strategy", "malformed=drop")
@@ -425,7 +427,7 @@ def test_fix_only_leaves_other_codes(tmp_path, broken):
     code, out, _ = run("fix", broken, "--only", "orphan-tool-result", "-o", str(out_path))
     assert code == 1  # the orphan tool_use is still there
     assert "orphan-tool-result -> drop" in out
-    assert "error orphan-tool-use" in out and "[left as is]" in out
+    assert "error orphan-tool-use" in out and "[left as is: not in --only]" in out
     codes = {f["code"] for f in json.loads(run("check", str(out_path), "--json")[1])["findings"]}
     assert codes == {"orphan-tool-use"}
 

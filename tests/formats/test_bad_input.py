@@ -49,6 +49,58 @@ def test_truncated_pretty_json_names_the_line(tmp_path):
     assert "not JSON" in text
 
 
+def test_a_file_cut_short_says_so_and_names_the_place_once(tmp_path):
+    """A session the agent was killed while writing: the error says the file stops mid-JSON,
+    and its place once (no parser's 'line 1 column 41 (char 40)' after it)."""
+    path = write(tmp_path, "cut.json", b'[{"role":"user","content":"hi"},{"role":"assis')
+    text = error_for(path)
+    assert text == (
+        f"{path}:line 1 column 41: not JSON: unterminated string; "
+        "the file ends mid-JSON: was it cut short while being written?"
+    )
+    pretty = json.dumps([{"role": "user", "content": "hi"}], indent=2)[:-3]
+    text = error_for(write(tmp_path, "cut2.json", pretty.encode()))
+    assert "cut short" in text and text.count("line ") == 1 and "(char" not in text
+
+
+def test_a_whole_text_that_is_not_json_is_not_called_cut_short(tmp_path):
+    text = error_for(write(tmp_path, "notes.json", b"hello, this is not a session\n"))
+    assert text.endswith(":line 1 column 1: not JSON: expecting value")
+    text = error_for(write(tmp_path, "comma.json", b'{"role": "user",}'))
+    assert "cut short" not in text and "(char" not in text
+
+
+def test_a_jsonl_line_cut_short_is_named_by_its_own_line(tmp_path):
+    """The last line of a Claude Code session cut mid-write: the finding names line 3 and the
+    column in it, never the parser's 'line 1' of the line alone."""
+    from tests.command import run
+
+    rows = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": "s",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "s",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+        },
+    ]
+    lines = [json.dumps(r) for r in rows]
+    path = write(tmp_path, "s.jsonl", ("\n".join(lines) + "\n" + lines[1][:40]).encode())
+    code, out, _ = run("check", path)
+    assert code == 1
+    (line,) = [ln for ln in out.splitlines() if " malformed " in ln]
+    assert line.startswith(f"{path}:3: error malformed line 3 is not JSON (")
+    assert "at column " in line and "line 1" not in line and "(char" not in line
+    assert "cut short" in line
+
+
 def test_empty_file(tmp_path):
     assert "empty" in error_for(write(tmp_path, "empty.json", b""))
 
