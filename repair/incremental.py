@@ -24,8 +24,14 @@ sends), the request is followed too: the stretch from an assistant message the c
 keeps before the messages paired again to the next one after them is sent again on its
 own (`Client.send_part`) and spliced into the request before; the numbers after it move
 by what the stretch gained or lost, and where they moved every finding is made again (the
-details name messages by number). The format's findings from its records (Claude Code's
-chain) are made again after each step.
+details name messages by number). A request counted, not built (Codex's, always: its
+numbers are those of the entries Codex sends) is counted again over the stretch paired
+again (`Client.light_part`: Codex's sending starts afresh at every message) and spliced
+into the count before: the numbers after it move by the entries it gained or lost, a
+block's entry after it is read through the count before, moved. Both need every tool id
+of the stretch to lie within it, before and after the step (the client reads the rest of
+the session through them). The format's findings from its records (Claude Code's chain)
+are made again after each step.
 
 A step that inserts or drops messages (a result moved home out of a message it empties, a
 result inserted as a message of its own) is a `Shift` (`changes`): one stretch of the
@@ -49,14 +55,16 @@ pairs (usual pairs not made); every finding is made again, the messages read as 
 (a client that would repair a finding now: the whole analysis).
 
 `reanalyze` declines (None: analyse the whole session) where that does not hold: a changed
-message (same count) changed its role, liveness, timestamp or number of wire entries, the
-stretch of a shift is a large part of the session and the analysis before it is not a lean
-one (or was built), the client's sending is emulated and cannot be sent in part (or a tool
-id of the stretch lies outside it), whether the client repairs something changed, or the
-ids to pair again reach a large part of the session.
+message (same count) changed its role, liveness, timestamp or number of wire entries (a
+recounted request numbers again), the stretch of a shift is a large part of the session
+and the analysis before it is not a lean one (or was built), the client's sending is
+emulated and cannot be sent or counted in part (or a tool id of the stretch lies outside
+it; a round apart under such a client), whether a client that only repairs repairs
+something changed, or the ids to pair again reach a large part of the session.
 tests/engine/test_incremental.py checks it equals `analyze` after random steps (shifts
 included), Claude Code sessions included, after any stretch replaced by another, and
-after rounds of stretches far apart.
+after rounds of stretches far apart; tests/engine/test_incremental_counted.py after steps
+on Codex rollouts (random ones, generated ones, one where Codex repairs nothing).
 """
 
 from __future__ import annotations
@@ -71,12 +79,13 @@ from typing import TYPE_CHECKING, TypeVar
 from . import clients, codes, wire
 from .analysis import Analysis, _collect, _IdRules, add_record_findings, finding_order
 from .gcpause import gc_paused
-from .model import Message, Session
+from .model import Block, Message, Session
 from .moved import (
     UNMOVED,
     MovedPairing,
     Own,
     Runs,
+    Spans,
     Stretch,
     apart,
     backwarding,
@@ -129,9 +138,13 @@ def _reanalyze(
         return None
     elif max(shift.stop, shift.old_stop) - shift.start > max(64, int(len(new) * _MAX_SHARE)):
         return _apart(before, old, session, shift)  # (a round's fixes, spread out)
-    if before.request is not None and before.request.counted is not None:
-        return None  # a lean analysis's request, counted: nothing to splice into
     client = clients.get(target)
+    # a request counted (`Client.light`) is counted again over a stretch and spliced in
+    # where the client counts a part (`Client.light_part`); else (a lean analysis's
+    # request) there is nothing to splice into
+    recount = before.request is not None and before.request.counted is not None
+    if recount and (client is None or client.light_part is None):
+        return None
     if not _may_follow(before, session):
         return None
     w = wire.wire_for(target)
@@ -146,8 +159,12 @@ def _reanalyze(
                 or wire.is_sent(a, w) != wire.is_sent(b, w)
             ):
                 return None
-            if w.split is not wire.WIRES["anthropic"].split and _entries(a, w) != _entries(b, w):
-                return None
+            if (
+                not recount
+                and w.split is not wire.WIRES["anthropic"].split
+                and _entries(a, w) != _entries(b, w)
+            ):
+                return None  # (the numbers are kept: a recounted request numbers again)
         p = before.pairing
         got = _paired_again(p, session, changed, [(c, old[c]) for c in changed])
     else:
@@ -189,14 +206,16 @@ def _reanalyze(
     numbers, sent, request = before.numbers, before.sent, before.request
     if request is not None:
         # the client's request: sent again from an assistant message it keeps before the
-        # step to one after it, spliced into the request before
-        if (
-            client is None
-            or client.send_part is None
-            or w.split is not wire.WIRES["anthropic"].split
-        ):
+        # step to one after it (or counted again over the stretch paired again), spliced
+        # into the request before
+        assert client is not None
+        if recount:
+            assert client.light_part is not None
+            resent = _recount(client.light_part, before, pairing, old, session, redo, shift)
+        elif client.send_part is None or w.split is not wire.WIRES["anthropic"].split:
             return None
-        resent = _resend(client.send_part, before, pairing, old, new, redo, w, shift)
+        else:
+            resent = _resend(client.send_part, before, pairing, old, new, redo, w, shift)
         if resent is None:
             return None
         request, numbers, sent, start, stop = resent
@@ -248,7 +267,8 @@ def _found(
     ]
     made = out.findings
     found = add_record_findings(session, out)
-    if clients.get(target) is not None:
+    client = clients.get(target)
+    if client is not None and client.only_repairs:
         repairs = any(codes.get(f.code).repair_by_client(target) for f in (*kept, *made))
         if repairs != (request is not None):
             return None
@@ -274,8 +294,9 @@ def _apart(before: Analysis, old: list[Message], session: Session, shift: Shift)
     p = before.pairing
     if not isinstance(p, LeanPairing) or p.built or p.checked_copies or p.wrong_role:
         return None
-    if not _may_follow(before, session):
-        return None
+    client = clients.get(target)
+    if (client is not None and not client.only_repairs) or not _may_follow(before, session):
+        return None  # (its request numbers the messages: not spliced here)
     parts, runs = apart(old, new, shift)
     fwd = forwarding(runs)
     live = _live_apart(p.live, new, parts, runs, len(old))
@@ -328,9 +349,10 @@ def _apart(before: Analysis, old: list[Message], session: Session, shift: Shift)
 
 def _may_follow(before: Analysis, session: Session) -> bool:
     """Whether what the step may change can be followed: no client target whose sending is
-    emulated whole (not only repairs), and the load's findings those of the analysis before."""
+    emulated whole (not only repairs) and cannot be counted in part, and the load's findings
+    those of the analysis before."""
     client = clients.get(session.target)
-    if client is not None and not client.only_repairs:
+    if client is not None and not client.only_repairs and client.light_part is None:
         return False
     load = {id(f) for f in session.load_findings}
     return sum(1 for f in before.findings if id(f) in load) == len(session.load_findings)
@@ -454,6 +476,16 @@ def _renumbered(
 ) -> tuple[list[int | None], int]:
     """The provider's numbers after a shift, from those before: each message's entries are
     its own, so the stretch is numbered on its own and the numbers after it move."""
+    part, count = wire.provider_numbers(new[shift.start : shift.stop], target)
+    return _spliced_numbers(before, shift.start, shift.old_stop, part, count)
+
+
+def _spliced_numbers(
+    before: Analysis, start: int, old_stop: int, part: list[int | None], count: int
+) -> tuple[list[int | None], int]:
+    """The numbers after the messages [start, old_stop) of `before` were replaced by a
+    stretch sent as `count` entries, numbered `part` from its first entry (the numbers
+    after it move by the entries it gained or lost), and the entries sent in all."""
     old_numbers = before.numbers
 
     def entries_before(k: int) -> int:  # the entries of the messages before old position k
@@ -464,12 +496,10 @@ def _renumbered(
             k += 1
         return before.sent
 
-    base = entries_before(shift.start)
-    part, count = wire.provider_numbers(new[shift.start : shift.stop], target)
-    end = entries_before(shift.old_stop)
-    delta = base + count - end
-    tail = old_numbers[shift.old_stop :]
-    numbers = old_numbers[: shift.start]
+    base = entries_before(start)
+    delta = base + count - entries_before(old_stop)
+    tail = old_numbers[old_stop:]
+    numbers = old_numbers[:start]
     numbers += [None if k is None else k + base for k in part]
     numbers += [k if k is None else k + delta for k in tail] if delta else tail
     return numbers, before.sent + delta
@@ -624,9 +654,7 @@ def _resend(
     if req.dropped or req.added_after or req.changed:
         return None
     first = _first_sent(req)
-    n = len(new)
     d = 0 if shift is None else shift.delta
-    limit = max(64, int(n * _MAX_SHARE))
 
     def keeps(k: int) -> bool:  # the client sends assistant message k, its own first
         if shift is not None:
@@ -637,6 +665,149 @@ def _resend(
         i = first.get(k)
         return i is not None and req.messages[i].role == "assistant"
 
+    got = _stretch(before, p_new, old, new, redo, shift, keeps)
+    if got is None:
+        return None
+    start, stop, own = got
+    old_stop = stop - d  # where the stretch ends in `old`
+    part = send_part(new, start, stop)
+    if start > 0 and not (
+        part.messages
+        and part.messages[0].role == "assistant"
+        and part.messages[0].positions[:1] == [start]
+    ):
+        return None  # the client no longer keeps the message the stretch starts with
+    i1 = first.get(start) if start > 0 else 0
+    i2 = first.get(old_stop) if old_stop < len(old) else len(req.messages)
+    assert i1 is not None and i2 is not None
+    # the sent messages after the stretch are those before, their positions moved when
+    # read (`Request.moved`), not copied
+    request = _spliced_request(
+        req,
+        part,
+        start,
+        old_stop,
+        d,
+        own,
+        messages=req.messages[:i1] + part.messages + req.messages[i2:],
+        moved=spliced(req.moved, i1, i2, len(part.messages), d),
+    )
+    # numbers: the stretch numbered from its first entry, those after moved by the change
+    mine: list[int | None] = [None] * (stop - start)
+    entry = 0
+    for sm in part.messages:
+        for k in sm.positions:
+            if mine[k - start] is None:
+                mine[k - start] = entry
+        entry += len(w.split(sm))
+    numbers, sent = _spliced_numbers(before, start, old_stop, mine, entry)
+    grew = len(part.messages) - (i2 - i1)
+    mine_first = {sm.positions[0]: i1 + k for k, sm in enumerate(part.messages) if sm.positions}
+    request.__dict__["_first_sent"] = _FirstSent(first, start, stop, d, mine_first, grew)
+    return request, numbers, sent, start, stop
+
+
+def _recount(
+    light_part: Callable[[Session, int, int], wire.Request],
+    before: Analysis,
+    p_new: Pairing,
+    old: list[Message],
+    session: Session,
+    redo: list[int],
+    shift: Shift | None = None,
+) -> tuple[wire.Request, list[int | None], int, int, int] | None:
+    """`_resend` of a request counted, not built (`Request.counted`, a client whose sending
+    starts afresh at every message: Codex's): the stretch from the first position paired
+    again to the last is counted again on its own (`Client.light_part`) and spliced into
+    the counted request before; the numbers after it move by the entries it gained or lost,
+    and a block's entry after it is read through the counted request before, moved
+    (`_Entries`). Returns as `_resend` does; None to decline."""
+    req = before.request
+    assert req is not None and req.counted is not None
+    new = session.messages
+    got = _stretch(before, p_new, old, new, redo, shift, None)
+    if got is None:
+        return None
+    start, stop, own = got
+    d = 0 if shift is None else shift.delta
+    old_stop = stop - d
+    part = light_part(session, start, stop)
+    c = part.counted
+    assert c is not None
+    numbers, sent = _spliced_numbers(before, start, old_stop, c.numbers, c.total)
+    entry_of = req.counted.entry_of
+    if entry_of is not None:
+        assert c.entry_of is not None
+        base = _entry_base(numbers, start, stop, sent)
+        entry_of = _Entries(entry_of, c.entry_of, start, stop, d, base, sent - before.sent)
+        if entry_of.depth > _DEPTH:
+            return None
+    elif c.blocks is not None or req.counted.blocks is not None:
+        return None  # (no counted request keeps its blocks' entries by id and is counted in part)
+    counted = wire.Counted(req.counted.split, numbers, sent, None, entry_of)
+    request = _spliced_request(req, part, start, old_stop, d, own, counted=counted)
+    return request, numbers, sent, start, stop
+
+
+def _entry_base(numbers: list[int | None], start: int, stop: int, sent: int) -> int:
+    """The first entry of the stretch [start, stop) (the entries before it)."""
+    for k in range(start, len(numbers)):
+        got = numbers[k]
+        if got is not None:
+            return got
+    return sent
+
+
+class _Entries:
+    """`Counted.entry_of` of a request counted again over [start, stop) and spliced into
+    `before`'s (a step): a block's entry is read from the stretch's own count (`part`,
+    from its first entry: + `base`) or from `before`'s, moved after the stretch (its
+    positions by `d`, its entries by `grew`). A chain of steps is read through in turn;
+    past `_DEPTH` steps the increment declines (the whole analysis counts afresh)."""
+
+    __slots__ = ("before", "part", "start", "stop", "d", "base", "grew", "depth")
+
+    def __init__(
+        self,
+        before: Callable[[int, Block], int | None],
+        part: Callable[[int, Block], int | None],
+        start: int,
+        stop: int,
+        d: int,
+        base: int,
+        grew: int,
+    ) -> None:
+        self.before, self.part = before, part
+        self.start, self.stop, self.d, self.base, self.grew = start, stop, d, base, grew
+        self.depth: int = before.depth + 1 if isinstance(before, _Entries) else 1
+
+    def __call__(self, position: int, block: Block) -> int | None:
+        if position < self.start:
+            return self.before(position, block)
+        if position < self.stop:
+            got = self.part(position, block)
+            return None if got is None else got + self.base
+        got = self.before(position - self.d, block)
+        return None if got is None else got + self.grew
+
+
+def _stretch(
+    before: Analysis,
+    p_new: Pairing,
+    old: list[Message],
+    new: list[Message],
+    redo: list[int],
+    shift: Shift | None,
+    keeps: Callable[[int], bool] | None,
+) -> tuple[int, int, set[str]] | None:
+    """The stretch [start, stop) of `new` a client sends again after a step: from the
+    first position paired again (and the shift's stretch) to the last, widened to
+    positions where the client's sending starts afresh (`keeps`; None: at any), and the
+    tool ids it holds (before and after the step), each of which must lie within it;
+    None where it is too long or an id lies outside it."""
+    n = len(new)
+    d = 0 if shift is None else shift.delta
+    limit = max(64, int(n * _MAX_SHARE))
     if shift is not None:
         # a shift may pair nothing again (it drops messages that hold no tool id)
         lo = min(redo[0], shift.start) if redo else shift.start
@@ -645,16 +816,16 @@ def _resend(
         lo, hi = redo[0], redo[-1] + 1
     else:
         return None
-    start = lo
-    while start > 0 and not keeps(start):
-        start -= 1
-        if lo - start > limit:
-            return None
-    stop = hi
-    while stop < n and not keeps(stop):
-        stop += 1
-        if stop - hi > limit:
-            return None
+    start, stop = lo, hi
+    if keeps is not None:
+        while start > 0 and not keeps(start):
+            start -= 1
+            if lo - start > limit:
+                return None
+        while stop < n and not keeps(stop):
+            stop += 1
+            if stop - hi > limit:
+                return None
     if stop - start > limit:
         return None
     old_stop = stop - d  # where the stretch ends in `old`
@@ -669,49 +840,53 @@ def _resend(
             return None
         if any(not start <= k < stop for k in at_new.get(tid)):
             return None
-    part = send_part(new, start, stop)
-    if start > 0 and not (
-        part.messages
-        and part.messages[0].role == "assistant"
-        and part.messages[0].positions[:1] == [start]
-    ):
-        return None  # the client no longer keeps the message the stretch starts with
-    i1 = first.get(start) if start > 0 else 0
-    i2 = first.get(old_stop) if old_stop < len(old) else len(req.messages)
-    assert i1 is not None and i2 is not None
-    # the sent messages after the stretch are those before, their positions moved when
-    # read (`Request.moved`), not copied
-    request = wire.Request(
+    return start, stop, own
+
+
+def _spliced_request(
+    req: wire.Request,
+    part: wire.Request,
+    start: int,
+    old_stop: int,
+    d: int,
+    own: set[str],
+    messages: list[wire.SentMessage] | None = None,
+    moved: Spans = (),
+    counted: wire.Counted | None = None,
+) -> wire.Request:
+    """`req` with what it says of the messages [start, old_stop) replaced by what `part`
+    says of the stretch sent again (the positions after it moved by `d`; `own`: the
+    stretch's tool ids, which no answer outside it carries): what the client leaves out,
+    drops, adds or changes, and the calls it answers; the sent messages (and how their
+    positions moved) or the count given."""
+
+    def listed(
+        got: list[tuple[int, Block, str]], mine: list[tuple[int, Block, str]]
+    ) -> list[tuple[int, Block, str]]:
+        return (
+            [e for e in got if e[0] < start]
+            + mine
+            + [(e[0] + d, e[1], e[2]) for e in got if e[0] >= old_stop]
+        )
+
+    def by_position(got: dict[int, str], mine: dict[int, str]) -> dict[int, str]:
+        out = {k: why for k, why in got.items() if k < start}
+        out.update(mine)
+        out.update((k + d, why) for k, why in got.items() if k >= old_stop)
+        return out
+
+    return wire.Request(
         req.sender,
-        req.messages[:i1] + part.messages + req.messages[i2:],
-        moved=spliced(req.moved, i1, i2, len(part.messages), d),
+        messages if messages is not None else [],
         client=req.client,
-        left_out=[e for e in req.left_out if e[0] < start]
-        + part.left_out
-        + [(e[0] + d, e[1], e[2]) for e in req.left_out if e[0] >= old_stop],
+        left_out=listed(req.left_out, part.left_out),
+        dropped=by_position(req.dropped, part.dropped),
+        added_after=by_position(req.added_after, part.added_after),
+        changed=listed(req.changed, part.changed),
         answered={a for a in req.answered if a not in own} | part.answered,
+        counted=counted,
+        moved=moved,
     )
-    # numbers: the stretch numbered from its first entry, those after moved by the change
-    base = before.numbers[start] if start > 0 else 0
-    assert base is not None
-    numbers = list(before.numbers[:start])
-    mine: list[int | None] = [None] * (stop - start)
-    entry = base
-    for sm in part.messages:
-        for k in sm.positions:
-            if mine[k - start] is None:
-                mine[k - start] = entry
-        entry += len(w.split(sm))
-    numbers += mine
-    end = before.numbers[old_stop] if old_stop < len(old) else before.sent
-    assert end is not None
-    delta = entry - end
-    after = before.numbers[old_stop:]
-    numbers += [k if k is None else k + delta for k in after] if delta else after
-    grew = len(part.messages) - (i2 - i1)
-    mine_first = {sm.positions[0]: i1 + k for k, sm in enumerate(part.messages) if sm.positions}
-    request.__dict__["_first_sent"] = _FirstSent(first, start, stop, d, mine_first, grew)
-    return request, numbers, before.sent + delta, start, stop
 
 
 class _FirstSent:

@@ -38,6 +38,11 @@ class Client:
     # analysis does for a client with `send_part`: the next step's increment re-sends a
     # part of the request it holds)
     light: Callable[[Session], Request] | None = None
+    # `light` of messages[start:stop] alone, where its sending starts afresh at every
+    # message and reads the others only through tool ids (repair.incremental splices it
+    # into the counted request before a step, where every tool id of the stretch lies in
+    # it). None: a step on a counted request is analysed whole
+    light_part: Callable[[Session, int, int], Request] | None = None
 
 
 def _load() -> dict[str, Client]:
@@ -53,7 +58,13 @@ def _load() -> dict[str, Client]:
                 light=claude_code.light,
             ),
             # (it sends each rollout item as an entry of its own, where a message is several)
-            Client("codex", codex.send, only_repairs=False, light=codex.light),
+            Client(
+                "codex",
+                codex.send,
+                only_repairs=False,
+                light=codex.light,
+                light_part=codex.light_part,
+            ),
             Client("opencode", opencode.send, light=opencode.light),
             Client("gemini-cli", gemini_cli.send, only_repairs=False, light=gemini_cli.light),
         )

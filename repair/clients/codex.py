@@ -85,10 +85,13 @@ def send(session: Session) -> Request:
 EMPTY = "message"  # the type of a message item of no content as sent (not a content block)
 
 
-def _history(session: Session, req: Request) -> Iterator[tuple[int, Message, str]]:
-    """The messages in the history Codex holds, each with its position and role; a line
-    Codex cannot read is noted in `req` as dropped (a system item is not sent either)."""
-    for pos, m in enumerate(session.messages):
+def _history(
+    session: Session, req: Request, start: int = 0, stop: int | None = None
+) -> Iterator[tuple[int, Message, str]]:
+    """The messages in the history Codex holds (of `messages[start:stop]`), each with its
+    position and role; a line Codex cannot read is noted in `req` as dropped (a system item
+    is not sent either)."""
+    for pos, m in enumerate(session.messages[start:stop], start):
         if m.malformed is not None:
             req.dropped[pos] = "Codex skips a line it cannot read"
         elif is_sent(m, RESPONSES) and m.role != "system":
@@ -111,6 +114,17 @@ def light(session: Session) -> Request:
     never made (`CodexMessage`) of function calls, their outputs, messages and model items
     is counted from what its loader read (its tool ids and entries), unless a call of it
     has no output or an output no call."""
+    return light_part(session, 0, len(session.messages))
+
+
+def light_part(session: Session, start: int, stop: int) -> Request:
+    """`light` of `messages[start:stop]` alone, as if the session held only them: its
+    numbers and entries counted from the stretch's first entry (`Counted.numbers[k]` is
+    position start + k's), its positions the session's. Codex's sending starts afresh at
+    every message (an entry never spans two), and what one message sends depends on the
+    others only through call ids (which calls have an output, which outputs a call):
+    where every call id of the stretch lies within it, this is the stretch of `light`'s
+    request (repair.incremental splices it in)."""
     state: CodexState = session.state
     req = Request(CLIENT, [], client=True)
     # (position, role, the message read from its loader, else its blocks counted)
@@ -118,7 +132,7 @@ def light(session: Session) -> Request:
     outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     called, answered = calls[FCO], outputs[FCO]
-    for pos, m, role in _history(session, req):
+    for pos, m, role in _history(session, req, start, stop):
         if type(m) is CodexMessage and not m.made() and m._sent >= 0:
             ids = m._tool_ids
             assert ids is not None  # (set by the loader)
@@ -127,7 +141,7 @@ def light(session: Session) -> Request:
             flat.append((pos, role, m, []))
         else:
             flat.append((pos, role, None, _counted(m, state, outputs, calls)))
-    req.counted = _normalized(flat, outputs, calls, req, session.messages, state)
+    req.counted = _normalized(flat, outputs, calls, req, session.messages[start:stop], start, state)
     return req
 
 
@@ -183,14 +197,15 @@ def _normalized(
     calls: dict[str, set[Any]],
     req: Request,
     messages: list[Message],
+    start: int,
     state: CodexState,
 ) -> Counted:
     """`_normalize` of counted blocks, and the Responses entries of the messages it sends
     counted as they are made (`_responses_split`: a run of content parts of one message
     item is one entry, any other block one). A message read from its loader whose calls all
     have an output and outputs a call is sent as it is: its entries counted there, and a
-    block's entry found from the message's first when asked for (`Counted.entry_of`)."""
-    messages = list(messages)  # (as analysed: `entry_of` reads it after)
+    block's entry found from the message's first when asked for (`Counted.entry_of`).
+    `messages`: those of the session from position `start` on (the numbers are theirs)."""
     numbers: list[int | None] = [None] * len(messages)
     blocks: dict[int, int] = {}
     starts: dict[int, int] = {}  # position -> its first entry, for a message sent as read
@@ -206,8 +221,8 @@ def _normalized(
         nonlocal n, role_now, at_now, opened, in_run, run_item
         if not (opened and role_now == role and at_now == at):
             opened, role_now, at_now, in_run = True, role, at, False
-            if at is not None and numbers[at] is None:
-                numbers[at] = n
+            if at is not None and numbers[at - start] is None:
+                numbers[at - start] = n
         if c[0] in _CONTENT:
             if not (in_run and c[1] == run_item):  # (a key, a new text's own object)
                 n += 1
@@ -224,7 +239,7 @@ def _normalized(
             assert ids is not None
             if answered.issuperset(ids[0]) and called.issuperset(ids[1]):
                 if read._sent:
-                    numbers[pos] = starts[pos] = n
+                    numbers[pos - start] = starts[pos] = n
                     n += read._sent
                     opened, role_now, at_now, in_run = True, role, pos, False
                 continue
@@ -250,7 +265,7 @@ def _normalized(
         first = starts.get(position)
         if first is None:
             return blocks.get(id(block))
-        k = _offset(messages[position], block, state)
+        k = _offset(messages[position - start], block, state)
         return None if k is None else first + k
 
     return Counted(RESPONSES.split, numbers, n, blocks, entry_of)
