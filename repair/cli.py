@@ -684,6 +684,10 @@ cannot write, a report that cannot be encoded) removes what was written and repl
   - --in-place on a symlink repairs the file it points to (the link stays; the backup and the
     report go beside that file); a read-only FILE is refused unless --force
 
+to resume the repaired session, the agent must find it under its own name: stop the agent, fix
+it --in-place, then resume as usual (claude --resume SESSION_ID, codex resume SESSION_ID,
+gemini --resume latest); a repaired opencode export is read back with opencode import OUT
+
 exit status: 0 the output has no error-level finding, 1 it still has some, 2 bad input or a refusal
 (malformed records remain, a path is taken, the file changed since it was read, the file system
 refused a write): nothing is written
@@ -740,6 +744,8 @@ looks in: ~/.claude/projects/*/*.jsonl (Claude Code), ~/.codex/sessions/**/rollo
 VS Code globalStorage/{rooveterinaryinc.roo-cline,kilocode.kilo-code,saoudrizwan.claude-dev}/tasks/*/
 api_conversation_history.json (Roo Code, Kilo Code, Cline). $HISTVIEW_HOME replaces ~ and
 $HISTVIEW_VSCODE_STORAGE the globalStorage folder (or use --home / --vscode-storage)
+
+exit status: 0 (a file that cannot be read is listed with the reason)
 """
 
 
@@ -876,7 +882,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_FIX_EPILOG.replace("{actions}", _actions_table()),
         formatter_class=raw,
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the session file or task folder to repair")
     dest = p.add_mutually_exclusive_group()
     dest.add_argument("-o", "--output", metavar="OUT", help="write the repaired session to OUT")
     dest.add_argument(
@@ -923,7 +929,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_MESSAGES_EPILOG,
         formatter_class=raw,
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the session file or task folder")
     p.add_argument(
         "--json", action="store_true", help="print the request list the provider receives"
     )
@@ -933,8 +939,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "list",
         help="recent sessions where the agents keep them, with their health",
-        description="Find Claude Code, Codex, Roo Code, Kilo Code and Cline sessions, newest "
-        "first, and check each (in parallel).",
+        description="Find Claude Code, Codex, Gemini CLI, Roo Code, Kilo Code and Cline "
+        "sessions, newest first, and check each (in parallel).",
         epilog=_LIST_EPILOG,
         formatter_class=raw,
     )

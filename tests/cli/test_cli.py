@@ -500,15 +500,49 @@ def test_fix_output_and_in_place_are_exclusive(capsys, broken):
 # ---------------------------------------------------------------- help
 
 
-@pytest.mark.parametrize("command", ["check", "fix", "explain", "list"])
+@pytest.mark.parametrize("command", cli.COMMANDS)
 def test_every_subcommand_help_teaches_with_an_example(capsys, command):
+    """What it does, an example, its exit status, and a line for each argument."""
     with pytest.raises(SystemExit) as info:
         main([command, "--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out
-    assert f"  histview {command} " in out or out.count(f"histview {command}") >= 2
-    assert "exit status" in out or command == "list"
+    assert (
+        f"  histview {command} " in out
+        or out.count(f"histview {command}") >= 2
+        or (command == "open" and "  histview tasks/" in out)
+    )
+    assert "exit status" in out
+    (parser,) = [
+        p
+        for a in cli.build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for name, p in a.choices.items()
+        if name == command
+    ]
+    for action in parser._actions:
+        assert action.help, f"{command}: {action.dest} has no help line"
+
+
+def test_list_help_names_every_tool_it_looks_for(capsys):
+    with pytest.raises(SystemExit):
+        main(["list", "--help"])
+    out = capsys.readouterr().out
+    description = out.split("examples:")[0]
+    for tool in ("Claude Code", "Codex", "Gemini CLI", "Roo Code", "Kilo Code", "Cline"):
+        assert tool in description and tool in out.split("looks in:")[1]
+
+
+def test_fix_help_says_how_to_resume_the_repaired_session(capsys):
+    """The client resumes the file under its own name: the help says to repair it in place,
+    and the command each client resumes with."""
+    with pytest.raises(SystemExit):
+        main(["fix", "--help"])
+    out = capsys.readouterr().out
+    resume = out.split("to resume", 1)[1]
+    for command in ("--in-place", "claude --resume", "codex resume", "gemini --resume"):
+        assert command in resume
+    assert "opencode import" in resume
 
 
 def test_fix_help_lists_the_actions_per_code(capsys):
@@ -656,6 +690,24 @@ def test_readme_examples_are_what_histview_prints(capsys, monkeypatch, command, 
     monkeypatch.chdir(README.parent)
     main(shlex.split(command)[1:])
     assert capsys.readouterr().out == shown
+
+
+def test_readme_says_how_to_resume_each_agent_after_the_repair():
+    """The README's walk for a stuck session ends with the resume: a row per agent client
+    histview targets, with the command, and the versions measured (from repair.targets)."""
+    import re
+
+    from repair import targets
+
+    text = README.read_text()
+    walk = text.split("## A stuck session, step by step", 1)[1].split("\n## ", 1)[0]
+    assert "histview fix FILE --in-place" in walk and "histview check FILE" in walk
+    for t in targets.BY_NAME.values():
+        if t.is_client:
+            agent, version = re.match(r"(.+?) (\d[\d.]*) ", t.provider).groups()  # type: ignore[union-attr]
+            (row,) = [ln for ln in walk.splitlines() if ln.startswith(f"| {agent} |")]
+            assert "resume" in row or "import" in row
+            assert f"{agent} {version}" in walk
 
 
 def test_the_command_ends_at_once_and_its_piped_output_is_whole(tmp_path):
