@@ -22,6 +22,7 @@ import errno
 import os
 import re
 import secrets
+import threading
 import time
 import weakref
 import zlib
@@ -108,6 +109,12 @@ class FileText:
     descriptor stays open, so a file replaced by a rename (histview's own in-place write) is
     still read as it was. Not `checked` (a session nothing is written from: `check`), no CRC
     is made: a later read refuses a file whose size or time changed, and `matches` is False.
+    Opened `later` (a session a write may follow, but not at once: the TUI's), a file left
+    alone a while before it was opened is read without them, and `seal` makes them after
+    (the TUI's load, once the analysis is shown): it reads the file again, and where the stat
+    (device, inode, size, mtime, ctime) is not the one it was opened with, before or after
+    that read, the file is changed, and every later read and write of it is refused. A
+    read before `seal` is checked against that stat.
 
     The blocks of that first read are kept until a reader in file order has passed them (a
     loader's one pass over the lines): the pass reads no byte twice, and what it builds grows
@@ -139,10 +146,15 @@ class FileText:
         self._kept: tuple[int, bytes] = (0, b"")  # (offset, bytes) of the chunks read last
         self._ahead: deque[tuple[int, bytes]] = deque()  # the first read's, not passed yet
         self._state: tuple[int, ...] | None = None  # (`open`: its stat, if settled then)
+        self._later = False  # (checked: the CRCs are `seal`'s to make)
+        self._changed = False  # (`seal` found the file changed since it was opened)
+        self._sealing = threading.Lock()
         weakref.finalize(self, os.close, fd)
 
     @classmethod
-    def open(cls, path: str, checked: bool = True) -> tuple[FileText, os.stat_result]:
+    def open(
+        cls, path: str, checked: bool = True, later: bool = False
+    ) -> tuple[FileText, os.stat_result]:
         now = time.time_ns()
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -153,6 +165,7 @@ class FileText:
         text = cls(path, fd, st.st_size, checked, st.st_mtime_ns)
         if max(st.st_ctime_ns, st.st_mtime_ns) + cls.SETTLED_NS <= now:
             text._state = _state_of(st)
+            text._later = checked and later  # (a settled file: its stat tells a write after)
         return text, st
 
     def __len__(self) -> int:
@@ -176,7 +189,7 @@ class FileText:
             if not block:
                 raise FileChanged(self.path)  # shorter than it was when opened
             self._chunks += -(-len(block) // self.chunk)
-            if self.checked:
+            if self.checked and not self._later:
                 crcs += _crcs_of(block, self.chunk)
             self._ahead.append((off, block))
             yield off, block
@@ -259,19 +272,47 @@ class FileText:
         """The whole file as it was read (checked)."""
         return self._read(0, self._chunks)[1] if self.size else b""
 
+    def seal(self) -> None:
+        """The CRCs of a file opened `later` (once its first read is done; nothing where
+        they were made then): the file read again, under the stat it was opened with, which
+        must hold before and after (else it is changed: every later read is refused)."""
+        with self._sealing:
+            if not self._later:
+                return
+            crcs: list[int] = []
+            ok = _state_of(os.fstat(self._fd)) == self._state
+            for got in self._crcs_on(self._fd) if ok else ():
+                if got is None:
+                    ok = False
+                    break
+                crcs += got
+            if ok and _state_of(os.fstat(self._fd)) == self._state:
+                self._crcs = crcs
+            else:
+                self._changed = True
+            self._later = False  # (after the CRCs: a read that saw it True read by the stat)
+
     def matches(self, fd: int) -> bool:
         """The file open at `fd` holds exactly the bytes that were read (not `checked`:
         unknown, so False)."""
-        if not self.checked:
+        self.seal()
+        if not self.checked or self._changed:
             return False
-        crcs, step = self._crcs, self.chunk
-        for first in range(0, len(crcs), self.WINDOW):  # a window at a time
-            end = min(first + self.WINDOW, len(crcs))
-            want = min(end * step, self.size) - first * step
-            data = os.pread(fd, want, first * step)
-            if len(data) != want or _crcs_of(data, step) != crcs[first:end]:
+        crcs, step = self._crcs, self.WINDOW
+        for first, got in enumerate(self._crcs_on(fd)):
+            if got != crcs[first * step : first * step + step]:
                 return False
         return not os.pread(fd, 1, self.size)
+
+    def _crcs_on(self, fd: int) -> Iterator[list[int] | None]:
+        """The CRCs of the chunks of the first read as the file open at `fd` holds them, a
+        window at a time (None: it ends before them)."""
+        step, chunks = self.chunk, self._chunks
+        for first in range(0, chunks, self.WINDOW):
+            end = min(first + self.WINDOW, chunks)
+            want = min(end * step, self.size) - first * step
+            data = os.pread(fd, want, first * step)
+            yield _crcs_of(data, step) if len(data) == want else None
 
     def unchanged(self) -> bool:
         """Nothing was written to the file since it was opened, as its stat tells: same
@@ -279,8 +320,10 @@ class FileText:
         after the open stamps a later time; ctime no one can set back). Only then are its
         bytes copied without being read (`Spliced`). False when unknown: not `checked`, or
         changed shortly before it was opened (the write may share its time stamp)."""
+        self.seal()
         return (
             self.checked
+            and not self._changed
             and self._state is not None
             and (_state_of(os.fstat(self._fd)) == self._state)
         )
@@ -306,12 +349,17 @@ class FileText:
 
     def _read(self, first: int, end: int) -> tuple[int, bytes]:
         """Chunks first..end-1, checked against the CRCs of the first read (not `checked`:
-        against the file's size and time when opened)."""
+        against the file's size and time when opened; their CRCs not made yet: against its
+        stat then)."""
         at = first * self.chunk
         want = min(end * self.chunk, self.size) - at
         data = os.pread(self._fd, want, at)
-        if len(data) != want:
+        if len(data) != want or self._changed:
             raise FileChanged(self.path)
+        if self._later:
+            if _state_of(os.fstat(self._fd)) != self._state:
+                raise FileChanged(self.path)
+            return at, data
         if not self.checked:
             st = os.fstat(self._fd)
             if (st.st_size, st.st_mtime_ns) != (self.size, self._mtime_ns):

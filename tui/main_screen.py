@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 
 from repair.errors import ExportRefused, InputError, WriteFailed
 from repair.files import (
+    FileText,
     default_output,
     default_report,
     numbered,
@@ -425,8 +426,10 @@ class MainScreen(Screen[None]):
                 # without the whole-file scan for number literals orjson changes, as
                 # `check` and `fix` read: a write that meets one reads the file again
                 # exactly first (`_export_worker`, repair.reread)
+                # a large file's CRCs (what a write and later reads are checked against)
+                # made once the analysis is shown, not while it is awaited
                 session = self.given_session or load_session(
-                    self.path or "", self.format, self.target, exact_numbers=False
+                    self.path or "", self.format, self.target, exact_numbers=False, crcs_later=True
                 )
             except InputError as exc:
                 self.post_message(LoadFailed(str(exc)))
@@ -456,6 +459,8 @@ class MainScreen(Screen[None]):
             cpu("whole_cpu")
             self.post_message(AnalysisReady(wb, derived))
             wb.prepare_steps()  # after the analysis is on its way: the first step's index
+            if session.source is not None and isinstance(session.source.held, FileText):
+                session.source.held.seal()  # (a write would make them first, if sooner)
 
     def _spinner(self, shown: bool) -> None:
         """The loading indicator, shown while the file is read; hidden, its animation's

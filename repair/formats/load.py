@@ -24,6 +24,7 @@ def load_session(
     written: bool = False,
     exact_numbers: bool = True,
     writes: bool = True,
+    crcs_later: bool = False,
 ) -> Session:
     """Read, detect and load a session; raises InputError for anything unreadable.
     `written`: a file histview wrote in `format` (read back as that format even where
@@ -31,17 +32,24 @@ def load_session(
     `exact_numbers=False`: numbers as orjson reads them, without the scan that keeps odd
     literals exactly (`jsonio.numbers_as_parsed`), for a caller that writes none back.
     `writes=False`: nothing is written from the session (`check`): a large file is read
-    without the CRCs a write and later reads are checked against (`files.FileText`)."""
+    without the CRCs a write and later reads are checked against (`files.FileText`);
+    `crcs_later`: a write may follow, not at once (the TUI): a large file left alone before
+    it was opened is read without them too, and `FileText.seal` makes them after."""
     with gc_paused(), nullcontext() if exact_numbers else jsonio.numbers_as_parsed():
-        return _load_session(given, format, target, written, writes)
+        return _load_session(given, format, target, written, writes, crcs_later)
 
 
 def _load_session(
-    given: str, format: str | None, target: str | None, written: bool, writes: bool = True
+    given: str,
+    format: str | None,
+    target: str | None,
+    written: bool,
+    writes: bool = True,
+    crcs_later: bool = False,
 ) -> Session:
     if target is not None and target not in TARGETS:
         raise InputError(given, f"unknown target {target!r}; known: {', '.join(TARGETS)}")
-    probe = probe_path(given, checked=writes)
+    probe = probe_path(given, checked=writes, later=crcs_later)
     if format:
         try:
             adapter = get_adapter(format)

@@ -40,15 +40,16 @@ UNHELD_BYTES = 32 << 20
 _HEAD = 1 << 20  # where the first line must end for a file to be probed without its bytes
 
 
-def probe_path(given: str, checked: bool = True) -> Probe:
+def probe_path(given: str, checked: bool = True, later: bool = False) -> Probe:
     """`checked` False: nothing is written from what is read (`check`), so a large file's
-    first read makes no CRCs to check a write and later reads against (`FileText`)."""
+    first read makes no CRCs to check a write and later reads against (`FileText`); `later`:
+    a large file left alone before it was opened gets them from `FileText.seal` after."""
     path = resolve_path(given)
     try:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             if stat_mode.S_ISREG(st.st_mode) and st.st_size >= UNHELD_BYTES:
-                unheld = _probe_unheld(path, given, checked)
+                unheld = _probe_unheld(path, given, checked, later)
                 if unheld is not None:
                     return unheld
             data = fh.read()
@@ -60,11 +61,11 @@ def probe_path(given: str, checked: bool = True) -> Probe:
     return probe
 
 
-def _probe_unheld(path: str, given: str, checked: bool = True) -> Probe | None:
+def _probe_unheld(path: str, given: str, checked: bool = True, later: bool = False) -> Probe | None:
     """A large file whose first line is a JSON object, probed as JSONL without keeping its
     bytes (FileProbe); None for any other file (read whole, as any file: `probe_bytes`
     decides and reports)."""
-    text, st = FileText.open(path, checked)
+    text, st = FileText.open(path, checked, later)
     head, bom = strip_bom(text.head(_HEAD + 3))
     nl = head.find(b"\n")
     if b"\x00" in head[:8192] or nl == -1 or not _holds_text(head, nl):

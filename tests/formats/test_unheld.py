@@ -151,14 +151,15 @@ def test_a_file_read_for_a_check_makes_no_crcs_and_refuses_a_changed_file(
     assert not session.source.same_bytes_as(str(path))
 
 
-def _file_text(data: bytes, chunk: int, window: int) -> tuple[FileText, str]:
-    """A FileText of `data` (a temporary file) in chunks of `chunk` bytes, its first read done."""
+def _file_text(data: bytes, chunk: int, window: int, later: bool = False) -> tuple[FileText, str]:
+    """A FileText of `data` (a temporary file) in chunks of `chunk` bytes, its first read done
+    (`later`: its CRCs left to `seal`, where the file counts as left alone)."""
     import tempfile
 
     fd, path = tempfile.mkstemp()
     os.write(fd, data)
     os.close(fd)
-    text, _ = FileText.open(path)
+    text, _ = FileText.open(path, later=later)
     text.chunk, text.WINDOW = chunk, window
     for _ in text.blocks():
         pass
@@ -443,3 +444,122 @@ def test_a_splice_writes_the_bytes_it_joins(
         os.unlink(path)
         if os.path.exists(out):
             os.unlink(out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    pattern=st.binary(min_size=1, max_size=100),
+    size=st.integers(0, 3000),
+    chunk=st.sampled_from([16, 64, 256]),
+    spans=st.lists(st.tuples(st.integers(0, 3000), st.integers(1, 300)), max_size=8),
+)
+def test_crcs_made_later_are_the_ones_made_while_read(pattern, size, chunk, spans):
+    """A file opened for CRCs made later (the TUI's load) and left alone: what is read before
+    and after `seal` is the file's bytes, and the CRCs `seal` makes are those the first read
+    makes when it makes them (a write and later reads are checked against the same)."""
+    from unittest import mock
+
+    data = (pattern * (size // len(pattern) + 1))[:size]
+    with mock.patch.object(FileText, "SETTLED_NS", -(1 << 62)):
+        eager, path = _file_text(data, chunk, 4)
+        later, path2 = _file_text(data, chunk, 4, later=True)
+    try:
+        assert later._later and not later._crcs and not eager._later
+        for sealed in (False, True):
+            for a, n in spans:
+                a %= max(1, len(data))
+                assert later[a : a + n] == data[a : a + n]
+            if not sealed:
+                later.seal()
+        assert later._crcs == eager._crcs and not later._later and not later._changed
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            assert later.matches(fd) and eager.matches(fd)
+        finally:
+            os.close(fd)
+        assert later.unchanged() and later.read_all() == data
+    finally:
+        os.unlink(path)
+        os.unlink(path2)
+
+
+@pytest.mark.parametrize("when", ["before the late crcs", "during them"])
+def test_a_change_before_the_late_crcs_is_caught(cc_file, monkeypatch, tmp_path, when):
+    """The TUI's load makes a large file's CRCs after the analysis is shown (`crcs_later`):
+    a byte changed on disk between the load and those CRCs (or while they are made) is
+    refused as every change is: reads fail, the bytes are not the ones read, an export in
+    place or to a new file is refused and nothing is written."""
+    _unheld(monkeypatch)
+    monkeypatch.setattr(FileText, "SETTLED_NS", -(1 << 62))  # (the file left alone before)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    session = load_session(str(path), crcs_later=True)
+    held = session.source.held
+    assert isinstance(held, FileText) and held._later and held._crcs == []
+    eager = load_session(str(path))
+    assert isinstance(eager.source.held, FileText) and eager.source.held._crcs
+    k = len(session.messages) // 2
+    held._kept = (0, b"")
+    assert session.messages[k].raw == eager.messages[k].raw  # (read under the stat)
+    wb = Workbench(session)
+    wb.apply_all()  # (the records it rewrites read before the change)
+    lines = session.state.file.lines
+    at = lines[session.messages[k + 1].origin[0]]._start + 20
+    if when == "before the late crcs":
+        _rewrite_byte(path, at)
+        held._kept = (0, b"")
+        with pytest.raises(FileChanged):
+            session.messages[k + 1].raw  # noqa: B018  # (before the CRCs: by the stat)
+        held.seal()
+    else:
+        real = FileText._crcs_on
+
+        def crcs_on(self, fd):
+            for k_, got in enumerate(real(self, fd)):
+                if k_ == 0:
+                    _rewrite_byte(path, at)
+                yield got
+
+        monkeypatch.setattr(FileText, "_crcs_on", crcs_on)
+        held.seal()
+        monkeypatch.setattr(FileText, "_crcs_on", real)
+    assert held._changed and not held._later
+    held._kept = (0, b"")
+    with pytest.raises(FileChanged):
+        session.messages[k + 1].raw  # noqa: B018
+    with pytest.raises(FileChanged):
+        session.source.data  # noqa: B018
+    assert not session.source.same_bytes_as(str(path)) and not held.unchanged()
+    with pytest.raises(ExportRefused, match="changed"):
+        wb.export(in_place=True)
+    with pytest.raises(ExportRefused, match="changed"):
+        wb.export(str(tmp_path / "out.jsonl"), str(tmp_path / "out.report.json"))
+    assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
+
+
+def test_crcs_made_later_write_what_crcs_made_while_read_write(cc_file, monkeypatch, tmp_path):
+    """A file left alone, its CRCs made later (by `seal`, or by the write that asks first),
+    is written as the one whose CRCs were made while it was read; a file changed just
+    before it was opened gets them while it is read, as before."""
+    _unheld(monkeypatch)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    fresh = load_session(str(path), crcs_later=True).source.held
+    assert isinstance(fresh, FileText) and not fresh._later and fresh._crcs  # (just written)
+    monkeypatch.setattr(FileText, "SETTLED_NS", -(1 << 62))
+    written = {}
+    for how in ("eager", "sealed", "asked by the write"):
+        session = load_session(str(path), crcs_later=how != "eager")
+        held = session.source.held
+        assert isinstance(held, FileText) and held._later is (how != "eager")
+        wb = Workbench(session)
+        wb.apply_all()
+        out, rep = tmp_path / f"{how}.jsonl", tmp_path / f"{how}.report.json"
+        if how == "sealed":
+            held.seal()
+        assert held._later is (how == "asked by the write")
+        wb.export(str(out), str(rep))
+        assert held._crcs == fresh._crcs and not held._changed
+        written[how] = out.read_bytes()
+        assert session.source.same_bytes_as(str(path))
+    assert written["sealed"] == written["eager"] == written["asked by the write"]

@@ -34,3 +34,36 @@ async def test_tui_shows_the_first_lines_then_the_whole_session(cc_file, monkeyp
         header = str(main.query_one("#header").render())
         assert "reading" not in header and f"{len(whole.session.messages)} msgs" in header
         assert main.check_action("bottom", ()) and main.check_action("search", ())
+
+
+async def test_tui_makes_a_large_files_crcs_once_the_analysis_is_shown(
+    cc_file, monkeypatch, tmp_path
+):
+    """The TUI reads a large file left alone without its CRCs (`crcs_later`) and makes them
+    after the analysis: once its load is done they are those a read that makes them gives,
+    and the file is the one read."""
+    from repair.files import FileText
+    from repair.formats import load_session
+    from repair.formats import probe as probe_mod
+    from repair.formats.claude_code import adapter
+
+    monkeypatch.setattr(probe_mod, "UNHELD_BYTES", 0)
+    monkeypatch.setattr(adapter, "LEAN_BYTES", 0)
+    monkeypatch.setattr(FileText, "SETTLED_NS", -(1 << 62))  # (the file left alone before)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(cc_file.read_bytes())
+    loads = []
+    real = main_screen.load_session
+    monkeypatch.setattr(
+        main_screen, "load_session", lambda *a, **kw: loads.append(kw) or real(*a, **kw)
+    )
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app.workers.wait_for_complete()
+        assert [kw.get("crcs_later") for kw in loads] == [True]
+        source = app.main.session.source
+        held = source.held
+        assert isinstance(held, FileText) and not held._later and not held._changed
+        assert held._crcs == load_session(str(path)).source.held._crcs
+        assert source.same_bytes_as(str(path))
