@@ -107,6 +107,7 @@ NEEDS_REPAIR_PANE = {"apply_fix", "skip_fix", "cycle_fix"}
 NEEDS_FINDINGS = {"next_finding", "prev_finding", "toggle_filter"}
 NEEDS_ANALYSIS = NEEDS_FINDINGS | (set(WAITS_FOR_WORKBENCH) - {"reload"})
 NAME_ROOM = 12  # the header's file name below this: the short message count
+TARGET_ROOM = 24  # the header's file name below this (narrow): the target left out
 PROMISE_AUTO_BYTES = 16_000_000  # above: the promise is read back when exporting only
 PALETTE_SKIP = {"escape", "focus_detail"}
 SPINNER_FRAME = 1 / 16  # the loading indicator's (Textual's own interval)
@@ -634,10 +635,17 @@ class MainScreen(Screen[None]):
             right.append((f" ({waiting} waiting)", "italic dim"))
         if self.query_one(Timeline).findings_only:
             right.append(("  [findings only]", "reverse"))
-        # the target where it is not the format's own client (claude-code → claude-code)
-        fmt = f"  {s.format} → {s.target}" if wide and s.target != s.format else f"  {s.format}"
-        tail = Content.assemble(fmt, *right)
         label = "histview " if wide else ""
+        full = self.wb.original.path if self.wb else s.path
+        # the target where it is not the format's own client (claude-code → claude-code); it
+        # decides what is an error, so only a name cut below a readable length drops it
+        fmt = f"  {s.format}"
+        if s.target != s.format:
+            aimed = f"{fmt} → {s.target}"
+            room = width - len(label) - Content.assemble(aimed, *right).cell_length
+            if wide or room >= min(len(header_name(full)), TARGET_ROOM):
+                fmt = aimed
+        tail = Content.assemble(fmt, *right)
         if d is not None and width - len(label) - tail.cell_length < NAME_ROOM:
             # narrow: the count `check` prints alone, the file's own gives way to the marks
             right[0] = f"  {message_count(len(s.messages), d.sent, short=True)}  "
@@ -648,7 +656,7 @@ class MainScreen(Screen[None]):
         thread = ""
         if d is not None and d.view is not None:  # named in full on the summary line
             thread = f" › thread {d.view + 1}/{len(d.threads)}"
-        name = header_name(self.wb.original.path if self.wb else s.path, room - len(thread))
+        name = header_name(full, room - len(thread))
         self._set_header(
             Content.assemble(
                 (label, "bold"), (name, "bold $text-accent"), (thread, "bold $text-warning"), tail

@@ -515,6 +515,26 @@ async def test_80x24_header_keeps_counts_and_unexported_and_ids_keep_both_ends(r
         assert len(header) <= 78
 
 
+@pytest.mark.parametrize(
+    "stem", ["demo_session", "a_session_named_at_length_by_its_tool_" + "x" * 24]
+)
+async def test_80x24_header_names_the_target_unless_the_name_would_be_cut_short(
+    tmp_path, demo_copy, stem
+):
+    # the target decides what is an error: at 80 columns it shows beside the format while
+    # the file's name keeps a readable length (24), and gives way first when the counts grow
+    path = demo_copy.rename(tmp_path / f"{stem}.json")
+    async with opened(path, (80, 24)) as (app, pilot):
+        header = widget_text(app, "#header").strip()
+        assert re.search(r"  roo → anthropic  19 msgs  ● 7  ▲ 2  ○ 2$", header)
+        assert len(header.split("  roo")[0]) >= min(len(stem) + 5, 24)
+        await pilot.press("r", "a")
+        await settle(pilot)
+        header = widget_text(app, "#header").strip()
+        assert "→" not in header and header.endswith("1 fixed  *unexported")
+        assert len(header.split("  roo")[0]) >= min(len(stem) + 5, 12)
+
+
 async def test_d_cycles_the_detail_pane(demo_copy):
     async with opened(demo_copy, (120, 40)) as (app, pilot):
         detail = app.main.query_one("#detail-scroll")
