@@ -15,7 +15,8 @@ unknown results, two messages of one role in a row) and through the numbering. S
   (same role, same liveness, no blocks) for the neighbours they read: the calls and
   results elsewhere keep their links, which cannot reach the re-paired ones;
 - the findings are made again, by the analysis itself (`analysis._collect` with `only`),
-  at those messages, at the message after each changed one, and where a
+  at those messages, at the message after each changed one (and the first stamped one
+  after a changed stamp: it is compared with that stamp), and where a
   misplaced-tool-result finding was (its detail reads the messages up to its call's
   home); every other finding is kept as it was.
 
@@ -55,7 +56,7 @@ pairs (usual pairs not made); every finding is made again, the messages read as 
 (a client that would repair a finding now: the whole analysis).
 
 `reanalyze` declines (None: analyse the whole session) where that does not hold: a changed
-message (same count) changed its role, liveness, timestamp or number of wire entries (a
+message (same count) changed its role, liveness or number of wire entries (a
 recounted request numbers again), the stretch of a shift is a large part of the session
 and the analysis before it is not a lean one (or was built), the client's sending is
 emulated and cannot be sent or counted in part (or a tool id of the stretch lies outside
@@ -152,12 +153,7 @@ def _reanalyze(
         assert isinstance(changed, frozenset)
         for c in changed:
             a, b = old[c], new[c]
-            if (
-                a.role != b.role
-                or a.live != b.live
-                or a.timestamp != b.timestamp
-                or wire.is_sent(a, w) != wire.is_sent(b, w)
-            ):
+            if a.role != b.role or a.live != b.live or wire.is_sent(a, w) != wire.is_sent(b, w):
                 return None
             if (
                 not recount
@@ -186,6 +182,11 @@ def _reanalyze(
             nxt = p.next_live.get(c)
             if nxt is not None:
                 where.add(nxt)
+            if old[c].timestamp != new[c].timestamp:
+                # the next stamped message is compared with this one's stamp now
+                stamped = _next_stamped(p, new, c + 1)
+                if stamped is not None:
+                    where.add(stamped)
         where.update(
             f.position
             for f in before.findings
@@ -211,15 +212,19 @@ def _reanalyze(
         assert client is not None
         if recount:
             assert client.light_part is not None
-            resent = _recount(client.light_part, before, pairing, old, session, redo, shift)
+            resent = _recount(client, before, pairing, old, session, redo, shift)
         elif client.send_part is None or w.split is not wire.WIRES["anthropic"].split:
             return None
         else:
             resent = _resend(client.send_part, before, pairing, old, new, redo, w, shift)
         if resent is None:
             return None
+        closing = request.added_after  # (a closing turn's message may lie before it)
         request, numbers, sent, start, stop = resent
         where.update(range(start, stop))
+        where.update(request.added_after)
+        if shift is None:
+            where.update(closing)
         if numbers != before.numbers and shift is None:  # details name messages by number
             where.update(f.position for f in before.findings if f.position is not None)
     elif shift is not None:
@@ -656,7 +661,7 @@ def _resend(
     first = _first_sent(req)
     d = 0 if shift is None else shift.delta
 
-    def keeps(k: int) -> bool:  # the client sends assistant message k, its own first
+    def keeps(k: int, after: bool) -> bool:  # the client sends assistant message k, its own first
         if shift is not None:
             if k >= shift.stop:
                 k -= d
@@ -708,7 +713,7 @@ def _resend(
 
 
 def _recount(
-    light_part: Callable[[Session, int, int], wire.Request],
+    client: clients.Client,
     before: Analysis,
     p_new: Pairing,
     old: list[Message],
@@ -716,22 +721,30 @@ def _recount(
     redo: list[int],
     shift: Shift | None = None,
 ) -> tuple[wire.Request, list[int | None], int, int, int] | None:
-    """`_resend` of a request counted, not built (`Request.counted`, a client whose sending
-    starts afresh at every message: Codex's): the stretch from the first position paired
-    again to the last is counted again on its own (`Client.light_part`) and spliced into
-    the counted request before; the numbers after it move by the entries it gained or lost,
-    and a block's entry after it is read through the counted request before, moved
-    (`_Entries`). Returns as `_resend` does; None to decline."""
+    """`_resend` of a request counted, not built (`Request.counted`): the stretch from the
+    first position paired again to the last (widened to where the client's sending starts
+    afresh, before and after the step: `Client.afresh`; Codex's at every message) is
+    counted again on its own (`Client.light_part`) and spliced into the counted request
+    before; the numbers after it move by the entries it gained or lost, and a block's
+    entry after it is read through the counted request before, moved (`_Entries`).
+    Returns as `_resend` does; None to decline."""
     req = before.request
-    assert req is not None and req.counted is not None
+    assert req is not None and req.counted is not None and client.light_part is not None
     new = session.messages
-    got = _stretch(before, p_new, old, new, redo, shift, None)
+    d = 0 if shift is None else shift.delta
+    afresh = client.afresh
+    keeps = None
+    if afresh is not None:
+
+        def keeps(k: int, after: bool) -> bool:  # afresh at new k and where it was before
+            return afresh(new, k) and afresh(old, k - d if after else k)
+
+    got = _stretch(before, p_new, old, new, redo, shift, keeps)
     if got is None:
         return None
     start, stop, own = got
-    d = 0 if shift is None else shift.delta
     old_stop = stop - d
-    part = light_part(session, start, stop)
+    part = client.light_part(session, start, stop)
     c = part.counted
     assert c is not None
     numbers, sent = _spliced_numbers(before, start, old_stop, c.numbers, c.total)
@@ -798,11 +811,12 @@ def _stretch(
     new: list[Message],
     redo: list[int],
     shift: Shift | None,
-    keeps: Callable[[int], bool] | None,
+    keeps: Callable[[int, bool], bool] | None,
 ) -> tuple[int, int, set[str]] | None:
     """The stretch [start, stop) of `new` a client sends again after a step: from the
     first position paired again (and the shift's stretch) to the last, widened to
-    positions where the client's sending starts afresh (`keeps`; None: at any), and the
+    positions where the client's sending starts afresh (`keeps(k, after)`, at its start
+    and, `after`, at its end; None: at any), and the
     tool ids it holds (before and after the step), each of which must lie within it;
     None where it is too long or an id lies outside it."""
     n = len(new)
@@ -818,11 +832,11 @@ def _stretch(
         return None
     start, stop = lo, hi
     if keeps is not None:
-        while start > 0 and not keeps(start):
+        while start > 0 and not keeps(start, False):
             start -= 1
             if lo - start > limit:
                 return None
-        while stop < n and not keeps(stop):
+        while stop < n and not keeps(stop, True):
             stop += 1
             if stop - hi > limit:
                 return None

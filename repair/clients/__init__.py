@@ -38,11 +38,14 @@ class Client:
     # analysis does for a client with `send_part`: the next step's increment re-sends a
     # part of the request it holds)
     light: Callable[[Session], Request] | None = None
-    # `light` of messages[start:stop] alone, where its sending starts afresh at every
-    # message and reads the others only through tool ids (repair.incremental splices it
-    # into the counted request before a step, where every tool id of the stretch lies in
-    # it). None: a step on a counted request is analysed whole
+    # `light` of messages[start:stop] alone, where its sending starts afresh at both ends
+    # and reads the others only through tool ids (repair.incremental splices it into the
+    # counted request before a step, where every tool id of the stretch lies in it). None:
+    # a step on a counted request is analysed whole
     light_part: Callable[[Session, int, int], Request] | None = None
+    # whether its sending starts afresh at message k (no entry spans k-1 and k); None: at
+    # every message
+    afresh: Callable[[list[Message], int], bool] | None = None
 
 
 def _load() -> dict[str, Client]:
@@ -66,7 +69,14 @@ def _load() -> dict[str, Client]:
                 light_part=codex.light_part,
             ),
             Client("opencode", opencode.send, light=opencode.light),
-            Client("gemini-cli", gemini_cli.send, only_repairs=False, light=gemini_cli.light),
+            Client(
+                "gemini-cli",
+                gemini_cli.send,
+                only_repairs=False,
+                light=gemini_cli.light,
+                light_part=gemini_cli.light_part,
+                afresh=gemini_cli.afresh,
+            ),
         )
     }
 

@@ -18,7 +18,7 @@ a call and a trailing call are sent as they are (and refused). What Gemini CLI a
 
 from __future__ import annotations
 
-from ..model import THINKING_TYPES, TOOL_RESULT, Session
+from ..model import THINKING_TYPES, TOOL_RESULT, Message, Session
 from ..wire import WIRES, Counted, Request, SentBlock, SentMessage
 
 CLIENT = "Gemini CLI 0.61"
@@ -54,11 +54,20 @@ def light(session: Session) -> Request:
     """`send`'s request counted, not built (`Request.counted`): a message is sent in the
     turn of the live message before it when their roles match; the closing turn is one
     more. Nothing is left out or changed."""
+    return light_part(session, 0, len(session.messages))
+
+
+def light_part(session: Session, start: int, stop: int) -> Request:
+    """`light` of `messages[start:stop]` alone, numbered from its first turn, where Gemini
+    CLI's sending starts afresh at `start` and at `stop` (`afresh`: the turns before and
+    after the stretch are not merged with it); the closing turn where the stretch ends the
+    session (its position may lie before it)."""
     req = Request(CLIENT, [], client=True)
-    numbers: list[int | None] = [None] * len(session.messages)
+    messages = session.messages
+    numbers: list[int | None] = [None] * (stop - start)
     n = 0
     role = None
-    for pos, m in enumerate(session.messages):
+    for pos, m in enumerate(messages[start:stop]):
         if not m.live:
             continue
         mine = m.role or "user"
@@ -66,12 +75,27 @@ def light(session: Session) -> Request:
             n += 1
             role = mine
         numbers[pos] = n - 1
-    closed = _closed_after(session)
+    closed = _closed_after(session) if stop == len(messages) else None
     if closed is not None:
         n += 1
         req.added_after[closed] = CLOSING
     req.counted = Counted(WIRES["gemini"].split, numbers, n)
     return req
+
+
+def afresh(messages: list[Message], k: int) -> bool:
+    """Whether Gemini CLI sends message k in a turn of its own: it is live, and the live
+    message before it (if any) is of another role; or k is the end."""
+    if k >= len(messages):
+        return True
+    m = messages[k]
+    if not m.live:
+        return False
+    for j in range(k - 1, -1, -1):
+        before = messages[j]
+        if before.live:
+            return (before.role or "user") != (m.role or "user")
+    return True
 
 
 CLOSING = "a closing model turn after unanswered responses"
