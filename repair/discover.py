@@ -8,6 +8,10 @@ Places (README, list): Claude Code `~/.claude/projects/*/*.jsonl`, Codex
 replaces the home folder and `$HISTVIEW_VSCODE_STORAGE` the globalStorage folder, so tests
 and unusual set-ups can point elsewhere.
 
+histview's own report and backup beside a session it fixed (`session-*.report.json` matches
+Gemini CLI's `session-*.json`) are left out everywhere; a `.fixed` output is a session and is
+listed.
+
 Files are checked in a process pool: loading and analysing is CPU-bound Python, and a
 user's disk holds hundreds of sessions.
 """
@@ -21,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from .files import is_report_or_backup
 
 # VS Code extension ids -> the tool's name in the list.
 EXTENSIONS = {
@@ -115,6 +121,8 @@ def find_sessions(roots: Roots) -> list[Found]:
 
 
 def _add(found: list[Found], path: Path, tool: str) -> None:
+    if is_report_or_backup(path.name):  # histview's own, beside a session it fixed
+        return
     try:
         st = path.stat()
     except OSError:

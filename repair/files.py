@@ -90,6 +90,17 @@ def is_backup_name(path: str, of: str) -> bool:
     return False
 
 
+# The names of what histview writes beside a session other than its output: a report
+# (default_report, numbered) and a backup (backup_path).
+_REPORT_OR_BACKUP = re.compile(r".+([.]report([.][0-9]+)?[.]json|[.]bak([.][0-9]+)?)")
+
+
+def is_report_or_backup(path: str) -> bool:
+    """`path`'s name is one histview gives a report or a backup (NAME.report.json,
+    NAME.report.N.json, FILE.bak, FILE.bak.N): not a session to list."""
+    return _REPORT_OR_BACKUP.fullmatch(os.path.basename(path)) is not None
+
+
 def read_only(st: os.stat_result, path: str) -> bool:
     """No write permission bit is set, or this user may not write the file."""
     return not (st.st_mode & 0o222) or not os.access(path, os.W_OK)
@@ -736,7 +747,7 @@ def new_target(out: str, src: str, *, overwrite: bool = False) -> tuple[str, boo
     """The file a write to `out` (a copy of `src`) creates or, with `overwrite`, replaces;
     and whether it replaces one."""
     if same_file(out, src):
-        raise ExportRefused("the output is the input file; use in-place mode for that")
+        raise ExportRefused("the output is the input file; use --in-place for that")
     if is_backup_name(out, src):
         raise ExportRefused(f"{out} is named like a backup of the input; choose another name")
     replace = False

@@ -185,3 +185,40 @@ def test_gemini_cli_chats_are_listed_with_their_health(capsys, tmp_path):
     assert discover.check_all(found, workers=1)[0].title == (
         "read a.txt and b.txt and tell me what they say"
     )
+
+
+def test_histview_own_report_and_backup_are_not_listed_as_sessions(capsys, tmp_path):
+    """After `fix --in-place` in Gemini CLI's chats folder the report (session-*.report.json,
+    matching Gemini CLI's `session-*.json`) and the backup stay out of the list, as Gemini
+    CLI leaves them out; a `.fixed` output beside the session is a session and is listed."""
+    chats = tmp_path / ".gemini" / "tmp" / ("ab" * 32) / "chats"
+    session = put(chats / "session-2026-11-23T08-11-54d43868.jsonl",
+                  (DATA / "gemini_cli" / "orphan_call.jsonl").read_text(), 5000)  # fmt: skip
+    assert (
+        main(
+            [
+                "fix",
+                str(session),
+                "-o",
+                str(chats / "session-2026-11-23T08-11-54d43868.fixed.jsonl"),
+            ]
+        )
+        == 0
+    )
+    assert main(["fix", str(session), "--in-place"]) == 0
+    assert main(["fix", str(session), "--in-place"]) in (0, 1)
+    names = sorted(p.name for p in chats.iterdir())
+    assert "session-2026-11-23T08-11-54d43868.report.json" in names
+    assert "session-2026-11-23T08-11-54d43868.report.1.json" in names
+    assert "session-2026-11-23T08-11-54d43868.jsonl.bak" in names
+    capsys.readouterr()
+    assert main(["list", "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "report" not in out and ".bak" not in out and "unreadable" not in out
+    listed = sorted(Path(line.split()[-1]).name for line in out.splitlines()[1:])
+    assert listed == [
+        "session-2026-11-23T08-11-54d43868.fixed.jsonl",
+        "session-2026-11-23T08-11-54d43868.jsonl",
+    ]
+    picked = sorted(Path(f.path).name for f in discover.find_in_folder(str(chats)))
+    assert picked == listed

@@ -89,6 +89,7 @@ def refused(folder: Path, *argv) -> str:
         (["--in-place", "--report", "{F}.bak.4"], "named like a backup of the input"),
         (["-o", "{D}/o.json", "--report", "{F}.bak"], "named like a backup of the input"),
         (["-o", "{F}.bak.1"], "named like a backup of the input"),
+        (["-o", "{F}"], "the output is the input file; use --in-place for that"),
         (["-o", "{D}/hard.json"], "the output is the input file"),
         (["-o", "{D}/link.json"], "the output is the input file"),
         (["--in-place", "--report", "{D}/hard.json"], "would be the input file"),
