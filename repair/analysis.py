@@ -399,13 +399,19 @@ def _duplicate(
 ) -> None:
     """duplicate-tool-result: `block` (at `mi`, `bi`) answers `call`, already answered by
     `first` (at `first_mi`)."""
+    n = out.nb(first_mi, first)
+    where = (
+        f"the call is answered twice in message {n}"
+        if n == out.nb(mi, block)
+        else f"the first is in message {n}"
+    )
     out.add(
         "duplicate-tool-result",
         mi,
         bi,
         block.tool_id,
-        f"another tool_result for tool_use {call.tool_id} ({call.name or '?'}); the first is in "
-        f"message {out.nb(first_mi, first)}, and each tool_use must have a single result.",
+        f"another tool_result for tool_use {call.tool_id} ({call.name or '?'}); {where}, "
+        "and each tool_use must have a single result.",
         key=key,
     )
 

@@ -120,11 +120,14 @@ def test_duplicate_result_in_a_later_message():
         ("assistant", "fine"),
     )
     assert codes(s) == [("duplicate-tool-result", 4, 0, "a", "error")]
+    assert "the first is in message 2," in only(s, "duplicate-tool-result")[0].detail
 
 
 def test_duplicate_result_in_same_message():
     s = S(("user", "hi"), ("assistant", [U("a")]), ("user", [R("a"), R("a")]), ("assistant", "ok"))
     assert codes(s) == [("duplicate-tool-result", 2, 1, "a", "error")]
+    # Naming the message it is in as "the first" would send the reader to look elsewhere.
+    assert "the call is answered twice in message 2," in only(s, "duplicate-tool-result")[0].detail
 
 
 def test_reused_tool_use_id_does_not_make_duplicate_results():
