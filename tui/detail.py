@@ -6,6 +6,8 @@ multi-megabyte message never becomes a multi-megabyte widget.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 
 from repair.jsonio import to_json
@@ -56,7 +58,20 @@ def finding_line(f: Finding) -> Content:
     )
 
 
-def _links(pairing: Pairing | None, mi: int, bi: int, block_type: str) -> str:
+def _named(mi: int, numbers: Sequence[int | None] | None) -> str:
+    """A message as the timeline's number column and the findings name it: its messages.N,
+    or its row of the file where that is not known or it is not sent."""
+    k = numbers[mi] if numbers is not None and mi < len(numbers) else mi
+    return f"message {k}" if k is not None else f"row {mi} (not sent)"
+
+
+def _links(
+    pairing: Pairing | None,
+    mi: int,
+    bi: int,
+    block_type: str,
+    numbers: Sequence[int | None] | None = None,
+) -> str:
     """Where the other end is: a call names its result(s), a result its call."""
     if pairing is None:
         return ""
@@ -67,12 +82,12 @@ def _links(pairing: Pairing | None, mi: int, bi: int, block_type: str) -> str:
         if not use.results:
             if use.partner is not None:
                 p = use.partner
-                return f"answered under a wrong id by message {p.mi} block {p.bi}"
+                return f"answered under a wrong id by {_named(p.mi, numbers)} block {p.bi}"
             return "no result anywhere"
         first, *more = use.results
-        text = f"result in message {first.mi} block {first.bi}"
+        text = f"result in {_named(first.mi, numbers)} block {first.bi}"
         if more:
-            extra = ", ".join(f"message {r.mi} block {r.bi}" for r in more[:3])
+            extra = ", ".join(f"{_named(r.mi, numbers)} block {r.bi}" for r in more[:3])
             text += f"; {len(more)} more: {extra}{', …' if len(more) > 3 else ''}"
         return text
     res = result_at(pairing, mi, bi)
@@ -82,7 +97,7 @@ def _links(pairing: Pairing | None, mi: int, bi: int, block_type: str) -> str:
     if use is None:
         return "answers no call"
     how = "call" if res.use is not None else "likely call (wrong id)"
-    return f"{how}: message {use.mi} block {use.bi}, {use.name}"
+    return f"{how}: {_named(use.mi, numbers)} block {use.bi}, {use.name}"
 
 
 def message_detail(
@@ -90,13 +105,16 @@ def message_detail(
     row: Row,
     findings: list[Finding],
     pairing: Pairing | None = None,
-    sent_as: int | None | str = "?",
+    numbers: Sequence[int | None] | None = None,
     width: int = LINES_WIDTH,
 ) -> Content:
-    """`sent_as`: the message's messages.N as the target receives it (findings name messages
-    by it), None when it is not sent, "?" when not known yet. `width`: the pane's row, which
-    the message's lines are named in (`lines_words`), as `histview messages` names them."""
+    """`numbers`: each message's messages.N as the target receives it (findings name messages
+    by it; None: not sent), None when not known yet. `width`: the pane's row, which the
+    message's lines are named in (`lines_words`), as `histview messages` names them."""
     msg: Message = session.messages[row.mi]
+    sent_as: int | None | str = (
+        numbers[row.mi] if numbers is not None and row.mi < len(numbers) else "?"
+    )
     parts: list[Content | str | tuple[str, str]] = []
     # named as the timeline's number column and the findings name it: messages.N
     if isinstance(sent_as, int):
@@ -145,11 +163,11 @@ def message_detail(
         if block.type == TOOL_USE:
             title = f"{marker}[{bi}] tool_use {block.name or '?'}  id {block.tool_id or '?'}"
             body = _json(block.data.get("input") if isinstance(block.data, dict) else None)
-            link = _links(pairing, row.mi, bi, TOOL_USE)
+            link = _links(pairing, row.mi, bi, TOOL_USE, numbers)
         elif block.type == TOOL_RESULT:
             err = "  is_error" if block.is_error else ""
-            title = f"{marker}[{bi}] tool_result  for {block.tool_id or '?'}{err}"
-            link = _links(pairing, row.mi, bi, TOOL_RESULT)
+            title = f"{marker}[{bi}] tool_result for {block.tool_id or '?'}{err}"
+            link = _links(pairing, row.mi, bi, TOOL_RESULT, numbers)
             body = block_text(block)
             if (
                 not body
@@ -160,7 +178,7 @@ def message_detail(
         else:
             answer = f"  answers {block.tool_id}" if block.tool_id else ""
             if block.tool_id:
-                link = _links(pairing, row.mi, bi, TOOL_RESULT)
+                link = _links(pairing, row.mi, bi, TOOL_RESULT, numbers)
             title = f"{marker}[{bi}] {block.type}{answer}"
             body = block_text(block)
             if not body and isinstance(block.data, dict):

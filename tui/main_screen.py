@@ -726,13 +726,12 @@ class MainScreen(Screen[None]):
             detail.update(raw_json(session.messages[row.mi]))
         else:
             findings = []
-            sent_as: int | None | str = "?"
+            numbers = None
             if self.derived is not None and tl.state.numbers is not None:
                 findings = self.derived.by_message.get(row.mi, [])
                 numbers = self.derived.numbers
-                sent_as = numbers[row.mi] if row.mi < len(numbers) else "?"
             width = self._detail_width = self._detail_row()
-            detail.update(message_detail(session, row, findings, tl.state.pairing, sent_as, width))
+            detail.update(message_detail(session, row, findings, tl.state.pairing, numbers, width))
         self.query_one("#detail-scroll", JKScroll).scroll_home(animate=False)
 
     def _detail_row(self) -> int:

@@ -592,6 +592,21 @@ async def test_detail_names_the_other_end(roo_copy):
         assert "result in message 6 block 1; 1 more: message 7 block 0" in text
 
 
+async def test_detail_names_the_other_end_as_the_findings_number_it():
+    # Gemini CLI's hidden session context is row 0 of the file and not sent, so the file's
+    # rows and messages.N differ by one; the findings and the number column say messages.N.
+    async with opened(SAMPLES / "gemini_cli_doubled_after_resume.jsonl", (120, 40)) as (app, pilot):
+        timeline(app).go_to_row(_row(app, 4, 0))
+        await pilot.pause()
+        text = widget_text(app, "#detail")
+        assert "result in message 4 block 0; 3 more: message 4 block 2" in text
+        timeline(app).go_to_row(_row(app, 5, 1))
+        await pilot.pause()
+        text = widget_text(app, "#detail")
+        assert "call: message 3 block 1, read_file" in text
+        assert "tool_result for read_file_" in text and "tool_result  for" not in text
+
+
 async def test_findings_only_keeps_message_numbers(roo_copy):
     async with opened(roo_copy, (120, 40)) as (app, pilot):
         await pilot.press("f")
