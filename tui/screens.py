@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import TypeVar
 
 from rich.style import Style
@@ -22,6 +23,11 @@ from .keys import JKOptionList, JKScroll
 from .messages import ScreenReady
 
 R = TypeVar("R")
+
+# The help box's width (#help-box in histview.tcss) and what its frame takes of it: the
+# border, the padding and the scrollbar's stable gutter.
+HELP_WIDTH = 76
+HELP_FRAME = 2 + 2 + 2
 
 
 class Modal(ModalScreen[R]):
@@ -54,19 +60,33 @@ class HelpScreen(Modal[None]):
         self.legend = legend
 
     def compose(self) -> ComposeResult:
+        with JKScroll(id="help-box"):
+            yield Static(self._text(), id="help-text")
+
+    def on_resize(self) -> None:
+        self.query_one("#help-text", Static).update(self._text())
+
+    def _text(self) -> Content:
+        """The keys and the legend in two columns: a description too long for its row goes
+        on under itself, not back at the key's column."""
         width = min(max(len(k) for _t, rows in self.sections for k, _w in rows) + 2, 18)
+        room = max(min(HELP_WIDTH, self.app.size.width) - HELP_FRAME - width, 16)
+        indent = "\n" + " " * width
+
+        def wrapped(what: str) -> str:
+            return indent.join(textwrap.wrap(what, room) or [""]) + "\n"
+
         lines: list = [("histview keys", "bold"), ("   (esc closes; j/k scroll)\n", "dim")]
         for title, rows in self.sections:
             lines.append((f"\n{title}\n", "bold underline"))
             for key, what in rows:
                 lines.append((f"{key:<{width}}", "bold $text-accent"))
-                lines.append(f"{what}\n")
+                lines.append(wrapped(what))
         lines.append(("\nOn the timeline\n", "bold underline"))
         for glyph, what, style in self.legend:
             lines.append(Content.styled(glyph, TStyle.from_rich_style(style)))
-            lines.append(" " * max(width - len(glyph), 1) + f"{what}\n")
-        with JKScroll(id="help-box"):
-            yield Static(Content.assemble(*lines), id="help-text")
+            lines.append(" " * max(width - len(glyph), 1) + wrapped(what))
+        return Content.assemble(*lines)
 
 
 class ConfirmScreen(Modal[bool]):

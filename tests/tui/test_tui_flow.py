@@ -253,11 +253,12 @@ async def test_help_footer_and_palette_derive_from_the_bindings(demo_copy):
         assert footer_keys[:2] == ["question_mark", "q"]
         await pilot.press("question_mark")
         text = str(app.screen.query_one("#help-text").render())
+        words = " ".join(text.split())  # a long description goes on on the next row
         first = {}
         for b in [*MainScreen.BINDINGS, *HistviewApp.BINDINGS, *Timeline.BINDINGS]:
             first.setdefault(b.action, b)
         for b in first.values():
-            assert (b.tooltip or b.description) in text
+            assert (b.tooltip or b.description) in words
         # the fixed keys, and the new ones, as help writes them
         for k in ("j / ↓", "n", "N", "g / home", "J", "/", "]", "[", "tab", "ctrl+y", "ctrl+p"):
             assert k in text

@@ -172,8 +172,23 @@ async def test_help_legend_is_what_the_gutter_draws(demo_copy):
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = widget_text(app.screen, "#help-text")
+        words = " ".join(text.split())  # a long meaning goes on on the next row
         for glyph, what, _style in tl.legend():
-            assert glyph in text and what in text
+            assert glyph in text and what in words
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_long_help_line_goes_on_under_its_own_text(demo_copy, size):
+    async with opened(demo_copy, size) as (app, pilot):
+        await pilot.press("question_mark")
+        rows = widget_text(app.screen, "#help-text").splitlines()
+        quit_row = next(i for i, r in enumerate(rows) if r.startswith("q ") and "quit" in r)
+        column = rows[quit_row].index("quit")
+        goes_on = rows[quit_row + 1]
+        assert goes_on.strip() and goes_on[:column].strip() == ""
+        assert " ".join(rows[quit_row][column:].split() + goes_on.split()) == (
+            "quit (or back to the picker); asks before losing fixes"
+        )
 
 
 # ---------------------------------------------------------------- 3. nothing lost by a key
