@@ -465,6 +465,8 @@ _DECLARED: tuple[Code, ...] = (
 
 BY_NAME: dict[str, Code] = {c.name: c for c in _DECLARED}
 CODES: tuple[str, ...] = tuple(BY_NAME)
+# the codes of which no file is written while a finding remains
+BLOCKS_EXPORT: frozenset[str] = frozenset(c for c in CODES if BY_NAME[c].blocks_export)
 PAIRING: tuple[str, ...] = tuple(c.name for c in _DECLARED if c.pairing)
 
 

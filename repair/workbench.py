@@ -516,6 +516,18 @@ class Workbench:
             out.append({"thread": thread.label, **doc})
         return out
 
+    def export_refusal(self) -> str | None:
+        """Why the current state cannot be written whatever the paths (`export` refuses
+        with these words), None when it can: malformed records remain."""
+        malformed = [f for f in self._checked().findings if f.code in codes.BLOCKS_EXPORT]
+        if not malformed:
+            return None
+        return (
+            f"{len(malformed)} malformed record(s) remain (first: "
+            f"{malformed[0].place()}); drop them first: --strategy malformed=drop (in "
+            "the TUI's repair plan, tab switches the fix to drop)"
+        )
+
     def export(
         self,
         output: str | None = None,
@@ -535,13 +547,9 @@ class Workbench:
         in place when the input is read-only (unless `force`) or changed since it was read
         (checked again right before the rename). WriteFailed when the file system refuses or
         the report cannot be encoded; nothing is replaced then either."""
-        malformed = [f for f in self._checked().findings if codes.get(f.code).blocks_export]
-        if malformed:
-            raise ExportRefused(
-                f"{len(malformed)} malformed record(s) remain (first: "
-                f"{malformed[0].place()}); drop them first: --strategy malformed=drop (in "
-                "the TUI's repair plan, tab switches the fix to drop)"
-            )
+        refusal = self.export_refusal()
+        if refusal is not None:
+            raise ExportRefused(refusal)
         source = self.original.source
         paths = plan_paths(
             self.original.path,

@@ -1561,9 +1561,21 @@ class MainScreen(Screen[None]):
     def action_export(self) -> None:
         if self._deferred("export"):
             return
+        derived = self.derived
+        if derived is not None and derived.state is self.bench.session and derived.refusal:
+            self._refused(derived.refusal)  # said now, not after the dialog's enter
+            return
         src = self.bench.original.path
         out = default_output(src)  # (free names, both: a name typed that is taken is asked)
         self.app.push_screen(ExportScreen(out, numbered(default_report(out))), self._export_chosen)
+
+    def _refused(self, why: str) -> None:
+        self.notify(
+            clean_line(f"Export refused: {why}; nothing was written", 400),
+            markup=False,
+            severity="error",
+            timeout=8,
+        )
 
     def _export_chosen(self, paths: tuple[str, str] | None) -> None:
         if paths is None:
@@ -1677,12 +1689,7 @@ class MainScreen(Screen[None]):
         if msg.exact is not None:
             self._use_exact(*msg.exact)
         if msg.result is None:
-            self.notify(
-                clean_line(f"Export refused: {msg.error}; nothing was written", 400),
-                markup=False,
-                severity="error",
-                timeout=8,
-            )
+            self._refused(msg.error or "")
             return
         res = msg.result
         self.exported = msg.state

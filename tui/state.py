@@ -54,6 +54,7 @@ class Derived:
     index_width: int = 1  # the number column's width: the largest messages.N's digits
     incremental: bool = False  # rows and lanes made from the state before (a step)
     sent: int = 0  # the messages the target receives (`check`'s count: analysis.sent)
+    refusal: str | None = None  # why an export of this state is refused whatever the paths
 
     @property
     def whole(self) -> bool:
@@ -132,6 +133,7 @@ def snapshot(
     derived.applied = len(wb.applied) + sum(len(f) for f in wb.thread_applied.values())
     derived.dirty = wb.dirty
     derived.state = wb.session
+    derived.refusal = wb.export_refusal()
     return derived
 
 

@@ -127,6 +127,39 @@ async def test_cycle_and_skip_change_the_plan(demo_copy):
         assert not app.main.fixes[idx].skipped and fl.highlighted == idx
 
 
+async def test_export_says_at_once_why_nothing_can_be_written(tmp_path):
+    """While a malformed record remains, e says why instead of opening a dialog whose enter
+    would only be refused; once the record is dropped, e opens the dialog."""
+    path = tmp_path / "malformed.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+                {"role": "user", "content": 42},
+                {"role": "assistant", "content": "done"},
+            ]
+        )
+    )
+    app = HistviewApp(str(path))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.pause()
+        assert type(app.screen).__name__ != "ExportScreen"
+        said = list(app._notifications)[-1].message
+        assert said.startswith("Export refused: 1 malformed record(s) remain")
+        assert app.main.busy is None
+        await pilot.press("r", "tab", "a")  # the fix switched to drop, applied
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ExportScreen"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["malformed.json"]
+
+
 async def test_export_asks_before_overwriting(demo_copy):
     """A taken name typed in the dialog is asked about (the name proposed is a free one)."""
     out = demo_copy.with_name("demo_session.out.json")
