@@ -566,6 +566,7 @@ class MainScreen(Screen[None]):
     def on_resize(self, event) -> None:
         self._narrow(event.size.width)
         self._update_header()
+        self._update_summary()
         self.call_after_refresh(self._detail_resized)
 
     def _narrow(self, width: int) -> None:
@@ -686,17 +687,21 @@ class MainScreen(Screen[None]):
         if self.derived.view is not None:
             label = clean_line(self.derived.session.label or "thread", 60)
             parts = [(f"{label} ", "bold $text-warning"), ("· ", "dim"), *parts]
+        line = Content.assemble(*parts)
         if threads and self.derived.view is None:
             bad = sum(1 for _l, _n, c in threads if c["error"] or c["warning"])
-            parts.append(
-                (
-                    f"   ({len(threads)} thread{'s' if len(threads) != 1 else ''}"
-                    + (f", {bad} with problems" if bad else "")
-                    + ": t lists them)",
-                    "dim",
-                )
+            hint = Content.styled(
+                f"   ({len(threads)} thread{'s' if len(threads) != 1 else ''}"
+                + (f", {bad} with problems" if bad else "")
+                + ": t lists them)",
+                "dim",
             )
-        box.update(Content.assemble(*parts))
+            # the key that lists them is kept whole: the problems give way to it
+            room = self.size.width - 2  # (the box's padding)
+            if line.cell_length + hint.cell_length > room:
+                line = line.truncate(max(room - hint.cell_length, 20), ellipsis=True)
+            line += hint
+        box.update(line)
         box.display = True
 
     @property

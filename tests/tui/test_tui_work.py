@@ -150,6 +150,21 @@ async def test_the_promise_is_what_check_finds_in_the_export(tmp_path):
     assert checked.counts()["error"] == 1
 
 
+async def test_at_80_columns_the_summary_keeps_the_key_that_lists_the_threads(tmp_path):
+    main = session_with_subagents(tmp_path, bad=True)
+    app = HistviewApp(str(main))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        box = app.main.query_one("#summary")
+        shown = box.render_line(0).text.rstrip()
+        assert shown.endswith("(3 threads, 1 with problems: t lists them)")
+        assert "…" in shown  # the problems gave way
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        shown = box.render_line(0).text.rstrip()
+        assert shown.endswith("(3 threads, 1 with problems: t lists them)")
+
+
 async def test_threads_are_listed_opened_fixed_and_exported(tmp_path):
     main = session_with_subagents(tmp_path, bad=True)
     app = HistviewApp(str(main))
