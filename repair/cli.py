@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,13 @@ class Out:
     def error(self, text: str) -> None:
         self.last_error = clean_line(text)
         self.stderr.write("histview: " + self.last_error + "\n")
+
+    def hint(self, text: str) -> None:
+        """What to run next, to a person at a terminal only (stderr: stdout's lines stay
+        the findings alone, for the tools that read them)."""
+        isatty = getattr(self.stdout, "isatty", None)
+        if isatty and isatty():
+            self.stderr.write(text + "\n")
 
     def paint(self, key: str, text: str) -> str:
         """`text` in colour `key` on a terminal. Only histview's own words are painted."""
@@ -195,6 +203,7 @@ def check_json(session: Session, analysis: Analysis) -> dict[str, Any]:
 
 def cmd_check(args: argparse.Namespace, out: Out) -> int:
     status = EXIT_OK
+    stuck: list[str] = []  # the files with an error or a warning
     for file in args.files:
 
         def one(file: str = file) -> int:
@@ -204,6 +213,9 @@ def cmd_check(args: argparse.Namespace, out: Out) -> int:
             for k, (sess, analysis) in enumerate(_thread_findings(session)):
                 if analysis.errors:
                     worst = EXIT_FINDINGS
+                if any(f.severity is not Severity.INFO for f in analysis.findings):
+                    if file not in stuck:
+                        stuck.append(file)
                 if args.json:
                     obj = check_json(sess, analysis)
                     if k > 0:
@@ -219,6 +231,12 @@ def cmd_check(args: argparse.Namespace, out: Out) -> int:
         if code == EXIT_INPUT and args.json:
             out.line(_dumps({"file": file, "error": out.last_error}))
         status = max(status, code)
+    if stuck and not args.json:
+        name = clean_line(shlex.quote(stuck[0]), 200) if len(stuck) == 1 else "FILE"
+        out.hint(
+            f"next: histview fix {name} shows the repairs and writes nothing; "
+            f"histview {name} steps through them"
+        )
     return status
 
 

@@ -728,3 +728,35 @@ def test_the_command_ends_at_once_and_its_piped_output_is_whole(tmp_path):
     code = cli.main(["check", *files], stdout=out, stderr=io.StringIO())
     assert proc.returncode == code == 1
     assert proc.stdout == out.getvalue() and proc.stdout.count(" 0 warnings, 0 info (") == 2
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_check_at_a_terminal_ends_with_what_to_run_next():
+    """A person at a terminal is told the next step (README: A stuck session, step by
+    step); a tool reading stdout gets the finding lines only."""
+    broken = str(SAMPLES / "roo_reused_tool_use_id.json")
+    out, err = _Terminal(), io.StringIO()
+    assert cli.main(["check", broken], stdout=out, stderr=err) == 1
+    assert err.getvalue() == (
+        f"next: histview fix {broken} shows the repairs and writes nothing; "
+        f"histview {broken} steps through them\n"
+    )
+    piped, err = io.StringIO(), io.StringIO()
+    cli.main(["check", broken], stdout=piped, stderr=err)
+    assert err.getvalue() == "" and "next:" not in piped.getvalue()
+    clean, err = _Terminal(), io.StringIO()
+    assert (
+        cli.main(["check", str(SAMPLES / "roo_clean_long_session.json")], stdout=clean, stderr=err)
+        == 0
+    )
+    assert err.getvalue() == ""
+    both, err = _Terminal(), io.StringIO()
+    cli.main(["check", broken, broken, "--json"], stdout=both, stderr=err)
+    assert err.getvalue() == ""
+    other = str(SAMPLES / "roo_empty_content.json")
+    cli.main(["check", broken, other], stdout=both, stderr=err)
+    assert err.getvalue().startswith("next: histview fix FILE ")
