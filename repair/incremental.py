@@ -730,6 +730,9 @@ def _recount(
     Returns as `_resend` does; None to decline."""
     req = before.request
     assert req is not None and req.counted is not None and client.light_part is not None
+    chain = req.counted.entry_of
+    if isinstance(chain, _Entries) and chain.depth >= _DEPTH:
+        return None  # (before the stretch is counted: the whole analysis counts it all)
     new = session.messages
     d = 0 if shift is None else shift.delta
     afresh = client.afresh
@@ -753,8 +756,6 @@ def _recount(
         assert c.entry_of is not None
         base = _entry_base(numbers, start, stop, sent)
         entry_of = _Entries(entry_of, c.entry_of, start, stop, d, base, sent - before.sent)
-        if entry_of.depth > _DEPTH:
-            return None
     elif c.blocks is not None or req.counted.blocks is not None:
         return None  # (no counted request keeps its blocks' entries by id and is counted in part)
     counted = wire.Counted(req.counted.split, numbers, sent, None, entry_of)

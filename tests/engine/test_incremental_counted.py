@@ -10,6 +10,7 @@ Codex repairs nothing."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -107,13 +108,26 @@ def test_steps_are_followed_not_analysed_whole(monkeypatch, gen, seed):
 
 def test_a_chain_of_spliced_counts_is_read_through_then_counted_whole(monkeypatch):
     """Past `_DEPTH` steps in a row the increment declines (the whole analysis counts
-    afresh); the steps before it read each block's entry through the chain."""
+    afresh) before it counts the stretch it would not use; the steps before it read each
+    block's entry through the chain."""
     counted = Counted(monkeypatch)
     monkeypatch.setattr(incremental, "_DEPTH", 2)
     data, _ = gen_codex(400, 5)
     wb = Workbench(load_bytes(data, "/tmp/rollout.jsonl"))
+    client = clients.get("codex")
+    assert client is not None and client.light_part is not None
+    parts: list[int] = []
+
+    def light_part(*args):
+        parts.append(1)
+        return real(*args)
+
+    real = client.light_part
+    counting = replace(client, light_part=light_part)
+    monkeypatch.setattr(incremental.clients, "get", lambda target: counting)
     done = _steps(wb, random.Random(5), 6, _same)
     assert len(done) >= 5 and 2 <= counted.answered < len(done)
+    assert len(parts) == counted.answered  # (a stretch counted is a step followed)
 
 
 def test_a_step_where_codex_repairs_nothing_is_followed(monkeypatch):
