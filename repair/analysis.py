@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
 from operator import attrgetter
+from types import EllipsisType
 from typing import Any, cast
 
 from . import clients, codes, targets, wire
@@ -235,9 +236,11 @@ class _Collector:
         key: tuple[Hashable, ...],
         lenient: bool = False,
         repaired: bool | None = None,
+        number: int | None | EllipsisType = ...,
     ) -> None:
         """`repaired`: whether the client target repairs this finding, where the finder
-        knows (None: as the client's emulated request tells)."""
+        knows (None: as the client's emulated request tells). `number`: its messages.N,
+        where the finder has it already (`number_of`)."""
         msg = self.msgs[mi]
         block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
         said = self._said.get((code, lenient))
@@ -261,7 +264,7 @@ class _Collector:
             Finding(
                 code=code,
                 severity=if_not if says is None else if_repaired,
-                message_index=self.number_of(mi, block),
+                message_index=self.number_of(mi, block) if number is ... else number,
                 block_index=bi,
                 tool_use_id=tool_id,
                 detail=f"{detail} {says}" if says else detail,
@@ -399,12 +402,11 @@ def _duplicate(
 ) -> None:
     """duplicate-tool-result: `block` (at `mi`, `bi`) answers `call`, already answered by
     `first` (at `first_mi`)."""
-    n = out.nb(first_mi, first)
-    where = (
-        f"the call is answered twice in message {n}"
-        if n == out.nb(mi, block)
-        else f"the first is in message {n}"
-    )
+    # (each number once: a Gemini CLI chat may hold tens of thousands of these)
+    first_k, here = out.number_of(first_mi, first), out.number_of(mi, block)
+    n = first_k if first_k is not None else f"(not sent, row {first_mi})"
+    same = first_k == here if here is not None else first_mi == mi
+    where = f"the call is answered twice in message {n}" if same else f"the first is in message {n}"
     out.add(
         "duplicate-tool-result",
         mi,
@@ -413,6 +415,7 @@ def _duplicate(
         f"another tool_result for tool_use {call.tool_id} ({call.name or '?'}); {where}, "
         "and each tool_use must have a single result.",
         key=key,
+        number=here,
     )
 
 
