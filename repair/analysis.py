@@ -184,6 +184,11 @@ def _collect(
     return out
 
 
+def _named(k: int | None, mi: int) -> int | str:
+    """How a detail names message `mi`, sent as messages.`k` (None: not sent)."""
+    return k if k is not None else f"(not sent, row {mi})"
+
+
 class _Collector:
     def __init__(
         self,
@@ -217,13 +222,11 @@ class _Collector:
 
     def nb(self, mi: int, block: Block) -> int | str:
         """How a detail names the message holding `block`: the entry that carries it."""
-        k = self.number_of(mi, block)
-        return k if k is not None else f"(not sent, row {mi})"
+        return _named(self.number_of(mi, block), mi)
 
     def n(self, mi: int) -> int | str:
         """How a detail names message `mi`: its number as sent."""
-        k = self.numbers[mi]
-        return k if k is not None else f"(not sent, row {mi})"
+        return _named(self.numbers[mi], mi)
 
     def add(
         self,
@@ -404,7 +407,7 @@ def _duplicate(
     `first` (at `first_mi`)."""
     # (each number once: a Gemini CLI chat may hold tens of thousands of these)
     first_k, here = out.number_of(first_mi, first), out.number_of(mi, block)
-    n = first_k if first_k is not None else f"(not sent, row {first_mi})"
+    n = _named(first_k, first_mi)
     same = first_k == here if here is not None else first_mi == mi
     where = f"the call is answered twice in message {n}" if same else f"the first is in message {n}"
     out.add(
