@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +27,10 @@ PROGRESS = "progress"
 # the records the graph reads, each type as one string: the graph's lists point at these,
 # not at a string per record, which every later pass over them would read from memory
 _READ_TYPES = {t: t for t in (*NODE_TYPES, PROGRESS)}
+USER, ASSISTANT = _READ_TYPES["user"], _READ_TYPES["assistant"]
+# what the graph reads of every record, in one call where the record has every key
+_ENVELOPE_KEYS = ("type", "uuid", "parentUuid", "isSidechain", "timestamp", "message")
+_ENVELOPE = itemgetter(*_ENVELOPE_KEYS)
 
 
 @dataclass(slots=True)
@@ -177,6 +182,7 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
     bridged = glue = 0
     boundaries: list[int] = []
     odd: list[tuple[int, str]] = []
+    index_get, setdefault = index.get, index.setdefault
     for i, obj in enumerate(each_line_value(lines, keep=not release)):
         if type(obj) is not dict:
             ln = lines[i]
@@ -185,12 +191,14 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
             elif obj is not None or ln.raw.strip():
                 odd.append((i, f"line {ln.lineno} is {type_name(obj)}, not a record"))
             continue
-        t = obj.get("type")
+        try:  # a user/assistant record has every key: read in one call, not six
+            t, u, p, side, ts, msg = _ENVELOPE(obj)
+        except KeyError:
+            t, u, p, side, ts, msg = map(obj.get, _ENVELOPE_KEYS)
         if type(t) is not str:
             if "uuid" in obj:
                 odd.append((i, f"the record's type is {type_name(t)}, not a string"))
             continue
-        u = obj.get("uuid")
         if type(u) is not str:
             if t in MESSAGE_TYPES:
                 odd.append((i, f"a {t} record without a uuid"))
@@ -198,9 +206,7 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
         t = _READ_TYPES.get(t)
         if t is None:
             continue
-        p = obj.get("parentUuid")
-        side = obj.get("isSidechain")
-        if t == PROGRESS:
+        if t is PROGRESS:
             if type(p) is not str:
                 p = None
             progress_anc[u] = progress_anc[p] if p in progress_anc else p
@@ -215,18 +221,17 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
                 p = progress_anc[p]
                 bridged += 1
             if p is not None:  # the parent's own uuid string: one string per uuid, not two
-                j = index.get(p)
+                j = index_get(p)
                 if j is not None:
                     p = uuids[j]
         if side is True:
             sides[i] = True
-        ts = obj.get("timestamp")
         kinds[i] = t
         uuids[i] = u
         parents[i] = p
-        stamps[i] = ts if type(ts) is str else ""
-        if t in MESSAGE_TYPES:
-            msg = obj.get("message")
+        if type(ts) is str:
+            stamps[i] = ts
+        if t is USER or t is ASSISTANT:
             content = msg.get("content") if type(msg) is dict else None
             if type(content) is list:
                 res = False
@@ -244,13 +249,13 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
                     items[i] = content
                     if len(content) == 1:
                         one[i], one_id[i] = one_item(b)
-                if res and t == "user":
+                if res and t is USER:
                     with_results[i] = True
             elif type(content) is str:
                 items[i] = (content,)
             else:
                 bad[i] = message_fault(msg)  # type: ignore[assignment]
-            if t == "assistant":
+            if t is ASSISTANT:
                 if type(msg) is dict:
                     mid = msg.get("id")
                     if type(mid) is str:
@@ -270,7 +275,7 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
             glue += 1
             if t == "system" and obj.get("subtype") == "compact_boundary":
                 boundaries.append(i)
-        old = index.setdefault(u, i)
+        old = setdefault(u, i)
         if old != i:  # (a duplicate keeps its place in the map)
             index[u] = i
             shadowed.append(old)
