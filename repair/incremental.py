@@ -754,7 +754,7 @@ def _recount(
     entry_of = req.counted.entry_of
     if entry_of is not None:
         assert c.entry_of is not None
-        base = _entry_base(numbers, start, stop, sent)
+        base = _entry_base(numbers, start, sent)
         entry_of = _Entries(entry_of, c.entry_of, start, stop, d, base, sent - before.sent)
     elif c.blocks is not None or req.counted.blocks is not None:
         return None  # (no counted request keeps its blocks' entries by id and is counted in part)
@@ -763,8 +763,9 @@ def _recount(
     return request, numbers, sent, start, stop
 
 
-def _entry_base(numbers: list[int | None], start: int, stop: int, sent: int) -> int:
-    """The first entry of the stretch [start, stop) (the entries before it)."""
+def _entry_base(numbers: list[int | None], start: int, sent: int) -> int:
+    """The first entry from position `start` on (the entries before it); `sent` where no
+    message from there is sent."""
     for k in range(start, len(numbers)):
         got = numbers[k]
         if got is not None:
