@@ -24,10 +24,12 @@ from ...model import (
     THINKING_TYPES,
     TOOL_RESULT,
     TOOL_USE,
+    LAZY,
     Block,
     LazyMessage,
     Message,
     ToolIds,
+    new_uid,
     text_is_blank,
 )
 from ..anthropic_list import _facts_of_list
@@ -193,6 +195,7 @@ def peek(line: JsonlLine) -> Any:
 
 
 _LAZY: Any = object()
+_new = object.__new__
 # `src` of a block or message read from the line after `origin` (its line index): the place
 # is derived when asked for, not stored (a dict per record and per message of a 1 GB file)
 _DERIVED: Any = object()
@@ -636,7 +639,6 @@ class _Builder:
         stamps, uuids = recs.ts, recs.uuid
         one, one_id = recs.one, recs.one_id
         why = self.reason if hidden else None
-        unmade = RecordMessage.unmade
         for item in self.items:
             if not isinstance(item, _Acc):
                 append(item)  # (a message made as it was added)
@@ -654,17 +656,24 @@ class _Builder:
                 facts = _one_facts(kind, one_id[idx]) if kind else _facts(items)
             else:
                 count, order, facts = _merged(item, one, one_id)
-            m: RecordMessage = unmade(
-                item.role,
-                _LAZY,
-                facts,  # (None: not known, as `Message._tool_ids`)
-                hidden,
-                tuple(origin),
-            )
-            ids = facts[0]
-            if ids is not None:  # each tool_result is one answer, and only they are
-                m._counts = (count, len(ids[1]))
+            # (`LazyMessage.unmade` spelt out, with this class's own slots: no call and no
+            # property setter for each of 100k messages; tests/formats/
+            # test_claude_code_lazy.py compares them with the messages made at once)
+            m: RecordMessage = _new(RecordMessage)
+            m.role = item.role
+            m._blocks = LAZY
+            m._held = _LAZY
             m._meta = _DERIVED
+            m.hidden = hidden
+            m.malformed = None
+            lineno = lines[idx].lineno
+            m._src = LAZY if lineno == idx + 1 else {"line": lineno}
+            m._origin = tuple(origin)
+            m.uid = new_uid()
+            ids = m._tool_ids = facts[0]  # (None: not known, as `Message._tool_ids`)
+            m._plain_shape = facts[1]
+            # each tool_result is one answer, and only they are
+            m._counts = None if ids is None else (count, len(ids[1]))
             m._lines = lines
             m._ts = _epoch(stamps[idx])
             uuid = uuids[idx]
@@ -672,9 +681,6 @@ class _Builder:
             m._why = why
             m._parts = parts
             m._order = order
-            lineno = lines[idx].lineno
-            if lineno != idx + 1:
-                m._src = {"line": lineno}
             append(m)
         return msgs
 
