@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from operator import itemgetter
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from ...model import TEXT, THINKING_TYPES, TOOL_RESULT, TOOL_USE

@@ -21,10 +21,10 @@ from typing import Any, NamedTuple
 
 from ...files import FileText
 from ...model import (
+    LAZY,
     THINKING_TYPES,
     TOOL_RESULT,
     TOOL_USE,
-    LAZY,
     Block,
     LazyMessage,
     Message,
