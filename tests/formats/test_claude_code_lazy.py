@@ -8,6 +8,7 @@ were made before the analysis or not, and the same as for plain messages of thos
 from __future__ import annotations
 
 import random
+from dataclasses import fields
 from typing import Any
 
 from hypothesis import given, settings
@@ -165,6 +166,29 @@ def test_a_clean_check_makes_the_blocks_of_no_message():
     merged = [m for m in session.messages if len(m.origin) > 1]
     assert merged and all(m.role == "assistant" or m.blocks[0].type == TOOL_RESULT for m in merged)
     assert session.messages[1].raw[0]["uuid"] == U(2) and ts(2) in str(session.messages[1].raw)
+
+
+def test_a_record_message_has_every_slot_set():
+    """The builder sets a message's slots itself (`LazyMessage.unmade` spelt out in
+    `_Builder.out`): a field added to `Message`, `LazyMessage` or `RecordMessage` must be
+    set there too; the meta, time, uuid and src come from the first record."""
+    records = [
+        user(1, None, "go", 1),
+        assistant(2, 1, "msg_1", tool_use("t1"), 2),
+        user(3, 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}], 3),
+    ]
+    session = load_bytes(jsonl(records), "/tmp/s.jsonl")
+    assert [type(m) for m in session.messages] == [RecordMessage] * 3
+    first = session.messages[1]
+    assert first.src == {"line": 2} and first.meta == {"timestamp": first.timestamp, "uuid": U(2)}
+    assert first.tool_ids() == (("t1",), ()) and first.block_counts() == (1, 0)
+    assert not first.made() and first.raw["uuid"] == U(2)
+    for m in session.messages:
+        for cls in type(m).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                getattr(m, name)  # AttributeError: a slot left unset
+        for f in fields(Message):
+            getattr(m, f.name)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
