@@ -26,6 +26,7 @@ from .errors import ExportRefused, InputError, WriteFailed
 from .gcpause import gc_paused
 from .jsonio import to_json
 from .model import Finding, Session
+from .progress import Progress, wants_progress
 from .sanitize import clean_line, json_safe
 from .targets import TARGETS
 
@@ -50,11 +51,29 @@ class Out:
     stderr: TextIO
     color: bool
     last_error: str = ""
+    # the status line while a file is worked on (stderr at a terminal only: repair.progress)
+    progress: Progress | None = None
+
+    def working(self, text: str) -> None:
+        """Say what the command is doing now, on the status line (if there is one)."""
+        progress = self.progress
+        if progress is not None:
+            if progress.running:
+                progress.show(text)
+            else:
+                progress.start(text)
+
+    def quiet(self) -> None:
+        """The status line erased: the command prints something else."""
+        if self.progress is not None:
+            self.progress.stop()
 
     def line(self, text: str = "") -> None:
+        self.quiet()
         self.stdout.write(text + "\n")
 
     def error(self, text: str) -> None:
+        self.quiet()
         self.last_error = clean_line(text)
         self.stderr.write("histview: " + self.last_error + "\n")
 
@@ -63,6 +82,7 @@ class Out:
         the findings alone, for the tools that read them)."""
         isatty = getattr(self.stdout, "isatty", None)
         if isatty and isatty():
+            self.quiet()
             self.stderr.write(text + "\n")
 
     def paint(self, key: str, text: str) -> str:
@@ -154,11 +174,13 @@ def keep_until_exit() -> None:
 
 
 def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
-    """Run one file's work; bad input and unexpected failures end as one line, exit 2.
+    """Run one file's work, the status line saying what it does meanwhile (at a terminal);
+    bad input and unexpected failures end as one line, exit 2.
 
     The cyclic GC is paused meanwhile: the work builds millions of objects and no cycles
     worth collecting, and each full collection would walk all of them again (a command's
     process ends soon after)."""
+    out.working(f"reading {_short_name(file)}")
     try:
         with gc_paused():
             return fn()
@@ -175,6 +197,8 @@ def _guard(out: Out, file: str, fn: Callable[[], int]) -> int:
         out.error(f"{file}: cannot access{where}: {exc.strerror or exc}")
     except Exception as exc:  # a bug must not become a traceback in a user's terminal
         out.error(f"{file}: internal error: {type(exc).__name__}: {exc}")
+    finally:
+        out.quiet()
     return EXIT_INPUT
 
 
@@ -209,6 +233,7 @@ def cmd_check(args: argparse.Namespace, out: Out) -> int:
         def one(file: str = file) -> int:
             # check writes nothing of the session: no scan for odd literals, no CRCs
             session = _load(file, args.format, args.target, exact_numbers=False, writes=False)
+            out.working(f"checking {_short_name(file)}")
             worst = EXIT_OK
             for k, (sess, analysis) in enumerate(_thread_findings(session)):
                 if analysis.errors:
@@ -325,6 +350,7 @@ def fixed(
     choices: Choices,
     *,
     exact_numbers: bool = False,
+    status: Callable[[str], None] | None = None,
 ) -> Workbench:
     """The file loaded and every fix applied (every round, its threads too), as `fix` does.
 
@@ -333,10 +359,14 @@ def fixed(
     shows that what it wrote reads exactly (`Adapter.reads_numbers_exactly`: a 100 MB
     document written back in 0.1 s, or the records the writer read, scanned), else raises
     InexactNumbers before anything is written; the caller then does it all again with
-    `exact_numbers=True` (the rare file with such a literal)."""
+    `exact_numbers=True` (the rare file with such a literal). `status`: told what it does
+    now (the command's status line)."""
     from .workbench import Workbench
 
-    wb = Workbench(_load(path, fmt, target, exact_numbers=exact_numbers), choices)
+    session = _load(path, fmt, target, exact_numbers=exact_numbers)
+    if status is not None:
+        status(f"repairing {_short_name(path)}")
+    wb = Workbench(session, choices)
     wb.apply_all(threads=True)
     return wb
 
@@ -353,11 +383,19 @@ def _fix(args: argparse.Namespace, out: Out, choices: Choices) -> int:
 def _fix_once(args: argparse.Namespace, out: Out, choices: Choices, *, exact_numbers: bool) -> int:
     from .report import edit_entries, remaining, unfixed
 
-    wb = fixed(args.file, args.format, args.target, choices, exact_numbers=exact_numbers)
+    wb = fixed(
+        args.file,
+        args.format,
+        args.target,
+        choices,
+        exact_numbers=exact_numbers,
+        status=out.working,
+    )
     session = wb.original
     thread_fixes = wb.thread_applied
     writing = (args.output or args.in_place) and not args.dry_run
     result = None
+    out.working("writing and reading back" if writing else "reading back what a write would give")
     if writing and (wb.changed or not args.in_place):
         result = wb.export(args.output, args.report, in_place=args.in_place, force=args.force)
         checked = result.checked.pairs()
@@ -978,6 +1016,18 @@ COMMANDS = ("open", "check", "fix", "explain", "messages", "list")
 _ROOT_OPTIONS = ("-h", "--help", "--version")
 
 
+def _short_name(path: str) -> str:
+    """A file as the status line names it: its name (the user gave the path), made safe."""
+    return clean_line(os.path.basename(path.rstrip("/")) or path, 40)
+
+
+def _progress(stderr: TextIO) -> Progress | None:
+    """The status line: on a terminal's stderr, unless TERM is dumb (no line redrawn)."""
+    if os.environ.get("TERM") == "dumb" or not wants_progress(stderr):
+        return None
+    return Progress(stderr)
+
+
 def with_default_command(argv: list[str]) -> list[str]:
     """`open` is the default command: `histview`, `histview FILE` and `histview --pick` open
     the TUI (a first argument that names no command and is not -h/--help/--version)."""
@@ -1024,7 +1074,7 @@ def main(
     parser = build_parser()
     args = parser.parse_args(with_default_command(list(sys.argv[1:] if argv is None else argv)))
     args.open_tui = open_tui
-    out = Out(stdout, stderr, _wants_color(stdout))
+    out = Out(stdout, stderr, _wants_color(stdout), progress=_progress(stderr))
     try:
         status: int = args.run(args, out)  # the command's cmd_* function
         return status
