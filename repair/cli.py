@@ -14,6 +14,7 @@ import argparse
 import io
 import os
 import shlex
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -1021,11 +1022,19 @@ def _short_name(path: str) -> str:
     return clean_line(os.path.basename(path.rstrip("/")) or path, 40)
 
 
-def _progress(stderr: TextIO) -> Progress | None:
-    """The status line: on a terminal's stderr, unless TERM is dumb (no line redrawn)."""
-    if os.environ.get("TERM") == "dumb" or not wants_progress(stderr):
+def _progress(stdout: TextIO, stderr: TextIO) -> Progress | None:
+    """The status line: on a terminal's stderr, unless TERM is dumb (no line redrawn) or
+    stdout is a pipe (`| less`: a pager draws on the same terminal)."""
+    if os.environ.get("TERM") == "dumb" or not wants_progress(stderr) or _is_pipe(stdout):
         return None
     return Progress(stderr)
+
+
+def _is_pipe(stream: TextIO) -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False  # (no file behind it: a test's buffer)
 
 
 def with_default_command(argv: list[str]) -> list[str]:
@@ -1074,7 +1083,7 @@ def main(
     parser = build_parser()
     args = parser.parse_args(with_default_command(list(sys.argv[1:] if argv is None else argv)))
     args.open_tui = open_tui
-    out = Out(stdout, stderr, _wants_color(stdout), progress=_progress(stderr))
+    out = Out(stdout, stderr, _wants_color(stdout), progress=_progress(stdout, stderr))
     try:
         status: int = args.run(args, out)  # the command's cmd_* function
         return status

@@ -6,6 +6,7 @@ nothing is written."""
 from __future__ import annotations
 
 import io
+import os
 import time
 
 import pytest
@@ -95,6 +96,18 @@ def test_nothing_is_written_where_stderr_is_no_terminal(soon, monkeypatch, tmp_p
     _slow_load(monkeypatch)
     err = io.StringIO()
     cli.main(["fix", str(SAMPLE), "-o", str(tmp_path / "o.json")], stdout=Tty(), stderr=err)
+    assert err.getvalue() == ""
+
+
+def test_nothing_is_written_while_stdout_goes_to_a_pager(soon, monkeypatch):
+    """`histview check big.jsonl | less`: the pager draws on the terminal stderr is on."""
+    _slow_load(monkeypatch)
+    r, w = os.pipe()
+    err = Tty()
+    with os.fdopen(w, "w") as pipe:
+        cli.main(["check", str(SAMPLE)], stdout=pipe, stderr=err)
+    with os.fdopen(r) as got:
+        assert f"{SAMPLE}: 2 errors" in got.read()
     assert err.getvalue() == ""
 
 
