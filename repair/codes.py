@@ -407,7 +407,10 @@ _DECLARED: tuple[Code, ...] = (
     ),
     Code(
         name="trailing-tool-results",
-        counted=("unanswered tool results at the end", "unanswered tool results at the end"),
+        counted=(
+            "message of unanswered tool results at the end",
+            "messages of unanswered tool results at the end",
+        ),
         summary="the session ends on tool results the model has not answered, and the client "
         "target sends a reply of its own after them (reported under such a client only)",
         severity={ANY: _W},

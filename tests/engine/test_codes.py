@@ -57,6 +57,8 @@ def test_every_code_names_a_count_of_its_findings():
         assert code.counted is not None, code.name
         one, many = code.counted
         assert one and many and one != code.name, code.name
+        # "1 ..." and "2 ..." read differently ("1 unanswered tool results" did not)
+        assert one != many, code.name
 
 
 def test_the_provider_errors_a_code_explains_are_rules_explain_knows():
