@@ -9,6 +9,7 @@ so fixes that interact (rename an id, then answer that call) settle in a few pas
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +82,11 @@ class Fix:
     skipped: bool = False
     # why no fix may make this change (the format's `Adapter.frozen`): left out, as a skip is
     frozen: str | None = None
+    # the span of message positions its builder read (its findings' included), which a step
+    # must leave alone for the fix to stay in the next plan (repair.replan); None: made again
+    # after every step (a builder reading what the plan's other fixes took: new ids)
+    reads: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    group: GroupKey | None = field(default=None, compare=False, repr=False)  # `Planner.key`
 
     @property
     def finding(self) -> Finding:
@@ -113,6 +119,8 @@ class Fix:
 class Plan:
     fixes: list[Fix]
     analysis: Analysis
+    # each fix by its group's key (`Planner.key`): what the next plan keeps (repair.replan)
+    groups: dict[GroupKey, Fix] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def actionable(self) -> list[Fix]:
@@ -144,34 +152,65 @@ def make_plan(
     # (a lean analysis, as `check` makes it, will do too: the plan reads the calls and
     # results it checks, which every finding is at, and the messages' own blocks)
     analysis = analysis or analyze(session, whole=True)
-    choices = choices or Choices()
-    ctx = _Ctx(session, analysis.pairing, analysis.target, analysis.numbers)
-    groups: dict[GroupKey, list[Finding]] = {}
-    order: list[GroupKey] = []
-    for f in analysis.findings:
-        acts = actions_for(f.code, analysis.target)
-        action = choices.action(f, acts)
-        gkey = (f.code, action, ctx.group_of(f), f.key if ctx.group_of(f) is None else None)
-        if gkey not in groups:
-            groups[gkey] = []
-            order.append(gkey)
-        groups[gkey].append(f)
-    fixes = []
-    held = session.adapter.frozen(session) if session.adapter is not None else None
-    following = _Following(session.messages)
-    for gkey in order:
-        findings = groups[gkey]
+    planner = Planner(session, analysis, choices or Choices())
+    plan = Plan([], analysis)
+    for gkey, findings in planner.group(analysis.findings).items():
+        fix = planner.fix(gkey, findings)
+        plan.fixes.append(fix)
+        plan.groups[gkey] = fix
+    return plan
+
+
+# builders that read what the plan's fixes before them took (new ids): made again each time
+_WIDE = {("duplicate-tool-use-id", "rename"), ("invalid-tool-id", "assign-id")}
+_EVERYWHERE = (0, sys.maxsize)
+
+
+class Planner:
+    """The fixes of one state (its analysis, the choices): findings grouped (`key`, a fix
+    answers a group) and each group's fix built, in the plan's order (`make_plan`, and
+    `repair.replan` for the groups a step changed)."""
+
+    def __init__(self, session: Session, analysis: Analysis, choices: Choices) -> None:
+        self.analysis = analysis
+        self.choices = choices
+        self.ctx = _Ctx(session, analysis.pairing, analysis.target, analysis.numbers)
+        self.held = session.adapter.frozen(session) if session.adapter is not None else None
+        self.following = _Following(session.messages)
+
+    def key(self, f: Finding) -> GroupKey:
+        action = self.choices.action(f, actions_for(f.code, self.analysis.target))
+        group = self.ctx.group_of(f)
+        return (f.code, action, group, f.key if group is None else None)
+
+    def group(self, findings: Iterable[Finding]) -> dict[GroupKey, list[Finding]]:
+        """The findings by the fix that answers them, in the order of their first."""
+        groups: dict[GroupKey, list[Finding]] = {}
+        for f in findings:
+            gkey = self.key(f)
+            got = groups.get(gkey)
+            if got is None:
+                groups[gkey] = [f]
+            else:
+                got.append(f)
+        return groups
+
+    def fix(self, gkey: GroupKey, findings: list[Finding]) -> Fix:
         code, action = gkey[0], gkey[1]
-        acts = actions_for(code, analysis.target)
-        edits, touches, detail = ctx.build(code, action, findings)
-        skipped = any(f.key in choices.skipped for f in findings)
-        fix = Fix(code, findings, action, acts, edits, touches, detail, skipped)
-        if held is not None:
-            uid = frozen_at(fix, held, following)
+        acts = actions_for(code, self.analysis.target)
+        reads = self.ctx.msgs
+        at = [f.position for f in findings if f.position is not None]
+        reads.lo, reads.hi = (min(at), max(at)) if len(at) == len(findings) else _EVERYWHERE
+        edits, touches, detail = self.ctx.build(code, action, findings)
+        skipped = any(f.key in self.choices.skipped for f in findings)
+        fix = Fix(code, findings, action, acts, edits, touches, detail, skipped, group=gkey)
+        if (code, action) not in _WIDE:
+            fix.reads = (reads.lo, reads.hi)
+        if self.held is not None:
+            uid = frozen_at(fix, self.held, self.following)
             if uid is not None:
-                fix.frozen = held.why.get(uid, "")
-        fixes.append(fix)
-    return Plan(fixes, analysis)
+                fix.frozen = self.held.why.get(uid, "")
+        return fix
 
 
 def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[Fix]]:
@@ -386,13 +425,31 @@ class _At:
         return got
 
 
+class _Reads:
+    """The messages as the fix builders read them, the span of positions read noted (`lo`,
+    `hi`: `Fix.reads`)."""
+
+    __slots__ = ("items", "lo", "hi")
+
+    def __init__(self, items: list[Message]) -> None:
+        self.items = items
+        self.lo, self.hi = _EVERYWHERE
+
+    def __getitem__(self, mi: int) -> Message:
+        if mi < self.lo:
+            self.lo = mi
+        if mi > self.hi:
+            self.hi = mi
+        return self.items[mi]
+
+
 class _Ctx:
     """What the fix builders read: the messages, the pairing, lookups by block."""
 
     def __init__(
         self, session: Session, p: Pairing, target: str, numbers: list[int | None]
     ) -> None:
-        self.msgs = session.messages
+        self.msgs = _Reads(session.messages)
         self.adapter = session.adapter
         self.p = p
         self.target = target
@@ -439,10 +496,10 @@ class _Ctx:
         return None if adapter is None else adapter.kept_apart(self.msgs[a], self.msgs[b])
 
     def use_order(self, assistant_mi: int) -> dict[str, int]:
+        msg = self.msgs[assistant_mi]  # (noted as read by every fix that asks)
         order = self._orders.get(assistant_mi)
         if order is None:
             order = self._orders[assistant_mi] = {}
-            msg = self.msgs[assistant_mi]
             if msg.role == "assistant" and msg.live:  # its calls' order, as the pairing's
                 calls = (b for b in msg.blocks if b.type == TOOL_USE)
                 for k, b in enumerate(calls):

@@ -26,6 +26,7 @@ from .model import Message, Session
 from .plan import Choices, Fix, Plan, apply_fixes, make_plan, settle
 from .preview import Preview, describe, preview
 from .readback import ReadBack, read_back
+from .replan import replan
 from .report import build_report, encode_report
 from .sanitize import clean_line
 from .threads import (
@@ -229,10 +230,23 @@ class Workbench:
         msgs, version = self.session.messages, self._choice_version
         got = next((p for p in self._plans if p[0] is msgs and p[1] == version), None)
         if got is None:
-            got = (msgs, version, make_plan(self.session, self.analysis, self.choices))
+            got = (
+                msgs,
+                version,
+                self._replanned() or make_plan(self.session, self.analysis, self.choices),
+            )
         if not self._plans or self._plans[0] is not got:
             self._plans = [got, *(p for p in self._plans if p is not got)][:_KEPT]
         return got[2]
+
+    def _replanned(self) -> Plan | None:
+        """The plan of the current state from the latest plan kept with these choices (of
+        the state before a step, as its analysis is: `replan`), where it can be."""
+        version = self._choice_version
+        last = next((p for p in self._plans if p[1] == version), None)
+        if last is None:
+            return None
+        return replan(last[2], last[0], self.session, self.analysis, self.choices)
 
     @property
     def dirty(self) -> bool:
