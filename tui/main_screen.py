@@ -49,6 +49,7 @@ from repair.sanitize import clean_line
 from repair.workbench import View, Workbench, cannot_write
 
 from .detail import SEV_STYLE, message_detail, raw_json
+from .fix_lines import FixLines, fix_lines
 from .keys import (
     ANSWERS_WHILE_LOADING,
     APP_KEYS,
@@ -74,7 +75,7 @@ from .messages import (
     ViewShown,
 )
 from .picker import TASK_FILES
-from .repair_pane import RepairPane, fix_prompts
+from .repair_pane import RepairPane
 from .rows import SEV_MARK, Row, build_rows, lazy_rows, search_rows, short_id
 from .screens import ConfirmScreen, ExportScreen, HelpScreen, SearchScreen, ThreadScreen
 from .state import Derived, first_look, snapshot, step_changes, workbench_of
@@ -285,7 +286,7 @@ class MainScreen(Screen[None]):
         self.wb: Workbench | None = None
         self.derived: Derived | None = None
         self.fixes: list[Fix] = []
-        self._fix_of_finding: dict[int, int] = {}
+        self.lines: FixLines | None = None  # the fix list shown (of `fixes`)
         self.version = 0
         self.last_search = ""
         self.search: Search | None = None
@@ -379,7 +380,7 @@ class MainScreen(Screen[None]):
         self.session = self.wb = self.derived = self.exported = None
         self.head_only = False
         self.filling = False
-        self._set_fixes([])
+        self._set_fixes()
         self.view = None
         self.busy = None
         self._queued = []
@@ -760,21 +761,17 @@ class MainScreen(Screen[None]):
         """The plan of the state on screen into the fix list (its plan was made with it)."""
         if keep is None:
             keep = self.query_one(RepairPane).selected or 0
-        d = self.derived
-        self._set_fixes(d.fixes if d is not None else [])
-        prompts = d.prompts if d is not None and len(d.prompts) == len(self.fixes) else None
+        self._set_fixes()
+        prompts = self.lines.prompts if self.lines is not None else None
         self.query_one(RepairPane).show_fixes(self.fixes, keep, prompts)
         self._show_preview()
 
-    def _set_fixes(self, fixes: list[Fix]) -> None:
-        self.fixes = list(fixes)
-        # finding -> its fix (the first that changes something), for the cursor to follow
-        self._fix_of_finding = {}
-        for i, fix in enumerate(self.fixes):
-            for f in fix.findings:
-                k = self._fix_of_finding.get(id(f))
-                if k is None or (fix.actionable and not self.fixes[k].actionable):
-                    self._fix_of_finding[id(f)] = i
+    def _set_fixes(self) -> None:
+        """The plan of the state on screen, and its fix list (made by the worker that made
+        the state: nothing here grows with the plan)."""
+        d = self.derived
+        self.lines = d.lines if d is not None else None
+        self.fixes = self.lines.fixes if self.lines is not None else []
 
     def _selected_fix(self) -> Fix | None:
         if not self.repair_open or not self.fixes:
@@ -868,7 +865,8 @@ class MainScreen(Screen[None]):
 
     def _fix_of_row(self, row: Row) -> int | None:
         """The plan's fix for one of the row's findings (one that changes something first)."""
-        hits = [self._fix_of_finding[id(f)] for f in row.findings if id(f) in self._fix_of_finding]
+        of = self.lines.of_finding if self.lines is not None else {}
+        hits = [self.fixes.index(of[id(f)]) for f in row.findings if id(f) in of]
         if not hits:
             return None
         return min(hits, key=lambda i: (not self.fixes[i].actionable, i))
@@ -1178,7 +1176,7 @@ class MainScreen(Screen[None]):
             return
         self.repair_open = not self.repair_open
         if self.repair_open:
-            self._set_fixes(self.derived.fixes if self.derived is not None else [])
+            self._set_fixes()
             row = self.query_one(Timeline).current_row
             here = self._fix_of_row(row) if row is not None else None
             self._refresh_fixes(keep=here if here is not None else self._next_fix(0))
@@ -1337,17 +1335,27 @@ class MainScreen(Screen[None]):
 
     def _select_after(self, old: list[Fix], at: int) -> None:
         """After `old[at]` was applied: select the first fix after it (in the old order)
-        that is still in the plan and changes something."""
-        where: dict[tuple, int] = {}
-        for j, f in enumerate(self.fixes):
-            for fd in f.findings:
-                if fd.key:
-                    where.setdefault(fd.key, j)
+        that is still in the plan (the same fix, or one holding a finding of it) and changes
+        something. The plans before and after agree up to the step's fixes: the search
+        starts there."""
+        of = self.lines.of_finding if self.lines is not None else {}
         target = None
         for f in old[at + 1 :]:
-            hits = [where[fd.key] for fd in f.findings if fd.key in where]
-            if hits and self.fixes[min(hits)].actionable:
-                target = min(hits)
+            if f.findings and all(of.get(id(x)) is f for x in f.findings):
+                hit: int | None = self.fixes.index(f)  # kept by the plan after the step
+            else:
+                keys = {fd.key for fd in f.findings if fd.key}
+                start = max(0, min(at, len(self.fixes)) - 8)
+                hit = next(
+                    (
+                        j
+                        for j in range(start, len(self.fixes))
+                        if any(fd.key in keys for fd in self.fixes[j].findings)
+                    ),
+                    None,
+                )
+            if hit is not None and self.fixes[hit].actionable:
+                target = hit
                 break
         if target is None:
             target = self._next_fix(0)
@@ -1387,14 +1395,13 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="step", exit_on_error=False, description="plan")
     def _plan_worker(self, view: View, keep: int, then: int | None) -> None:
         with gc_paused(freeze=True):
-            fixes = list(self.bench.plan_of(view).fixes)
-            prompts = fix_prompts(fixes)
-        self.app.call_from_thread(self._replanned, fixes, prompts, keep, then)
+            lines = fix_lines(list(self.bench.plan_of(view).fixes), self.lines)
+        self.app.call_from_thread(self._replanned, lines, keep, then)
 
-    def _replanned(self, fixes: list[Fix], prompts: list, keep: int, then: int | None) -> None:
+    def _replanned(self, lines: FixLines, keep: int, then: int | None) -> None:
         self.busy = None
         if self.derived is not None:
-            self.derived.fixes, self.derived.prompts = fixes, prompts
+            self.derived.fixes, self.derived.lines = lines.fixes, lines
         self._refresh_fixes(keep=keep)
         if then is not None and self.fixes:
             self.query_one(RepairPane).selected = then

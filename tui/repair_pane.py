@@ -2,86 +2,124 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Static
 from textual.widgets.option_list import Option
 
-from repair import codes
 from repair.plan import Fix
 from repair.preview import Preview
 from repair.sanitize import clean_line
 from repair.workbench import cannot_write
 
-from .detail import SEV_STYLE
+from .fix_lines import fix_prompts
 from .keys import JKOptionList, JKScroll
-from .rows import SEV_MARK, short_id
 
 MAX_DIFF_LINES = 600
 
 
 class FixList(JKOptionList):
-    pass
+    """The fix list: one line per fix (`text-wrap: nowrap`), as many as the plan has
+    (76k at 100k messages). `OptionList` measures every option and indexes it when the
+    options are set; here the options are made when drawn or asked for and line y is
+    option y, so setting the lines (`set_prompts`) and drawing cost what is on screen."""
+
+    def set_prompts(self, prompts: Sequence[Content]) -> None:
+        options = _Options(prompts)
+        self._options = options  # type: ignore[assignment]
+        self._option_to_index = _IndexOf(options)  # type: ignore[assignment]
+        self._id_to_option = {}
+        self._mouse_hovering_over = None
+        self.highlighted = None
+        self._clear_caches()
+        self._update_lines()
+
+    def _update_lines(self) -> None:
+        if not self.scrollable_content_region:
+            return
+        n = len(self._options)
+        cache = self._line_cache
+        if not isinstance(cache.lines, _Lines) or len(cache.lines) != n:
+            cache.lines = _Lines(n, lambda y: (y, 0))  # type: ignore[assignment]
+            cache.index_to_line = _Lines(n, lambda y: y)  # type: ignore[assignment]
+            cache.heights = _Lines(n, lambda y: 1)  # type: ignore[assignment]
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        if self.virtual_size != Size(width, n):
+            self.virtual_size = Size(width, n)
+            self._scroll_update(self.virtual_size)
 
 
-ACTION_WIDTH = max(
-    len(a)
-    for c in codes.BY_NAME.values()
-    for acts in (c.actions, *c.actions_by_target.values())
-    for a in acts
-)
+class _Missing(IndexError, KeyError):
+    """No such line or option (a list's IndexError, a dict's KeyError: the line cache is
+    read as both)."""
 
 
-def fix_prompt(fix: Fix, msg_width: int = 1, with_id: bool = False) -> Content:
-    """One fix line: severity, message, the action (a fixed column, never cut), then the
-    tool id (when another line would read the same) and the finding code."""
-    sev = fix.finding.severity
-    # messages.N, as the timeline's number column and the finding texts name it
-    n = fix.message_index
-    where = f"m{n}" if n is not None else "·"
-    alts = [a for a in fix.actions if a != fix.action]
-    if fix.skipped:
-        action = ("skipped", "italic $text-warning")
-    elif fix.frozen is not None:
-        action = ("(n/a)", "dim")  # the preview says why
-    elif not fix.edits:
-        action = ("(none)", "dim")
-    else:
-        action = (fix.action, "$text-accent")
-    times = f" ×{len(fix.findings)}" if len(fix.findings) > 1 else ""
-    tid = f"{short_id(fix.tool_use_id, 12)} " if with_id and fix.tool_use_id else ""
-    return _line(sev, f"{where:>{msg_width + 1}} ", action, bool(alts), tid, fix.code + times)
+class _Lines:
+    """`OptionList`'s line cache for `n` options of one line each: line y is option y
+    (`lines`: (y, 0); `index_to_line`: y; `heights`: 1)."""
+
+    def __init__(self, n: int, of: Callable[[int], Any]) -> None:
+        self.n = n
+        self.of = of
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, y: int) -> Any:
+        if y < 0:
+            y += self.n
+        if not 0 <= y < self.n:
+            raise _Missing(y)
+        return self.of(y)
+
+    def clear(self) -> None:
+        self.n = 0
 
 
-@lru_cache(maxsize=16384)
-def _line(
-    sev: str, where: str, action: tuple[str, str], alts: bool, tid: str, label: str
-) -> Content:
-    """A fix line from its parts: kept, since a step leaves most lines as they were."""
-    return Content.assemble(
-        (f"{SEV_MARK[sev]} ", SEV_STYLE[sev]),
-        (where, "dim"),
-        (f"{action[0]:<{ACTION_WIDTH + 1}}", action[1]),
-        ("⇄ " if alts else "  ", "dim"),
-        (tid, "$text-muted"),
-        (label, "bold"),
-    )
+class _Options(Sequence[Option]):
+    """The options of a list of prompts, each made when first asked for."""
+
+    def __init__(self, prompts: Sequence[Content]) -> None:
+        self.prompts = prompts
+        self.made: dict[int, Option] = {}
+        self.at: dict[int, int] = {}  # id(option) -> its index
+
+    def __len__(self) -> int:
+        return len(self.prompts)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self.prompts)))]
+        if i < 0:
+            i += len(self.prompts)
+        got = self.made.get(i)
+        if got is None:
+            got = self.made[i] = Option(self.prompts[i])  # (IndexError past the end)
+            self.at[id(got)] = i
+        return got
+
+    def clear(self) -> None:
+        self.prompts, self.made, self.at = [], {}, {}
 
 
-def fix_prompts(fixes: list[Fix]) -> list[Content]:
-    """Prompts for the plan; lines that would read the same name their tool id (those of
-    one code on one message: whatever their actions, a skip does not take the ids away)."""
-    width = len(str(max((f.message_index or 0 for f in fixes), default=0)))
-    seen: dict[tuple, int] = {}
-    for f in fixes:
-        k = (f.code, f.position)
-        seen[k] = seen.get(k, 0) + 1
-    return [fix_prompt(f, width, seen[(f.code, f.position)] > 1) for f in fixes]
+class _IndexOf:
+    """option -> its index (`OptionList._option_to_index`, read when an option is drawn)."""
+
+    def __init__(self, options: _Options) -> None:
+        self.options = options
+
+    def __getitem__(self, option: Option) -> int:
+        return self.options.at[id(option)]
+
+    def clear(self) -> None:
+        self.options.clear()
 
 
 def _changed_first(lines: list[str]) -> list[str]:
@@ -195,9 +233,7 @@ class RepairPane(Vertical):
     def show_fixes(self, fixes: list[Fix], keep: int, prompts: list[Content] | None = None) -> None:
         """`prompts`: the lines, when a worker made them already (1000 fixes: 0.2 s)."""
         fl = self.query_one(FixList)
-        fl.clear_options()
-        lines = prompts if prompts is not None else fix_prompts(fixes)
-        fl.add_options([Option(p, id=str(i)) for i, p in enumerate(lines)])
+        fl.set_prompts(prompts if prompts is not None else fix_prompts(fixes))
         if fixes:
             fl.highlighted = max(0, min(keep, len(fixes) - 1))
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from textual.content import Content
-
 from repair.analysis import Analysis, analyze, made_whole
 from repair.incremental import Change, changes
 from repair.model import Finding, Session
@@ -21,8 +19,8 @@ from repair.pairing import Pairing
 from repair.plan import Fix
 from repair.workbench import StepResult, View, Workbench
 
+from .fix_lines import FixLines, fix_lines
 from .lanes import LaneLayout, layout, relayout
-from .repair_pane import fix_prompts
 from .rows import RowTable, lazy_rows, update_rows, with_findings
 from .summary import problems
 
@@ -47,7 +45,7 @@ class Derived:
     threads: list[tuple[str, int, dict[str, int]]] = field(default_factory=list)
     main: tuple[int, dict[str, int]] = (0, {})  # the main conversation's messages, counts
     fixes: list[Fix] = field(default_factory=list)  # the plan of this conversation
-    prompts: list[Content] = field(default_factory=list)  # the fix list's lines
+    lines: FixLines | None = None  # the fix list (of `fixes`)
     applied: int = 0  # fixes applied so far, every conversation
     dirty: bool = False  # something applied (unexported unless the app exported it)
     state: Session | None = None  # the workbench's session this was built from
@@ -129,7 +127,7 @@ def snapshot(
         [wb.analysis_of(k) for k in range(len(wb.session.threads))],
     )
     derived.fixes = list(wb.plan_of(view).fixes)
-    derived.prompts = fix_prompts(derived.fixes)
+    derived.lines = fix_lines(derived.fixes, reuse.lines if reuse is not None else None)
     derived.applied = len(wb.applied) + sum(len(f) for f in wb.thread_applied.values())
     derived.dirty = wb.dirty
     derived.state = wb.session

@@ -17,8 +17,9 @@ from tests.tui.tui_helpers import opened, settle, timeline, wait_ready, widget_t
 from tui import main_screen
 from tui.app import HistviewApp
 from tui.cli import main
+from tui.fix_lines import ACTION_WIDTH, fix_prompts
 from tui.lanes import LANE_KINDS, OVERFLOW, TRAVEL, legend_sample
-from tui.repair_pane import ACTION_WIDTH, RepairPane, _changed_first, fix_prompts
+from tui.repair_pane import RepairPane, _changed_first
 from tui.screens import ConfirmScreen, HelpScreen
 
 ROO_TT = SAMPLES / "roo_subtask_delegation_duplicate.json"  # results stamped before the call
