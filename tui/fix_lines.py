@@ -6,8 +6,10 @@ code on one message name their tool ids)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from operator import indexOf, is_not
 
 from textual.content import Content
@@ -84,39 +86,90 @@ def fix_lines(fixes: list[Fix], before: FixLines | None = None) -> FixLines:
     if before is None or not before.fixes or not fixes:
         return _whole(fixes)
     old = before.fixes
-    n = min(len(old), len(fixes))
-    a = _same_run(map(is_not, old, fixes), n)
-    b = _same_run(map(is_not, reversed(old[a:]), reversed(fixes[a:])), n - a)
-    if (len(old) - b - a) * 2 > len(old):
+    parts = _stretches(old, fixes)
+    if parts is None:
         return _whole(fixes)  # (a plan made again whole: a choice changed)
-    gone, made = old[a : len(old) - b], fixes[a : len(fixes) - b]
-    # the lines of the messages the stretch names are made again (their tool ids)
-    at = {f.position for f in (*gone, *made)}
-    while a > 0 and fixes[a - 1].position in at:
-        a -= 1
-    while b > 0 and fixes[len(fixes) - b].position in at:
-        b -= 1
-    gone, made = old[a : len(old) - b], fixes[a : len(fixes) - b]
     counts = dict(before.counts)
     of_finding = dict(before.of_finding)
-    for f in gone:
-        counts[(f.code, f.position)] -= 1
-        for x in f.findings:
-            if of_finding.get(id(x)) is f:
-                del of_finding[id(x)]
     top = before.top
-    if any((f.message_index or 0) >= top for f in gone):
+    for i, j, u, t in parts:
+        for f in old[i : i + u]:
+            counts[(f.code, f.position)] -= 1
+            for x in f.findings:
+                if of_finding.get(id(x)) is f:
+                    del of_finding[id(x)]
+            if (f.message_index or 0) >= top:
+                top = -1  # (counted again below)
+        for f in fixes[j : j + t]:
+            counts[(f.code, f.position)] = counts.get((f.code, f.position), 0) + 1
+            _note(of_finding, f)
+    if top < 0:
         top = max((f.message_index or 0 for f in fixes), default=0)
-    for f in made:
-        counts[(f.code, f.position)] = counts.get((f.code, f.position), 0) + 1
-        top = max(top, f.message_index or 0)
-        _note(of_finding, f)
+    else:
+        top = max([top, *(f.message_index or 0 for _, j, _, t in parts for f in fixes[j : j + t])])
     width = len(str(top))
     if width != len(str(before.top)):
         return _whole(fixes)
-    lines = [fix_prompt(f, width, counts[(f.code, f.position)] > 1) for f in made]
-    prompts = before.prompts[:a] + lines + before.prompts[len(old) - b :]
+    prompts: list[Content] = []
+    done = 0  # old lines copied or replaced up to here
+    redo: set[int] = set()  # new lines made again: the stretches and the lines of their
+    for i, j, u, t in parts:  # messages (two lines of one code on one message: tool ids)
+        prompts += before.prompts[done:i]
+        prompts += [None] * t  # type: ignore[list-item]
+        done = i + u
+        at = {f.position for f in (*old[i : i + u], *fixes[j : j + t])}
+        redo.update(range(j, j + t))
+        k = j - 1
+        while k >= 0 and fixes[k].position in at:
+            redo.add(k)
+            k -= 1
+        k = j + t
+        while k < len(fixes) and fixes[k].position in at:
+            redo.add(k)
+            k += 1
+    prompts += before.prompts[done:]
+    for k in redo:
+        f = fixes[k]
+        prompts[k] = fix_prompt(f, width, counts[(f.code, f.position)] > 1)
     return FixLines(fixes, prompts, counts, top, of_finding)
+
+
+_WINDOW = 64  # how far apart in the lists a stretch's ends are looked for
+
+
+def _stretches(old: list[Fix], new: list[Fix]) -> list[tuple[int, int, int, int]] | None:
+    """Where `new` differs from `old`, which it keeps in order but for a few stretches:
+    (i, j, u, t): old[i:i+u] replaced by new[j:j+t]; None where that is not found (a plan
+    made again whole)."""
+    parts = []
+    i = j = 0
+    while True:
+        run = _same_run(
+            map(is_not, islice(old, i, None), islice(new, j, None)), min(len(old) - i, len(new) - j)
+        )
+        i, j = i + run, j + run
+        if i >= len(old) or j >= len(new):
+            if len(old) - i > _WINDOW or len(new) - j > _WINDOW:
+                return None
+            if i < len(old) or j < len(new):
+                parts.append((i, j, len(old) - i, len(new) - j))
+            return parts
+        ahead = {id(f): u for u, f in enumerate(islice(old, i, i + _WINDOW))}
+        hit = next(
+            (
+                (ahead[id(f)], t)
+                for t, f in enumerate(islice(new, j, j + _WINDOW))
+                if id(f) in ahead
+            ),
+            None,
+        )
+        if hit is None:  # (no fix in common: the rest is one stretch when short)
+            if len(old) - i > _WINDOW or len(new) - j > _WINDOW:
+                return None
+            hit = len(old) - i, len(new) - j
+        u, t = hit
+        parts.append((i, j, u, t))
+        i, j = i + u, j + t
 
 
 def _whole(fixes: list[Fix]) -> FixLines:
@@ -140,7 +193,7 @@ def _note(of_finding: dict[int, Fix], fix: Fix) -> None:
             of_finding[id(x)] = fix
 
 
-def _same_run(differs, n: int) -> int:
+def _same_run(differs: Iterator[bool], n: int) -> int:
     """How many pairs before the first that differs (`n`: none does)."""
     try:
         return indexOf(differs, True)
