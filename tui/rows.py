@@ -11,10 +11,11 @@ No Textual here: this is data.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from operator import attrgetter
+from itertools import repeat
+from operator import add, attrgetter
 
 from repair import codes
 from repair.analysis import Analysis
@@ -326,9 +327,17 @@ def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
     """The same rows with the analysis' findings marked: a new table (rows with findings are
     new Row objects), so a table already on screen is never mutated from a worker thread."""
     rows = table.rows.copy()
-    message_row, block_row = table.message_row, RowTable(rows, table.message_row, []).block_row
+    marked = _mark(rows, table.message_row, analysis.findings)
+    finding_rows = sorted(marked)
+    width = max((len(r.severities) for r in marked.values()), default=1)
+    return RowTable(rows, table.message_row, finding_rows, table.has_time, width)
+
+
+def _mark(rows: Rows, message_row: list[int], findings: Iterable[Finding]) -> dict[int, Row]:
+    """Mark `findings` on their rows (each marked row a new Row, in `rows`): the rows."""
+    block_row = BlockRows(rows, message_row)
     marked: dict[int, Row] = {}
-    for f in analysis.findings:
+    for f in findings:
         ri = None
         if f.position is not None and f.position < len(message_row):
             if f.block_index is not None:
@@ -344,9 +353,73 @@ def with_findings(table: RowTable, analysis: Analysis) -> RowTable:
         row.findings = (*row.findings, f)
         if row.severity is None or f.severity.rank < row.severity.rank:
             row.severity = f.severity
-    finding_rows = sorted(marked)
-    width = max((len(r.severities) for r in marked.values()), default=1)
-    return RowTable(rows, message_row, finding_rows, table.has_time, width)
+    return marked
+
+
+def refound(
+    before: RowTable,
+    was: list[Finding],
+    base: RowTable,
+    analysis: Analysis,
+    changed: Collection[int],
+) -> RowTable | None:
+    """`with_findings(base, analysis)`, made from `before` (`was` marked on the rows before
+    a step that changed the messages at `changed`, as many as before; `base` its rows
+    without findings): only the rows of the changed messages and of those where a finding
+    came or went are made and marked again (the analysis after a step keeps the others as
+    the same objects), the row indices after them moved. None where `base` does not fit."""
+    msgs = base.rows._messages if isinstance(base.rows, LazyRows) else None
+    old_mr = before.message_row
+    if msgs is None or len(old_mr) != len(msgs) or len(base.message_row) != len(msgs):
+        return None
+    now = set(map(id, analysis.findings))
+    had = set(map(id, was))
+    at = set(changed)
+    at.update(f.position for f in was if id(f) not in now and f.position is not None)
+    at.update(f.position for f in analysis.findings if id(f) not in had and f.position is not None)
+    at.intersection_update(range(len(msgs)))
+    old = before.rows
+    made, message_row = _changed_rows(
+        old._made if isinstance(old, LazyRows) else old, old_mr, msgs, at
+    )
+    if message_row != base.message_row:
+        return None
+    rows = LazyRows(msgs, message_row, made)
+    findings = analysis.findings
+    redo: list[Finding] = []
+    for mi in sorted(at):
+        k = bisect_left(findings, mi, key=_at)
+        while k < len(findings) and findings[k].position == mi:
+            redo.append(findings[k])
+            k += 1
+    marked = _mark(rows, message_row, redo)
+    # the rows with findings before: those of the messages marked again left out, the
+    # others moved by what the messages before them gained or lost
+    finding_rows: list[int] = []
+    done = 0  # old finding rows taken up to here
+    shift = 0
+    old_rows = before.finding_rows
+    width = before.mark_width
+    for mi in sorted(at):
+        start, end = old_mr[mi], old_mr[mi + 1] if mi + 1 < len(old_mr) else len(old)
+        k = bisect_left(old_rows, start, lo=done)
+        part = old_rows[done:k]
+        finding_rows += part if not shift else list(map(add, part, repeat(shift, len(part))))
+        done = bisect_left(old_rows, end, lo=k)
+        if width > 1 and any(len(old[ri].severities) >= width for ri in old_rows[k:done]):
+            width = 0  # (counted again below)
+        shift = (message_row[mi + 1] if mi + 1 < len(message_row) else len(rows)) - end
+    part = old_rows[done:]
+    finding_rows += part if not shift else list(map(add, part, repeat(shift, len(part))))
+    finding_rows = sorted([*finding_rows, *marked]) if marked else finding_rows
+    if width == 0:
+        width = max((len(rows[ri].severities) for ri in finding_rows), default=1)
+    width = max([width, *(len(r.severities) for r in marked.values())])
+    return RowTable(rows, message_row, finding_rows, base.has_time, width)
+
+
+def _at(f: Finding) -> int:
+    return f.position if f.position is not None else -1
 
 
 # ---------------------------------------------------------------- time

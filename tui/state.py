@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from repair.analysis import Analysis, analyze, made_whole
-from repair.incremental import Change, changes
+from repair.incremental import Change, Shift, changes
 from repair.model import Finding, Session
 from repair.pairing import Pairing
 from repair.plan import Fix
@@ -21,7 +21,7 @@ from repair.workbench import StepResult, View, Workbench
 
 from .fix_lines import FixLines, fix_lines
 from .lanes import LaneLayout, layout, relayout
-from .rows import RowTable, lazy_rows, update_rows, with_findings
+from .rows import RowTable, lazy_rows, refound, update_rows, with_findings
 from .summary import problems
 
 
@@ -53,6 +53,7 @@ class Derived:
     incremental: bool = False  # rows and lanes made from the state before (a step)
     sent: int = 0  # the messages the target receives (`check`'s count: analysis.sent)
     refusal: str | None = None  # why an export of this state is refused whatever the paths
+    findings: list[Finding] = field(default_factory=list)  # marked on `table`
 
     @property
     def whole(self) -> bool:
@@ -82,7 +83,11 @@ def derive(
     lanes: LaneLayout | None = None
     if changed is not None and reuse is not None and reuse.lanes is not None:
         base = update_rows(reuse.base, session, changed)
-        marked = with_findings(base, analysis)
+        marked = None
+        if not isinstance(changed, Shift):
+            marked = refound(reuse.table, reuse.findings, base, analysis, changed)
+        if marked is None:
+            marked = with_findings(base, analysis)
         lanes = relayout(reuse.lanes, analysis.pairing, marked, changed)
     else:
         base = table if table is not None else lazy_rows(session)
@@ -103,6 +108,7 @@ def derive(
         incremental=changed is not None,
         index_width=len(str(max((k for k in analysis.numbers if k is not None), default=0))),
         sent=analysis.sent,
+        findings=analysis.findings,
     )
 
 

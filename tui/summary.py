@@ -60,6 +60,8 @@ def problems(session: Session, analysis: Analysis) -> list[tuple[str, str]]:
             name = _tool_name(session, analysis, f)
             if name and clean_line(name, 30) not in names:
                 names.append(clean_line(name, 30))
+                if len(names) > MAX_NAMES:
+                    break  # (one more than shown: the line says there are more)
         text = phrase(code, len(fs))
         if names:
             shown = ", ".join(names[:MAX_NAMES])
