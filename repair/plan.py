@@ -152,13 +152,7 @@ def make_plan(
     # (a lean analysis, as `check` makes it, will do too: the plan reads the calls and
     # results it checks, which every finding is at, and the messages' own blocks)
     analysis = analysis or analyze(session, whole=True)
-    planner = Planner(session, analysis, choices or Choices())
-    plan = Plan([], analysis)
-    for gkey, findings in planner.group(analysis.findings).items():
-        fix = planner.fix(gkey, findings)
-        plan.fixes.append(fix)
-        plan.groups[gkey] = fix
-    return plan
+    return Planner(session, analysis, choices or Choices()).whole()
 
 
 # builders that read what the plan's fixes before them took (new ids): made again each time
@@ -177,6 +171,15 @@ class Planner:
         self.ctx = _Ctx(session, analysis.pairing, analysis.target, analysis.numbers)
         self.held = session.adapter.frozen(session) if session.adapter is not None else None
         self.following = _Following(session.messages)
+
+    def whole(self) -> Plan:
+        """Every finding's fix."""
+        plan = Plan([], self.analysis)
+        for gkey, findings in self.group(self.analysis.findings).items():
+            fix = self.fix(gkey, findings)
+            plan.fixes.append(fix)
+            plan.groups[gkey] = fix
+        return plan
 
     def key(self, f: Finding) -> GroupKey:
         action = self.choices.action(f, actions_for(f.code, self.analysis.target))

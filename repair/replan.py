@@ -12,7 +12,7 @@ that does not stay) are grouped and built as `make_plan` does, and a group of th
 a staying fix answered before takes that fix's findings too (the fix is made again). The
 fixes come in `make_plan`'s order: by their first finding.
 
-`replan` declines (None: `make_plan`) where the step inserted or dropped messages (every
+`replan` declines (the whole plan, as `make_plan` makes it) where the step inserted or dropped messages (every
 position after it moved: the analysis makes every finding again), the numbers moved (a
 fix's detail names messages by number), the target changed, or the format holds messages
 no fix may change (`Adapter.frozen`: whether a fix is left out reads the message after
@@ -34,7 +34,8 @@ def replan(
 ) -> Plan | None:
     """The plan of `session`, analysed as `analysis`, with `choices`; `before`: the plan of
     the message list `old` with the same choices, `analysis` made from its analysis
-    (`incremental.reanalyze`). None: this step needs the whole plan (`make_plan`)."""
+    (`incremental.reanalyze`). None: this step needs the whole plan (`make_plan`); where
+    that is found after the plan's reading of the state began, the whole plan."""
     prior = before.analysis
     if analysis.target != prior.target or len(before.groups) != len(before.fixes):
         return None
@@ -43,14 +44,14 @@ def replan(
         return None
     planner = Planner(session, analysis, choices)
     if planner.held is not None:
-        return None
+        return planner.whole()
     was = set(map(id, prior.findings))
     now = set(map(id, analysis.findings))
     gone = [f.position for f in prior.findings if id(f) not in now]
     if None in gone:
-        return None
+        return planner.whole()
     # a fix stays unless its span holds a changed message or a finding made again
-    spots = sorted(changed.union(gone))  # type: ignore[arg-type]
+    spots = sorted(changed.union(k for k in gone if k is not None))
     groups = dict(before.groups)
     fixes: list[Fix] = []  # those that stay, in their order
     loose: set[int] = set()  # the findings of the fixes made again
@@ -76,7 +77,7 @@ def replan(
         order = finding_order(findings[0])
         at = bisect_left(fixes, order, lo=at, key=_first)
         if at < len(fixes) and _first(fixes[at]) == order:
-            return None  # (two findings of one place and code: their order is the list's)
+            return planner.whole()  # (two findings of one place and code: in the list's order)
         fix = planner.fix(gkey, findings)
         groups[gkey] = fix
         fixes.insert(at, fix)

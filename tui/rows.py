@@ -377,7 +377,9 @@ def refound(
     at = set(changed)
     at.update(f.position for f in was if id(f) not in now and f.position is not None)
     at.update(f.position for f in analysis.findings if id(f) not in had and f.position is not None)
-    at.intersection_update(range(len(msgs)))
+    at = {mi for mi in at if mi < len(msgs)}
+    if len(at) * 2 > len(analysis.findings):
+        return None  # (most findings made again: as cheap marked whole)
     old = before.rows
     made, message_row = _changed_rows(
         old._made if isinstance(old, LazyRows) else old, old_mr, msgs, at

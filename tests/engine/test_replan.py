@@ -104,6 +104,30 @@ def test_generated_sessions_keep_a_plan_that_is_the_whole_plan(doc, fmt, target,
     _steps(Workbench(session), random.Random(rng_seed), 6, _kept_is_whole)
 
 
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    doc=st.lists(_entry, min_size=1, max_size=14),
+    target=st.sampled_from(_TARGETS),
+    rng_seed=st.integers(0, 2**32 - 1),
+)
+def test_the_plan_after_apply_all_and_its_undo_is_the_whole_plan(doc, target, rng_seed):
+    """A step then apply-all (its rounds analysed from the first round's plan), its undo
+    and redo, then more steps."""
+    try:
+        session = load_bytes(
+            json.dumps(doc).encode(), "/tmp/input.json", format="roo", target=target
+        )
+    except InputError:
+        return
+    wb = Workbench(session)
+    rng = random.Random(rng_seed)
+    _steps(wb, rng, 1, _kept_is_whole)
+    for step in (wb.apply_all, wb.undo, wb.redo):
+        if step() is not None:
+            _kept_is_whole(wb, [step.__name__])
+    _steps(wb, rng, 3, _kept_is_whole)
+
+
 def _long(turns: int) -> bytes:
     """A Roo history: each turn a call answered twice (a duplicate result) in its user
     message, then a text reply."""
