@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .model import SYNTHETIC_PREFIX, Block, block_text
 
 PLACEHOLDERS = (
@@ -20,6 +22,9 @@ PLACEHOLDERS = (
 )
 
 
+_ANY = re.compile("|".join(map(re.escape, PLACEHOLDERS)))  # (one search, not one per text)
+
+
 def is_placeholder(block: Block) -> bool:
     text = block_text(block).strip()
     if text.startswith(SYNTHETIC_PREFIX):
@@ -27,4 +32,4 @@ def is_placeholder(block: Block) -> bool:
     low = text.lower()
     if low in ("aborted", ""):
         return True
-    return any(p in low for p in PLACEHOLDERS) and len(low) < 300
+    return len(low) < 300 and _ANY.search(low) is not None

@@ -680,7 +680,8 @@ class _Ctx:
     def keep_best_result(self, findings: list[Finding]) -> Built:
         res0 = self._results(findings)[0]
         use = _use_of(res0)
-        keep = best_result(use)
+        held = {id(r): is_placeholder(r.block) for r in use.results}  # (read once each)
+        keep = best_result(use, held)
         edits: list[Edit] = []
         touches = {self.uid(use.mi)} | {self.uid(r.mi) for r in use.results}
         home_edits, home_touch, home_where = self._bring_home(use, [keep])
@@ -700,7 +701,7 @@ class _Ctx:
             edits.append(DropIfEmpty("drop_message", self.uid(mi), "drop the message left empty"))
         why = (
             "a real result over a placeholder"
-            if is_placeholder(use.results[0].block) != is_placeholder(keep.block)
+            if held[id(use.results[0])] != held[id(keep)]
             else "the best of the results"
         )
         return (
@@ -1300,13 +1301,15 @@ def use_as_text(block: Block) -> Block:
     )
 
 
-def best_result(use: Use) -> Result:
+def best_result(use: Use, held: Mapping[int, bool] | None = None) -> Result:
     """The duplicate policy (docs/codes.md, Fixes): real over placeholder, then non-error over error, then the one
-    already home, then the earliest."""
+    already home, then the earliest. `held`: id(result) -> whether it is a placeholder,
+    where the caller has it."""
 
     def rank(item: tuple[int, Result]) -> tuple[int, int, int, int]:
         k, r = item
-        return (is_placeholder(r.block), r.block.is_error, r.mi != use.home, k)
+        p = held[id(r)] if held is not None else is_placeholder(r.block)
+        return (p, r.block.is_error, r.mi != use.home, k)
 
     return min(enumerate(use.results), key=rank)[1]
 
