@@ -12,11 +12,12 @@ that does not stay) are grouped and built as `make_plan` does, and a group of th
 a staying fix answered before takes that fix's findings too (the fix is made again). The
 fixes come in `make_plan`'s order: by their first finding.
 
-`replan` declines (the whole plan, as `make_plan` makes it) where the step inserted or dropped messages (every
-position after it moved: the analysis makes every finding again), the numbers moved (a
-fix's detail names messages by number), the target changed, or the format holds messages
-no fix may change (`Adapter.frozen`: whether a fix is left out reads the message after
-it). tests/engine/test_replan.py checks it equals `make_plan` after random steps.
+`replan` declines (the whole plan, as `make_plan` makes it) where the step inserted or
+dropped messages (every position after it moved: the analysis makes every finding again),
+the numbers moved (a fix's detail names messages by number), the target changed, or the
+format holds messages no fix may change (`Adapter.frozen`: whether a fix is left out reads
+the message after it). tests/engine/test_replan.py checks it equals `make_plan` after
+random steps, apply-all, undo and redo.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import islice
-from operator import indexOf, is_not
+from itertools import islice, repeat
+from operator import indexOf, is_, is_not
 
 from textual.content import Content
 
@@ -78,6 +78,10 @@ class FixLines:
     counts: dict[tuple[str, int | None], int]
     top: int  # the largest messages.N named: the width of the number column
     of_finding: dict[int, Fix]  # id(finding) -> its fix (one that changes something first)
+
+    def index(self, fix: Fix) -> int:
+        """Where `fix` (this object: not one equal to it) is in the list."""
+        return indexOf(map(is_, self.fixes, repeat(fix)), True)
 
 
 def fix_lines(fixes: list[Fix], before: FixLines | None = None) -> FixLines:

@@ -865,8 +865,11 @@ class MainScreen(Screen[None]):
 
     def _fix_of_row(self, row: Row) -> int | None:
         """The plan's fix for one of the row's findings (one that changes something first)."""
-        of = self.lines.of_finding if self.lines is not None else {}
-        hits = [self.fixes.index(of[id(f)]) for f in row.findings if id(f) in of]
+        lines = self.lines
+        if lines is None:
+            return None
+        of = lines.of_finding
+        hits = [lines.index(of[id(f)]) for f in row.findings if id(f) in of]
         if not hits:
             return None
         return min(hits, key=lambda i: (not self.fixes[i].actionable, i))
@@ -1338,11 +1341,12 @@ class MainScreen(Screen[None]):
         that is still in the plan (the same fix, or one holding a finding of it) and changes
         something. The plans before and after agree up to the step's fixes: the search
         starts there."""
-        of = self.lines.of_finding if self.lines is not None else {}
+        lines = self.lines
+        of = lines.of_finding if lines is not None else {}
         target = None
         for f in old[at + 1 :]:
-            if f.findings and all(of.get(id(x)) is f for x in f.findings):
-                hit: int | None = self.fixes.index(f)  # kept by the plan after the step
+            if lines is not None and f.findings and all(of.get(id(x)) is f for x in f.findings):
+                hit: int | None = lines.index(f)  # kept by the plan after the step
             else:
                 keys = {fd.key for fd in f.findings if fd.key}
                 start = max(0, min(at, len(self.fixes)) - 8)
