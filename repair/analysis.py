@@ -370,7 +370,8 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         use = res.use
         if res.is_duplicate:
             first = use.results[0]
-            _duplicate(out, res.mi, res.bi, res.block, use.block, first.mi, first.block, key)
+            call = (use.block.tool_id, use.block.name)
+            _duplicate(out, res.mi, res.bi, res.block, call, first.mi, first.block, key)
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
@@ -381,7 +382,7 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
 def _copies(msgs: list[Message], out: _Collector, asked: int, home: int) -> None:
     """duplicate-tool-result for each second copy of a turn answered twice
     (`Pairing.checked_copies`), as said of a duplicate result above."""
-    calls = [b for b in msgs[asked].blocks if b.type == TOOL_USE]
+    calls = msgs[asked].calls()  # (a loader may name them without making the blocks)
     msg = msgs[home]
     answers = [
         (bi, b)
@@ -398,13 +399,13 @@ def _duplicate(
     mi: int,
     bi: int,
     block: Block,
-    call: Block,
+    call: tuple[str | None, str | None],
     first_mi: int,
     first: Block,
     key: tuple[Hashable, ...],
 ) -> None:
-    """duplicate-tool-result: `block` (at `mi`, `bi`) answers `call`, already answered by
-    `first` (at `first_mi`)."""
+    """duplicate-tool-result: `block` (at `mi`, `bi`) answers `call` (its tool id and
+    name), already answered by `first` (at `first_mi`)."""
     # (each number once: a Gemini CLI chat may hold tens of thousands of these)
     first_k, here = out.number_of(first_mi, first), out.number_of(mi, block)
     n = _named(first_k, first_mi)
@@ -415,7 +416,7 @@ def _duplicate(
         mi,
         bi,
         block.tool_id,
-        f"another tool_result for tool_use {call.tool_id} ({call.name or '?'}); {where}, "
+        f"another tool_result for tool_use {call[0]} ({call[1] or '?'}); {where}, "
         "and each tool_use must have a single result.",
         key=key,
         number=here,

@@ -170,6 +170,11 @@ class Message:
             self._plain_shape = plain
         return got
 
+    def calls(self) -> list[tuple[str | None, str | None]]:
+        """(tool id, name) of each of its tool_use blocks, in order: what a finding says of
+        a call (a loader may read them from its records, its blocks not made)."""
+        return [(b.tool_id, b.name) for b in self.blocks if b.type == TOOL_USE]
+
     def plain_shape(self) -> bool:
         """Known to hold blocks, none of them a blank text block, and no tool_result after
         a block of another type (a text answer aside): the shape rules need not look at its

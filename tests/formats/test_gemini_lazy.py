@@ -66,6 +66,8 @@ def test_gemini_messages_are_the_ones_made_at_load(data, made_first, target):
     replaced by a `$set`): the same findings, numbers, counts, messages, blocks and tool
     ids as the messages made at load, and the same file written back."""
     lazy, whole = _both(data)
+    # the calls as a finding names them, read from the records before any block is made
+    assert [m.calls() for m in lazy.messages] == [m.calls() for m in whole.messages]
     if made_first:
         for m in lazy.messages:
             m.blocks  # noqa: B018 (made before the analysis)
@@ -140,3 +142,38 @@ def test_a_clean_gemini_check_makes_no_block():
         ["c1"],
         [None],
     ]
+
+
+def test_a_chat_answered_twice_is_checked_without_its_calls_blocks():
+    """Gemini CLI 0.61 writes each result twice (in the gemini record's toolCalls and in a
+    user record): each second copy is a duplicate-tool-result naming its call, the model
+    message holding the calls named from its records, its blocks not made."""
+    calls = [
+        {
+            "id": f"c{k}",
+            "name": name,
+            "args": {},
+            "result": [{"functionResponse": {"id": f"c{k}", "name": "ls", "response": {}}}],
+        }
+        for k, name in ((1, "ls"), (2, 7))  # (a name that is no string reads "?")
+    ]
+    answers = [c["result"][0] for c in calls]
+    lines = [
+        {"sessionId": "s-1", "projectHash": "ab" * 32},
+        {"id": "u", "type": "user", "content": [{"text": "go"}]},
+        {"id": "g", "type": "gemini", "content": "looking", "toolCalls": calls},
+        {"id": "r", "type": "user", "content": answers},
+        {"id": "g2", "type": "gemini", "content": "done"},
+    ]
+    s = load_bytes(b"".join(map(_line, lines)), path="chat.jsonl", format="gemini-cli")
+    asked = s.messages[1]
+    assert type(asked) is GeminiMessage and asked.tool_ids() == (("c1", "c2"), ())
+    found = analysis.analyze(s).findings
+    assert [(f.code, f.tool_use_id) for f in found] == [
+        ("duplicate-tool-result", "c1"),
+        ("duplicate-tool-result", "c2"),
+    ]
+    assert found[0].detail.startswith("another tool_result for tool_use c1 (ls); ")
+    assert found[1].detail.startswith("another tool_result for tool_use c2 (?); ")
+    assert not asked.made()
+    assert asked.calls() == [(b.tool_id, b.name) for b in asked.blocks if b.type == "tool_use"]

@@ -711,6 +711,22 @@ class GeminiMessage(LazyMessage):
     def _make_src(self) -> dict[str, Any] | None:
         return {"line": self._turns[0].rec.places[-1].at_line + 1}
 
+    def calls(self) -> list[tuple[str | None, str | None]]:
+        """Its calls from its records, as `_usual_blocks` makes them (a model turn's
+        `toolCalls`: the id as sent, the name or "?"), its blocks not made: a chat that
+        Gemini CLI 0.61 answered twice names each call in a finding (`analysis._copies`)."""
+        if self.made():
+            return super().calls()
+        out: list[tuple[str | None, str | None]] = []
+        for t in self._turns:
+            if t.role != "model":
+                continue  # (a user turn's blocks are results)
+            assert t.facts is not None
+            for tc, tid in zip(t.rec.obj.get("toolCalls") or (), t.facts.calls, strict=True):
+                name = tc.get("name")
+                out.append((tid, name if isinstance(name, str) else "?"))
+        return out
+
 
 def _message(state: GeminiState, group: list[Turn]) -> Message:
     first = group[0]
