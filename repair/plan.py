@@ -231,6 +231,9 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
         if not fix.actionable or fix.touches & touched:
             continue
         for edit in fix.edits:
+            # what it removed is this application's (a fix kept across steps, or previewed
+            # before, was applied to another state: `DropBlock` of a block gone since)
+            edit.removed, edit.has_removed, edit.removed_bids = None, False, ()
             edit.apply(patch)
         touched |= fix.touches
         applied.append(fix)

@@ -373,3 +373,18 @@ def test_claude_code_file_with_id_less_calls_and_wrong_role_blocks_resumes_as_re
         (m.role, [f"{b.type} {b.tool_id}" if b.tool_id else b.type for b in m.blocks])
         for m in live[1:]
     ] == sent_by_claude_code
+
+
+def test_what_an_edit_removed_is_of_its_last_application():
+    """A fix kept across states (`repair.replan`, a preview then the apply) reports what it
+    removed where it was applied last: a drop of a block gone since removes nothing."""
+    from repair.plan import apply_fixes
+
+    s = S(("assistant", U("t1")), ("user", [R("t1", "first"), R("t1", "again")]))
+    (fix,) = [f for f in make_plan(s).fixes if f.code == "duplicate-tool-result"]
+    after, applied = apply_fixes(s, [fix])
+    assert applied == [fix] and any(e.has_removed for e in fix.edits)
+    again, _ = apply_fixes(after, [fix])  # the dropped block is not there any more
+    assert shape(again) == shape(after)
+    assert not any(e.has_removed for e in fix.edits)
+    assert all(e.removed is None and e.removed_bids == () for e in fix.edits)
