@@ -146,6 +146,8 @@ def _reanalyze(
     recount = before.request is not None and before.request.counted is not None
     if recount and (client is None or client.light_part is None):
         return None
+    if recount and isinstance(changed, frozenset) and _too_far_apart(changed, len(new)):
+        return None
     if not _may_follow(before, session):
         return None
     w = wire.wire_for(target)
@@ -350,6 +352,20 @@ def _apart(before: Analysis, old: list[Message], session: Session, shift: Shift)
                 where.add(moved)
     numbers, sent = wire.provider_numbers(new, target, len(live))
     return _found(before, session, pairing, where, numbers, sent, None, all_at=True)
+
+
+def _too_far_apart(changed: Iterable[int], n: int) -> bool:
+    """Whether positions `changed` (of `n` messages) reach over more than a share of the
+    session that the increment follows: every one is paired again (`_to_pair_again`), so a
+    request counted again over the stretch from the first to the last (`_stretch`) would be
+    as long; known before any of it is paired (a round of `apply_all` that changed fixes
+    all over the session: 0.2-0.5 s paired again, at 100k, then declined)."""
+    limit = max(64, int(n * _MAX_SHARE))
+    return bool(changed) and max(changed) - min(changed) + 1 > limit
+
+
+def _too_many(positions: list[int], limit: int) -> bool:
+    return len(positions) > limit and len(set(positions)) > limit
 
 
 def _may_follow(before: Analysis, session: Session) -> bool:
@@ -1150,9 +1166,11 @@ def _to_pair_again(
     they hold (every position holding one is among them), from the positions `changed`
     and the messages the step replaced (`gone`: their ids count too; each with its
     position in `p`, None where it has none); None when too many."""
-    at = _ids_at(p)
     limit = max(64, int(len(new) * _MAX_SHARE))
     todo = sorted(changed)
+    if _too_many(todo, limit):
+        return None  # (each of them is among those paired again)
+    at = _ids_at(p)
     seen: set[int] = set()
     ids: set[str] = set()
     for k, m in gone:
