@@ -272,12 +272,14 @@ def compact(obj: Any) -> bytes:
     return _encode(obj, 0, False, {"separators": (",", ":")})
 
 
-def to_json(obj: Any, indent: bool = False) -> bytes:
+def to_json(obj: Any, indent: bool = False, *, newline: bool = False) -> bytes:
     """JSON histview writes itself (reports, `--json` output, previews): one line, or indented
-    by 2; numbers and text of the session exactly as read."""
+    by 2; numbers and text of the session exactly as read. `newline`: ending in one, written
+    with the rest (a report of hundreds of MB is not copied to add it)."""
     if indent:
-        return _encode(obj, orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, False, {"indent": 2})
-    return _encode(obj, orjson.OPT_NON_STR_KEYS, False, {"separators": (",", ":")})
+        option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+        return _encode(obj, option, False, {"indent": 2}, newline)
+    return _encode(obj, orjson.OPT_NON_STR_KEYS, False, {"separators": (",", ":")}, newline)
 
 
 def text_of(value: Any, indent: bool = False) -> str:
@@ -287,9 +289,12 @@ def text_of(value: Any, indent: bool = False) -> str:
     return _encode(value, None, False, {"indent": 2} if indent else {}).decode("utf-8")
 
 
-def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict[str, Any]) -> bytes:
+def _encode(
+    obj: Any, option: int | None, ensure_ascii: bool, kw: dict[str, Any], newline: bool = False
+) -> bytes:
     """orjson with `option` when given and it can write `obj`; else the stdlib with `kw`.
-    Each `JsonNumber` is written as a placeholder string, replaced by its literal after."""
+    Each `JsonNumber` is written as a placeholder string, replaced by its literal after.
+    `newline`: a newline after it."""
     literals: list[str] = []
     mark = "@histview-number-" + secrets.token_hex(8) + "-"
 
@@ -302,7 +307,11 @@ def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict[str, Any]
     out: bytes | None = None
     if option is not None:
         try:
-            out = orjson.dumps(obj, default=placeholder, option=option)
+            out = orjson.dumps(
+                obj,
+                default=placeholder,
+                option=option | orjson.OPT_APPEND_NEWLINE if newline else option,
+            )
         except (TypeError, orjson.JSONEncodeError):
             literals.clear()  # lone surrogates or nesting orjson does not write
     if out is None:
@@ -313,6 +322,8 @@ def _encode(obj: Any, option: int | None, ensure_ascii: bool, kw: dict[str, Any]
             text = _deep(
                 lambda: json.dumps(obj, ensure_ascii=ensure_ascii, default=placeholder, **kw)
             )
+        if newline:
+            text += "\n"
         # A lone surrogate cannot be UTF-8: write it as the JSON escape it was read from.
         out = text.encode("utf-8", "backslashreplace")
     if literals:

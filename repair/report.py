@@ -101,6 +101,6 @@ def encode_report(doc: dict[str, Any]) -> bytes:
     deeper than orjson writes). WriteFailed when a value is not JSON at all (then nothing is
     written)."""
     try:
-        return to_json(doc, indent=True) + b"\n"
+        return to_json(doc, indent=True, newline=True)
     except (TypeError, ValueError, RecursionError) as exc:
         raise WriteFailed(f"the report cannot be encoded: {exc}") from None

@@ -296,3 +296,24 @@ def test_check_reads_without_the_number_scan_and_finds_what_an_exact_load_finds(
         assert json.loads(out)["findings"] == [f.to_json() for f in exact[path].findings]
     # what orjson refuses (1e400, NaN) is read by the exact parser, not refused
     assert load_session(str(roo), exact_numbers=False).messages[1].raw["ts"] == JsonNumber("1e400")
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([JsonNumber(t) for t in ODD if t not in ("NaN", "Infinity")])
+    | st.text()
+    | st.sampled_from(["\ud800", "a\udfffb"]),  # lone surrogates: the stdlib writes them
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(value=_VALUES, indent=st.booleans())
+def test_json_written_with_its_newline_is_the_json_then_a_newline(value, indent):
+    """A report is encoded with its final newline (not copied to add it): the same bytes."""
+    assert to_json(value, indent, newline=True) == to_json(value, indent) + b"\n"

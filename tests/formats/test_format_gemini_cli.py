@@ -318,6 +318,14 @@ def test_crlf_and_missing_final_newline_round_trip_and_are_kept_on_fix():
     assert b"\r\n" in out and not out.endswith(b"\n") and b"\n" not in out.replace(b"\r\n", b"")
 
 
+@pytest.mark.parametrize("nl", [b"\n", b"\r\n"])
+def test_a_fixed_chat_ends_in_one_newline_as_read(nl):
+    data = (DATA / "clean_seed.jsonl").read_bytes().rstrip(b"\n").replace(b"\n", nl) + nl
+    out = fix(load(data))
+    assert out != data and out.endswith(nl) and not out.endswith(nl + nl)
+    assert out.count(nl) == len(out.split(nl)) - 1 == len(records(out.replace(b"\r", b"")))
+
+
 # ------------------------------------------------------------------ fixes
 
 

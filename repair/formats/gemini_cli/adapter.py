@@ -1367,10 +1367,9 @@ def _write_lines(plan: Plan, msgs: list[Message], state: GeminiState) -> Export:
         else:
             out.append(line.raw)
         out.extend(compact(o) for o in after_line.get(idx, ()))
-    nl = state.newline.encode()
-    body = nl.join(out)
     if state.trailing_newline and out:
-        body += nl
+        out.append(b"")  # (joined with the rest: the body is not copied to add it)
+    body = state.newline.encode().join(out)
     return Export((b"\xef\xbb\xbf" if state.bom else b"") + body, dropped)
 
 
