@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
+
 from bench.gen import gen_claude_code
 from repair.analysis import analyze, made_whole
 from repair.formats import load_bytes
@@ -126,3 +128,35 @@ def test_fix_of_a_generated_claude_code_session_plans_from_the_request_counted(t
     assert [(f.code, f.action, f.key) for f in wb.applied] == [
         (f.code, f.action, f.key) for f in fresh.applied
     ]
+
+
+def _settled_facts(session) -> tuple:
+    settled = settle(session, Choices())
+    last = settled.last if settled.last_whole else made_whole(settled.last, settled.session)
+    fixes = [
+        (f.code, f.action, f.message_index, f.tool_use_id, f.detail, f.key)
+        + tuple((e.action, e.detail, e.removed if e.has_removed else None) for e in f.edits)
+        for f in settled.applied
+    ]
+    return settled.session.export_bytes(), fixes, facts(settled.first), facts(last)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_round_after_deferred_fixes_analysed_whole_at_once_settles_as_the_long_way(
+    monkeypatch, seed
+):
+    """After a round whose fixes of one turn waited for the next (a Gemini CLI turn's
+    calls, each answered twice), the state is analysed whole at once (`WHOLE_AT_ONCE`):
+    the same fixes, written file and analyses as analysing it lean first."""
+    from bench.gen import gen_gemini_cli
+    from repair import plan
+
+    data, _ = gen_gemini_cli(1200, seed)
+    wholes = []
+    real = plan.analyze
+    monkeypatch.setattr(plan, "analyze", lambda *a, **k: wholes.append(k) or real(*a, **k))
+    session = load_bytes(data, "/tmp/chat.jsonl")
+    fast = _settled_facts(session)
+    assert {"whole": True} in wholes  # (the path taken)
+    monkeypatch.setattr(plan, "WHOLE_AT_ONCE", False)
+    assert fast == _settled_facts(session)
