@@ -42,13 +42,16 @@ class Progress:
     def start(self, text: str) -> None:
         self.stop()
         self._text, self._t0 = text, time.monotonic()
+        self._draw()  # (at once where no delay is asked)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="histview-progress", daemon=True)
         self._thread.start()
 
     def show(self, text: str) -> None:
-        """What the line says from now on (drawn at the next tick)."""
+        """What the line says from now on: drawn at once once the line shows (a phase as
+        it begins, not a tick later: the thread may wait for the interpreter's lock)."""
         self._text = text
+        self._draw()
 
     @property
     def running(self) -> bool:
@@ -71,15 +74,22 @@ class Progress:
         if stop.wait(DELAY):
             return
         while not stop.is_set():
-            with self._lock:
-                if stop.is_set():
-                    return
-                line = f"histview: {self._text} … {time.monotonic() - self._t0:.0f} s"
-                line = line[: self._columns() - 1]  # (a wrapped line is not redrawn in place)
-                pad = " " * max(0, self._width - len(line))
-                self._write("\r" + line + pad)
-                self._width = len(line)
+            self._draw(stop)
             stop.wait(TICK)
+
+    def _draw(self, stop: threading.Event | None = None) -> None:
+        """The line as it reads now, once `DELAY` has passed (not after `stop`)."""
+        with self._lock:
+            if stop is not None and stop.is_set():
+                return
+            elapsed = time.monotonic() - self._t0
+            if elapsed < DELAY:
+                return
+            line = f"histview: {self._text} … {elapsed:.0f} s"
+            line = line[: self._columns() - 1]  # (a wrapped line is not redrawn in place)
+            pad = " " * max(0, self._width - len(line))
+            self._write("\r" + line + pad)
+            self._width = len(line)
 
     def _columns(self) -> int:
         try:
