@@ -73,6 +73,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import attrgetter, indexOf, is_, is_not
 from typing import TYPE_CHECKING, TypeVar
@@ -80,7 +81,7 @@ from typing import TYPE_CHECKING, TypeVar
 from . import clients, codes, wire
 from .analysis import Analysis, _collect, _IdRules, add_record_findings, finding_order
 from .gcpause import gc_paused
-from .model import Block, Message, Session
+from .model import Block, Finding, Message, Session
 from .moved import (
     UNMOVED,
     MovedPairing,
@@ -1415,6 +1416,30 @@ def _same_run(same: Iterator[bool], n: int) -> int:
         return indexOf(same, False)
     except ValueError:
         return n
+
+
+@dataclass(frozen=True)
+class Refound:
+    """What an analysis after a step changed of the findings before it (`refound`): the
+    increment keeps every finding it did not make again as the same object."""
+
+    gone: list[Finding]  # findings before that are not kept (dropped or made again)
+    came: list[Finding]  # findings after that are new objects (made by the step)
+    was: set[int]  # id() of each finding before
+
+    def positions(self) -> set[int | None]:
+        """The messages where a finding went or came."""
+        return {f.position for f in self.gone} | {f.position for f in self.came}
+
+
+def refound(before: list[Finding], after: list[Finding]) -> Refound:
+    """Which findings a step's analysis made again, from the findings before and after it
+    (the plan kept across it, `repair.replan`, and the TUI's rows, `tui.rows.refound`)."""
+    was = set(map(id, before))
+    now = set(map(id, after))
+    return Refound(
+        [f for f in before if id(f) not in now], [f for f in after if id(f) not in was], was
+    )
 
 
 def changed_positions(old: list[Message], new: list[Message]) -> frozenset[int] | None:

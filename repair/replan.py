@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from .analysis import Analysis, finding_order
-from .incremental import changed_positions
+from .incremental import changed_positions, refound
 from .model import Message, Session
 from .plan import Choices, Fix, GroupKey, Plan, Planner
 
@@ -46,9 +46,9 @@ def replan(
     planner = Planner(session, analysis, choices)
     if planner.held is not None:
         return planner.whole()
-    was = set(map(id, prior.findings))
-    now = set(map(id, analysis.findings))
-    gone = [f.position for f in prior.findings if id(f) not in now]
+    step = refound(prior.findings, analysis.findings)
+    was = step.was
+    gone = [f.position for f in step.gone]
     if None in gone:
         return planner.whole()
     # a fix stays unless its span holds a changed message or a finding made again

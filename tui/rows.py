@@ -21,6 +21,7 @@ from repair import codes
 from repair.analysis import Analysis
 from repair.codes import Severity
 from repair.incremental import Shift
+from repair.incremental import refound as step_refound
 from repair.jsonio import to_json
 from repair.model import TOOL_RESULT, TOOL_USE, Block, Finding, Message, Session, block_text
 from repair.pairing import Pairing, Result, Use
@@ -372,12 +373,8 @@ def refound(
     old_mr = before.message_row
     if msgs is None or len(old_mr) != len(msgs) or len(base.message_row) != len(msgs):
         return None
-    now = set(map(id, analysis.findings))
-    had = set(map(id, was))
-    at = set(changed)
-    at.update(f.position for f in was if id(f) not in now and f.position is not None)
-    at.update(f.position for f in analysis.findings if id(f) not in had and f.position is not None)
-    at = {mi for mi in at if mi < len(msgs)}
+    near = step_refound(was, analysis.findings).positions().union(changed)
+    at = {mi for mi in near if mi is not None and mi < len(msgs)}
     if len(at) * 2 > len(analysis.findings):
         return None  # (most findings made again: as cheap marked whole)
     old = before.rows
