@@ -304,6 +304,27 @@ class LazyMessage(Message):
 _new = object.__new__
 
 
+def _made_meta(m: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = m._meta
+    if meta is LAZY:
+        t = m.timestamp
+        meta = m._meta = {} if t is None else {"timestamp": t}
+    return meta
+
+
+def _set_meta(m: Any, value: dict[str, Any]) -> None:
+    m._meta = value
+    m.timestamp = value.get("timestamp")
+
+
+# The `meta` of a `LazyMessage` subclass whose time is a slot of its own (`timestamp`,
+# read by the pairing and the time rules of every message: a slot, not a property reading a
+# dict) and whose dict (`_meta`, LAZY) is made when first asked for, from the time. An edit
+# (`dataclasses.replace`) sets `meta`, and the time with it; nothing may write a time into
+# the dict in place (a loader sets the slot).
+TIMED_META = property(_made_meta, _set_meta)
+
+
 @dataclass(slots=True)
 class Finding:
     """One problem. Field names and codes are its JSON shape (docs/codes.md, A finding).

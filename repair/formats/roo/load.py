@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import LAZY, Message, new_uid
+from ...model import LAZY, TIMED_META, Message, new_uid
 from ..anthropic_list import EntryMessage, _facts_of_list, message_from_entry
 from .meta import ROO_FLAGS, RooMeta, timestamp_seconds
 
@@ -21,19 +21,7 @@ class RooEntry(EntryMessage):
     __slots__ = ("timestamp", "_meta")
     timestamp: float | None
     _meta: Any
-
-    @property
-    def meta(self) -> dict[str, Any]:
-        meta: dict[str, Any] = self._meta
-        if meta is LAZY:
-            t = self.timestamp
-            meta = self._meta = {} if t is None else {"timestamp": t}
-        return meta
-
-    @meta.setter
-    def meta(self, value: dict[str, Any]) -> None:
-        self._meta = value
-        self.timestamp = value.get("timestamp")
+    meta = TIMED_META
 
 
 _new = object.__new__
