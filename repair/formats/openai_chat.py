@@ -23,7 +23,9 @@ from typing import Any, cast
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
 from ..model import (
+    LAZY,
     TEXT,
+    TIMED_META,
     TOOL_RESULT,
     TOOL_USE,
     Block,
@@ -31,7 +33,7 @@ from ..model import (
     Message,
     Session,
     ToolIds,
-    text_is_blank,
+    new_uid,
 )
 from .base import (
     Adapter,
@@ -303,19 +305,24 @@ class OpenAIChatAdapter(Adapter):
 class ChatMessage(LazyMessage):
     """An entry read the usual way, or a run of usual tool messages (`_end`: the entry
     after it), whose blocks are made when first asked for (`LazyMessage`): the loader
-    reads its tool ids, plain shape and block counts from the entries. Equal to what
-    `_load_entry` makes of the same entries once made (tests/formats/test_chat_lazy.py)."""
+    reads its tool ids, plain shape and block counts from the entries; its origin (`At`,
+    `ToolRun`) is made when first asked for too, and its `meta` (a chat entry has no time:
+    `timestamp` is None, `model.TIMED_META`). Equal to what `_load_entry` makes of the
+    same entries once made (tests/formats/test_chat_lazy.py)."""
 
-    __slots__ = ("_conv", "_i", "_end")
+    __slots__ = ("_conv", "_i", "_end", "timestamp", "_meta")
     _conv: Conversation
     _i: int
     _end: int | None
+    timestamp: float | None
+    _meta: Any
+    meta = TIMED_META
 
     def _make_blocks(self) -> tuple[Block, ...]:
         conv, i, end = self._conv, self._i, self._end
         entries = conv.entries
         if end is None:
-            made = _load_entry(conv, i, entries[i], self._origin)
+            made = _load_entry(conv, i, entries[i], self.origin)
             assert isinstance(made, Message)
             return made.blocks
         return tuple(_run_block(conv, j, entries[j]) for j in range(i, end))
@@ -323,10 +330,26 @@ class ChatMessage(LazyMessage):
     def _make_src(self) -> dict[str, Any] | None:
         return _src(self._conv, self._i)
 
+    @property
+    def origin(self) -> Any:
+        origin = self._origin
+        if origin is LAZY:
+            i, end = self._i, self._end
+            origin = At(i) if end is None else ToolRun(tuple(range(i, end)))
+            self._origin = origin
+        return origin
+
+    @origin.setter
+    def origin(self, value: Any) -> None:
+        self._origin = value
+
     def entries(self) -> list[Any]:
         """The entries it was read from, as they are written while it is untouched."""
         raw = self.raw
         return [raw] if self._end is None else list(raw)
+
+
+_new = object.__new__
 
 
 def _chat_message(
@@ -335,51 +358,64 @@ def _chat_message(
     i: int,
     end: int | None,
     raw: Any,
-    origin: Any,
-    facts: tuple[ToolIds, bool],
+    ids: ToolIds,
+    plain: bool,
     counts: tuple[int, int],
 ) -> ChatMessage:
-    m: ChatMessage = ChatMessage.unmade(role, raw, facts, role in HIDDEN_ROLES, origin)
-    m._conv, m._i, m._end, m._counts = conv, i, end, counts
+    # (`LazyMessage.unmade` spelt out, its origin and meta left to come: no call of its
+    # own, no `At` and no dict for each of 100k entries)
+    m: ChatMessage = _new(ChatMessage)
+    m.role = role
+    m._blocks = LAZY
+    m.raw = raw
+    m._meta = LAZY
+    m.timestamp = None
+    m.hidden = role in HIDDEN_ROLES
+    m.malformed = None
+    m._src = LAZY
+    m._origin = LAZY
+    m.uid = new_uid()
+    m._tool_ids = ids
+    m._plain_shape = plain
+    m._counts = counts
+    m._conv, m._i, m._end = conv, i, end
     return m
 
 
-def _usual_text(role: Any, entry: dict[str, Any]) -> tuple[int, bool] | None:
-    """For an entry `_load_entry` reads without a question, how many blocks it makes and
-    whether they are plain (`Message.plain_shape`), its tool ids aside: a user, system or
+def _usual(role: Any, entry: dict[str, Any]) -> tuple[tuple[str, ...], int, bool] | None:
+    """For an entry `_load_entry` reads without a question, its call ids, how many blocks
+    it makes and whether they are plain (`Message.plain_shape`): a user, system or
     developer message whose content is a string or null, or an assistant's whose calls
-    all have an id (None: another entry, read the long way)."""
+    all are objects with a string id (None: another entry, read the long way)."""
     content = entry.get("content")
     if content is not None and type(content) is not str:
         return None
+    ids: Any = ()
     if role == "assistant":
         if "function_call" in entry:
             return None
+        calls = entry.get("tool_calls")
+        if calls is not None:
+            if type(calls) is not list:
+                return None
+            ids = []
+            for call in calls:
+                if type(call) is not dict:
+                    return None
+                cid = call.get("id")
+                if type(cid) is not str:
+                    return None
+                ids.append(cid)
+            ids = tuple(ids)
         if content is None or (not content and "tool_calls" in entry):
-            return 0, True
-        return 1, not text_is_blank(content)
-    if role == "user" or (type(role) is str and role in HIDDEN_ROLES):
-        if content is None:
-            return 0, True
-        return 1, not text_is_blank(content)
-    return None
-
-
-def _call_ids(calls: Any) -> tuple[str, ...] | None:
-    """The ids of an assistant's `tool_calls` when each is an object with a string id."""
-    if calls is None:
-        return ()
-    if type(calls) is not list:
+            n = len(ids)
+            return ids, n, n > 0
+    elif role != "user" and not (type(role) is str and role in HIDDEN_ROLES):
         return None
-    ids = []
-    for call in calls:
-        if type(call) is not dict:
-            return None
-        cid = call.get("id")
-        if type(cid) is not str:
-            return None
-        ids.append(cid)
-    return tuple(ids)
+    elif content is None:
+        return ids, 0, False
+    # (`text_is_blank` of a string spelt out)
+    return ids, 1 + len(ids), bool(content) and not content.isspace()
 
 
 def _load_conversation(conv: Conversation) -> list[Message]:
@@ -393,21 +429,6 @@ def _load_conversation(conv: Conversation) -> list[Message]:
     start = -1  # the first entry of the run of tool messages read (-1: none)
     run_ids: list[str] = []
     usual = True  # each tool message of the run the usual one (no legacy function message)
-
-    def close_run(end: int) -> None:
-        nonlocal start, usual
-        origin = ToolRun(tuple(range(start, end)))
-        raw = entries[start:end]
-        if usual:
-            n = end - start
-            facts = ((), tuple(run_ids)), True
-            append(_chat_message(conv, "user", start, end, raw, origin, facts, (n, n)))
-        else:
-            blocks = tuple(_run_block(conv, j, entries[j]) for j in range(start, end))
-            append(Message("user", blocks, raw, src=_src(conv, start), origin=origin))
-        run_ids.clear()
-        start, usual = -1, True
-
     for i, entry in enumerate(entries):
         if type(entry) is dict:
             role = entry.get("role")
@@ -419,16 +440,16 @@ def _load_conversation(conv: Conversation) -> list[Message]:
                     run_ids.append(cid)
                     continue
             else:
-                shape = _usual_text(role, entry)
-                ids = _call_ids(entry.get("tool_calls")) if role == "assistant" else ()
-                if shape is not None and ids is not None:
+                got = _usual(role, entry)
+                if got is not None:
                     if start >= 0:
-                        close_run(i)
-                    n, plain = shape
-                    n += len(ids)
-                    facts = (ids, ()), n > 0 and plain
-                    # (`_usual_text` read a role that is a string)
-                    m = _chat_message(conv, cast(str, role), i, None, entry, At(i), facts, (n, 0))
+                        append(_run(conv, start, i, run_ids, usual))
+                        start, usual, run_ids = -1, True, []
+                    ids, n, plain = got
+                    # (`_usual` read a role that is a string)
+                    m = _chat_message(
+                        conv, cast(str, role), i, None, entry, (ids, ()), plain, (n, 0)
+                    )
                     message_at[i] = m
                     append(m)
                     continue
@@ -439,12 +460,26 @@ def _load_conversation(conv: Conversation) -> list[Message]:
             usual = False
             continue
         if start >= 0:
-            close_run(i)
+            append(_run(conv, start, i, run_ids, usual))
+            start, usual, run_ids = -1, True, []
         message_at[i] = built
         append(built)
     if start >= 0:
-        close_run(len(entries))
+        append(_run(conv, start, len(entries), run_ids, usual))
     return out
+
+
+def _run(conv: Conversation, start: int, end: int, ids: list[str], usual: bool) -> Message:
+    """The user message of the run of tool messages from `start` to `end`; `ids`: their
+    `tool_call_id`s where `usual` (each a tool message with a string one)."""
+    entries = conv.entries
+    raw = entries[start:end]
+    if usual:
+        n = end - start
+        return _chat_message(conv, "user", start, end, raw, ((), tuple(ids)), True, (n, n))
+    blocks = tuple(_run_block(conv, j, entries[j]) for j in range(start, end))
+    origin = ToolRun(tuple(range(start, end)))
+    return Message("user", blocks, raw, src=_src(conv, start), origin=origin)
 
 
 def _run_block(conv: Conversation, i: int, entry: Any) -> Block:

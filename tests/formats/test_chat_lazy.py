@@ -108,7 +108,7 @@ def _block_facts(m: Message) -> list[tuple]:
 
 
 def _facts(m: Message) -> tuple:
-    return (m.role, m.raw, m.hidden, m.malformed, m.src, m.meta, _origin(m.origin))
+    return (m.role, m.raw, m.hidden, m.malformed, m.src, m.meta, m.timestamp, _origin(m.origin))
 
 
 def _session(msgs: list[Message], conv: chat.Conversation, target: str) -> Session:
