@@ -94,11 +94,10 @@ from .moved import (
     compose,
     forward,
     forwarding,
-    neighbours,
     spliced,
 )
 from .moved import Shift as Shift  # (where tui/ finds it)
-from .pairing import LeanPairing, Pairing, Result, Use, pair
+from .pairing import LeanPairing, Pairing, Result, Use, neighbours, pair
 
 if TYPE_CHECKING:
     from .formats.base import Adapter

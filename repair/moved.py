@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter, indexOf, is_, itemgetter
 from typing import TypeVar, overload
 
-from .pairing import Pairing, Result, Use
+from .pairing import Lookup, Pairing, Result, Use, neighbours
 
 _T = TypeVar("_T")
 _V = TypeVar("_V")
@@ -368,54 +368,3 @@ _mi = attrgetter("mi")
 
 def _place(x: Use | Result) -> tuple[int, int]:
     return x.mi, x.bi
-
-
-class Lookup(Mapping[int, _V]):
-    """A mapping read when asked for (`get`), its keys listed only when iterated."""
-
-    __slots__ = ("_get", "_keys")
-
-    def __init__(self, get: Callable[[int], _V | None], keys: Callable[[], list[int]]):
-        self._get = get
-        self._keys = keys
-
-    def get(self, k: int, default: _V | None = None) -> _V | None:  # type: ignore[override]
-        got = self._get(k)
-        return default if got is None else got
-
-    def __getitem__(self, k: int) -> _V:
-        got = self._get(k)
-        if got is None:
-            raise KeyError(k)
-        return got
-
-    def __contains__(self, k: object) -> bool:
-        return isinstance(k, int) and self._get(k) is not None
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._keys())
-
-    def __len__(self) -> int:
-        return len(self._keys())
-
-
-def neighbours(live: list[int], step: int) -> Lookup[int]:
-    """Live message -> the next (`step` 1) or previous (-1) live message, read from the
-    list of live messages (where every message is live, the one next to it)."""
-    n = len(live)
-    if n and live[0] == 0 and live[-1] == n - 1:  # (sorted, each once: every position)
-
-        def every(k: int) -> int | None:
-            return k + step if 0 <= k < n and 0 <= k + step < n else None
-
-        return Lookup(every, lambda: live[:-1] if step > 0 else live[1:])
-
-    def get(k: int) -> int | None:
-        i = bisect_left(live, k)
-        if i < len(live) and live[i] == k:
-            j = i + step
-            if 0 <= j < len(live):
-                return live[j]
-        return None
-
-    return Lookup(get, lambda: live[:-1] if step > 0 else live[1:])

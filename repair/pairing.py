@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 from .gcpause import gc_paused
 from .model import TOOL_RESULT, TOOL_USE, Block, Message
+
+_V = TypeVar("_V")
 
 
 @dataclass(slots=True, eq=False)
@@ -244,6 +246,59 @@ class LeanPairing(Pairing):
         return self._built().results_by_message
 
 
+class Lookup(Mapping[int, _V]):
+    """A mapping read when asked for (`get`), its keys listed only when iterated."""
+
+    __slots__ = ("_get", "_keys")
+
+    def __init__(self, get: Callable[[int], _V | None], keys: Callable[[], list[int]]):
+        self._get = get
+        self._keys = keys
+
+    def get(self, k: int, default: _V | None = None) -> _V | None:  # type: ignore[override]
+        got = self._get(k)
+        return default if got is None else got
+
+    def __getitem__(self, k: int) -> _V:
+        got = self._get(k)
+        if got is None:
+            raise KeyError(k)
+        return got
+
+    def __contains__(self, k: object) -> bool:
+        return isinstance(k, int) and self._get(k) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+
+def neighbours(live: list[int], step: int) -> Lookup[int]:
+    """Live message -> the next (`step` 1) or previous (-1) live message, read from the
+    list of live messages (where the live messages are a run of positions, every message
+    from the first live one to the last, the one next to it: no dict of 100k entries)."""
+    n = len(live)
+    if n and live[-1] - live[0] == n - 1:  # (sorted, each once: a run of positions)
+        lo, hi = live[0], live[-1]
+
+        def every(k: int) -> int | None:
+            return k + step if lo <= k <= hi and lo <= k + step <= hi else None
+
+        return Lookup(every, lambda: live[:-1] if step > 0 else live[1:])
+
+    def get(k: int) -> int | None:
+        i = bisect_left(live, k)
+        if i < len(live) and live[i] == k:
+            j = i + step
+            if 0 <= j < len(live):
+                return live[j]
+        return None
+
+    return Lookup(get, lambda: live[:-1] if step > 0 else live[1:])
+
+
 def pairable(tool_id: str | None) -> TypeGuard[str]:
     """Only a non-empty string id pairs by id (None: missing or not a string)."""
     return isinstance(tool_id, str) and tool_id != ""
@@ -273,14 +328,16 @@ def pair(
     left out too: the whole pairing gives each call its two results, the second a
     duplicate."""
     live = [i for i, m in enumerate(messages) if not m.hidden and m.malformed is None]
-    next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
-    prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
     if usual_id is not None:
         got = _usual_ids(messages, live, usual_id, all_usual)
         if got is not None:
+            # (the lean pairing reads the neighbours of a few messages: none of 100k dicts)
             usual, others, copies = got
-            odd = _pair(messages, others, next_live, prev_live, remap, usual)
-            return LeanPairing(list(messages), remap, live, next_live, prev_live, odd, copies)
+            nxt, prev = neighbours(live, 1), neighbours(live, -1)
+            odd = _pair(messages, others, nxt, prev, remap, usual)
+            return LeanPairing(list(messages), remap, live, nxt, prev, odd, copies)
+    next_live: dict[int, int] = dict(zip(live, live[1:], strict=False))
+    prev_live: dict[int, int] = dict(zip(live[1:], live, strict=False))
     return _pair(messages, live, next_live, prev_live, remap, frozenset())
 
 

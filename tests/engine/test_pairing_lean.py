@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from repair import analysis, incremental
 from repair.incremental import Shift, changes, reanalyze
 from repair.model import Block, Message, Session, block_from_anthropic
-from repair.pairing import LeanPairing, pair
+from repair.pairing import LeanPairing, neighbours, pair
 from repair.plan import apply_fixes, make_plan
 from tests.engine.engine_factory import R, S, T, U, pairing_facts
 
@@ -341,3 +341,24 @@ def test_the_lean_id_index_is_the_index_of_every_call_and_result(
             return
         session, _, got = step
         _index_says(got.pairing, session.messages)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    start=st.integers(0, 5),
+    length=st.integers(0, 8),
+    gaps=st.sets(st.integers(0, 12), max_size=3),
+)
+def test_the_neighbours_of_the_live_messages_are_the_dicts_they_replace(start, length, gaps):
+    """The lean pairing reads the next and previous live message through
+    `pairing.neighbours` (arithmetic where the live messages are a run of positions, not at
+    0 alone): the mapping a dict of each live message to the next (previous) one is."""
+    live = [k for k in range(start, start + length) if k not in gaps]
+    for step, want in (
+        (1, dict(zip(live, live[1:], strict=False))),
+        (-1, dict(zip(live[1:], live, strict=False))),
+    ):
+        got = neighbours(live, step)
+        assert dict(got) == want and len(got) == len(want)
+        for k in range(-2, start + length + 3):
+            assert (got.get(k), k in got) == (want.get(k), k in want)
