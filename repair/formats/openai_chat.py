@@ -106,7 +106,7 @@ class ChatFile:
     kind: str  # "json" | "jsonl"
     data: bytes
     doc: Any = None
-    style: JsonStyle | None = None
+    style: JsonStyle | None = None  # a JSON document's: read when first written (`write`)
     lines: list[JsonlLine] = field(default_factory=list)
     newline: str = "\n"
     trailing_newline: bool = True
@@ -196,9 +196,7 @@ class OpenAIChatAdapter(Adapter):
             found = _conversation_list(probe.doc)
             if found is None:
                 raise InputError(probe.given, "not an OpenAI chat document: no messages list")
-            file = ChatFile(
-                kind="json", data=probe.data, doc=probe.doc, style=detect_style(probe.data)
-            )
+            file = ChatFile(kind="json", data=probe.data, doc=probe.doc)
             return self._session(probe, file, Conversation(found[0], found[1], None))
         file = ChatFile(
             kind="jsonl",
@@ -294,8 +292,8 @@ class OpenAIChatAdapter(Adapter):
         new_list = _write_conversation(session.messages, conv, dropped)
         doc = file.doc
         doc = new_list if isinstance(doc, list) else {**doc, "messages": new_list}
-        if file.style is None:  # a JSON document's is read with it
-            raise ValueError("a JSON chat file without its style")
+        if file.style is None:  # a JSON document's, read from its bytes when first written
+            file.style = detect_style(file.data)
         return Export(dumps(doc, file.style), dropped)
 
 

@@ -204,6 +204,14 @@ def test_round_trip_keeps_the_bytes(dump):
         assert load(data).export_bytes() == data
 
 
+@pytest.mark.parametrize("dump", [compact, pretty, lambda o: json.dumps(o).encode()])
+def test_an_edited_document_is_written_in_the_style_it_was_read_in(dump):
+    """(the style is read from the bytes when the file is first written, not at load)"""
+    doc = [u("go"), calls("c1", "c2"), tool("c2", "B"), u("next"), a("ok")]
+    out = fixed(dump(doc))
+    assert out == dump(json.loads(out)) and out != dump(doc)
+
+
 # ---------------------------------------------------------------- fixes written back
 
 
