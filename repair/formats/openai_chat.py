@@ -92,11 +92,26 @@ class Conversation:
     base: str  # JSON pointer prefix of the list ("" or "/messages")
     lineno: int | None  # JSONL line of the record
     items: str = field(init=False)  # base + "/": a block's `at` in a JSON document
-    loaded: list[Message] = field(default_factory=list)
-    message_at: dict[int, Message] = field(default_factory=dict)  # entry index -> its message
+    loaded: list[Message] = field(default_factory=list)  # as `_load_conversation` read them
+    _message_at: dict[int, Message] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.items = f"{self.base}/"
+
+    @property
+    def message_at(self) -> dict[int, Message]:
+        """Entry index -> the message read from that entry alone (not a run of tool
+        messages), made when first asked for (the writer) from the messages loaded."""
+        got = self._message_at
+        if got is None:
+            got = self._message_at = {}
+            for m in self.loaded:
+                if type(m) is ChatMessage:
+                    if m._end is None:
+                        got[m._i] = m
+                elif isinstance(m.origin, At):
+                    got[m.origin.msg] = m
+        return got
 
 
 @dataclass
@@ -249,7 +264,6 @@ class OpenAIChatAdapter(Adapter):
 
     def _session(self, probe: Probe, file: ChatFile, conv: Conversation) -> Session:
         messages = _load_conversation(conv)
-        conv.loaded = list(messages)
         file.convs.append(conv)
         return self.session(probe.path, messages, ChatState(file, conv))
 
@@ -423,7 +437,6 @@ def _load_conversation(conv: Conversation) -> list[Message]:
     out: list[Message] = []
     append = out.append
     entries = conv.entries
-    message_at = conv.message_at
     start = -1  # the first entry of the run of tool messages read (-1: none)
     run_ids: list[str] = []
     usual = True  # each tool message of the run the usual one (no legacy function message)
@@ -448,7 +461,6 @@ def _load_conversation(conv: Conversation) -> list[Message]:
                     m = _chat_message(
                         conv, cast(str, role), i, None, entry, (ids, ()), plain, (n, 0)
                     )
-                    message_at[i] = m
                     append(m)
                     continue
         built = _load_entry(conv, i, entry)
@@ -460,10 +472,10 @@ def _load_conversation(conv: Conversation) -> list[Message]:
         if start >= 0:
             append(_run(conv, start, i, run_ids, usual))
             start, usual, run_ids = -1, True, []
-        message_at[i] = built
         append(built)
     if start >= 0:
         append(_run(conv, start, len(entries), run_ids, usual))
+    conv.loaded = out[:]  # (the session's list changes; `message_at` reads these)
     return out
 
 
