@@ -116,12 +116,23 @@ class CodexState:
     original: dict[int, Block]  # bid -> the block as loaded
     line_blocks: dict[int, list[Block]]  # line index -> its blocks as loaded (message items)
     call_kind: dict[str, str]  # call_id -> item type of the call (for synthetic outputs)
-    message_lines: set[int]  # lines placed by the messages (items and malformed records)
     loaded: list[Message]  # the messages as loaded (an unedited session writes `data` back)
     held: bytes | FileText  # the bytes read, or the large file they are read from again
     compacted: dict[int, Block] = field(default_factory=dict)  # bid -> block of a compaction
     # line -> its items
     compacted_items: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    _message_lines: set[int] | None = field(default=None, repr=False)
+
+    @property
+    def message_lines(self) -> set[int]:
+        """The lines placed by the messages as loaded (items and malformed records; a
+        compacted line's items are written by that line): made when the writer first asks."""
+        got = self._message_lines
+        if got is None:
+            compacted = self.compacted_items
+            got = {i for m in self.loaded for i in m.origin if i not in compacted}
+            self._message_lines = got
+        return got
 
     @property
     def data(self) -> bytes:
@@ -211,7 +222,7 @@ class CodexAdapter(Adapter):
             nonlocal group
             if group.kind is not None:
                 role = "assistant" if group.kind == "assistant" else "user"
-                messages.append(group.message(role, made, objs))
+                messages.append(group.message(role, made))
                 group = _Group()
 
         def add(idx: int, at: int | None, itype: str, read: _Read) -> None:
@@ -226,16 +237,59 @@ class CodexAdapter(Adapter):
                     else None  # an instruction message: sent, not checked
                 )
                 one = _Group()
-                one.add(idx, at, itype, read)
-                messages.append(one.message(role, made, objs, hidden=True, why=why))
+                one.add(idx, at, itype, read, objs[idx])
+                messages.append(one.message(role, made, hidden=True, why=why))
                 return
             kind = "outputs" if itype in OUTPUT_TYPES else role
             if kind != group.kind:
                 close_group()
                 group.kind = kind
-            group.add(idx, at, itype, read)
+            group.add(idx, at, itype, read, objs[idx])
 
+        usual = USUAL_ITEMS
         for idx, rec in enumerate(objs):
+            if usual and type(rec) is dict:
+                rtype = rec.get("type")
+                if rtype == "response_item":
+                    # the usual item joins its message here, as `_read_item` and `add` read
+                    # it, without a call each (USUAL_ITEMS)
+                    it: dict[str, Any] | None = rec.get("payload")
+                    itype = it.get("type") if type(it) is dict else None
+                    kind = usual.get(itype) if type(itype) is str else None
+                    cid: Any = None
+                    if kind is not None and it is not None:
+                        cid = it.get("call_id")
+                        if idx in dropped:
+                            kind = None
+                        elif not kind:
+                            kind = _text_item_role(it)
+                        elif itype != "reasoning" and not (type(cid) is str and cid):
+                            kind = None
+                    if kind:
+                        if kind != group.kind:
+                            close_group()
+                            group.kind = kind
+                        g = group
+                        g.sources.append((idx, None))
+                        g.lines.append(idx)
+                        g.raw.append(rec)
+                        g.n += 1
+                        g.entries += 1
+                        if itype == "function_call":
+                            call_kind.setdefault(cid, itype)
+                            g.calls.append(cid)
+                        elif itype == "function_call_output":
+                            g.answers.append(cid)
+                            g.results += 1
+                        if itype == "message":  # a content part: one run with the one before
+                            g.runs += not g.tail
+                            g.tail = True
+                        else:
+                            g.runs += 1
+                            g.tail = False
+                        continue
+                elif type(rtype) is str and rtype != "session_meta" and rtype != "compacted":
+                    continue  # passes through untouched (as below)
             line = lines[idx]
             if type(rec) is not dict:  # the usual record is an object: one test
                 if line.blank:
@@ -299,9 +353,6 @@ class CodexAdapter(Adapter):
             original=made.original,
             line_blocks=made.line_blocks,
             call_kind=call_kind,
-            message_lines={
-                i for m in messages for i in m.origin if i not in compacted_items
-            },  # a compacted line's items are written by that line
             loaded=list(messages),
             held=probe.held(),  # after the pass over the lines: a large file is not kept
             compacted=made.compacted,
@@ -636,6 +687,33 @@ def _compacted_items(
     return items
 
 
+# The items the loader's loop reads inline, and the kind of message each joins ("": a message
+# item's role, where it holds one text part that is not blank: `_text_item_role`): what
+# `_read_item` reads of each is one block, no blank text and one entry, a call's or an
+# output's call_id (a string, not empty). tests/formats/test_codex_usual.py empties it to
+# hold the inline way to the long one.
+USUAL_ITEMS = {
+    "function_call": "assistant",
+    "function_call_output": "outputs",
+    "reasoning": "assistant",
+    "message": "",
+}
+
+
+def _text_item_role(item: dict[str, Any]) -> str | None:
+    """The role of a message item of one text part whose text is not blank, a user's or an
+    assistant's (`_read_item`: one block, plain, one entry, a content part first and last);
+    None for any other."""
+    role, content = item.get("role"), item.get("content")
+    if role != "assistant" and role != "user" or type(content) is not list or len(content) != 1:
+        return None
+    part = content[0]
+    if type(part) is not dict or part.get("type") not in TEXT_PARTS:
+        return None
+    text = part.get("text")
+    return role if type(text) is str and text and not text.isspace() else None
+
+
 # What `_read_item` reads of a response item without making its blocks: the role of the
 # message it goes to, the call_id of a call or an output, how many blocks it makes, whether
 # none of them is a blank text, how many Responses entries Codex sends it as (a run of
@@ -802,44 +880,42 @@ class _Group:
     compaction's history or None) and what a check reads of them without their blocks."""
 
     __slots__ = (
-        *("kind", "sources", "lines", "calls", "answers", "n", "results", "plain"),
-        *("other", "entries", "runs", "tail", "odd", "compacted", "empty"),
+        *("kind", "sources", "lines", "raw", "calls", "answers", "n", "results", "plain"),
+        *("entries", "runs", "tail", "odd", "compacted", "empty"),
     )
 
     def __init__(self) -> None:
         self.kind: str | None = None  # "assistant", "user", "outputs" (a hidden one: None)
         self.sources: list[tuple[int, int | None]] = []
         self.lines: list[int] = []
+        self.raw: list[Any] = []  # the record of each line
         self.calls: list[str | None] = []
         self.answers: list[str | None] = []
         self.n = self.results = self.entries = self.runs = 0
         self.tail = False  # the last block is a content block
         self.plain = True  # (`Message.tool_ids`' reading of the shape)
-        self.other = False  # a block that is not a result came before
         self.odd = False  # a custom or shell call, or its output
         self.compacted = False
         # the message items of no content (`content: []`) of a compaction's history
         self.empty: tuple[CompactRef, ...] = ()
 
-    def add(self, idx: int, at: int | None, itype: str, read: _Read) -> None:
+    def add(self, idx: int, at: int | None, itype: str, read: _Read, rec: Any) -> None:
+        """One more item, read from line `idx` (its record `rec`)."""
         _role, tid, n, plain, entries, head, tail = read
         self.sources.append((idx, at))
         if not self.lines or self.lines[-1] != idx:
             self.lines.append(idx)
+            self.raw.append(rec)
         if at is not None:
             self.compacted = True
         if itype in CALL_TYPES:
             self.calls.append(tid)
-            self.other = True
             self.odd = self.odd or itype != "function_call"
         elif itype in OUTPUT_TYPES:
             self.answers.append(tid)
             self.results += 1
-            if self.other:
-                self.plain = False
             self.odd = self.odd or itype != "function_call_output"
         elif n:
-            self.other = True
             self.plain = self.plain and plain
         elif at is not None:
             self.empty += (CompactRef(idx, at),)
@@ -853,13 +929,12 @@ class _Group:
         self,
         role: str,
         made: _Made,
-        objs: list[Any],
         hidden: bool = False,
         why: str | None = None,
     ) -> Message:
         lines = self.lines
         origin = tuple(lines)
-        raw = [objs[i] for i in lines]
+        raw = self.raw
         m: Message
         if self.compacted:
             blocks = made.blocks_of(self.sources)

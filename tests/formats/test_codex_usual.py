@@ -1,0 +1,159 @@
+"""The Codex loader reads the usual item (a function call, its output, a reasoning item, a
+message item of one text part that is not blank) inline (`codex.USUAL_ITEMS`), without
+`_read_item` and `_Group.add`: the messages, what each one's loader read without its blocks
+(tool ids, plain shape, block counts, the entries Codex sends it as), its blocks, the
+state the writer and the emulation read, the findings, what Codex sends and what is
+written are those of the long way, on random rollouts whose items sit on both sides of the
+usual shape's edges."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repair import clients, wire
+from repair.formats import codex, load_bytes
+from repair.formats.codex import CodexMessage
+from repair.model import Session
+from tests.formats.codex_rollouts import META, rollout_line
+from tests.formats.lazy_support import found, message_facts
+
+
+def _load(data: bytes) -> Session:
+    return load_bytes(data, path="rollout.jsonl", format="codex")
+
+
+def _both(lines: list[str]) -> tuple[Session, Session]:
+    """The rollout read the usual way, and the long way (no item read inline)."""
+    data = "\n".join([META, *lines]).encode() + b"\n"
+    usual = _load(data)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(codex, "USUAL_ITEMS", {})
+        long = _load(data)
+    return usual, long
+
+
+def _read(session: Session) -> list[Any]:
+    """What the loader read of each message without its blocks (before any is made)."""
+    out = []
+    for m in session.messages:
+        facts: tuple = ()
+        if type(m) is CodexMessage:
+            assert not m.made()
+            facts = (m._tool_ids, m._plain_shape, m._counts, m._sent, m._runs)
+        out.append((type(m).__name__, message_facts(m), facts))
+    return out
+
+
+def _state(session: Session) -> Any:
+    """What the writer and the emulation read of the state, blocks by position (block ids
+    differ between two loads)."""
+    state = session.state
+    where = {
+        b.bid: (mi, bi) for mi, m in enumerate(session.messages) for bi, b in enumerate(m.blocks)
+    }
+    lines = {k: [where[b.bid] for b in v] for k, v in state.line_blocks.items()}
+    return (
+        state.call_kind,
+        state.message_lines,
+        sorted(where[bid] for bid in state.original),
+        sorted(where[bid] for bid in state.compacted),
+        lines,
+        state.compacted_items,
+    )
+
+
+def _blocks(session: Session) -> list[Any]:
+    return [
+        [(b.type, b.data, b.tool_id, b.name, b.src, b.place(), b.origin) for b in m.blocks]
+        for m in session.messages
+    ]
+
+
+def _sent(session: Session) -> Any:
+    """What Codex sends, counted by the light twin: numbers, each block's entry, what it
+    leaves out and answers."""
+    req = clients.get("codex").light(session)  # type: ignore[union-attr]
+    shape = wire.WIRES["openai-responses"]
+    return [
+        req.numbering(len(session.messages), shape),
+        [[req.block_entry(shape, p, b) for b in m.blocks] for p, m in enumerate(session.messages)],
+        [(p, session.messages[p].blocks.index(b), why) for p, b, why in req.left_out],
+        sorted(req.answered),
+    ]
+
+
+@st.composite
+def _usual_line(draw) -> str:
+    """An item the inline way reads, mostly, or one just past its edges: a message item of
+    one text part (blank, not a string, of another type, another role, two parts), a call or
+    an output with an odd call_id."""
+    ts = "2025-11-20T10:00:00.000Z"
+    kind = draw(st.sampled_from(["function_call", "function_call_output", "reasoning", "message"]))
+    odd = draw(st.booleans())
+    item: dict[str, Any] = {"type": kind}
+    if kind == "message":
+        role = draw(st.sampled_from(["user", "assistant"]))
+        part = {"type": "input_text" if role == "user" else "output_text", "text": "ok"}
+        content: Any = [part]
+        edge = draw(st.sampled_from(["role", "type", "text", "content"])) if odd else None
+        if edge == "role":
+            role = draw(st.sampled_from(["developer", "system", None, "tool"]))
+        elif edge == "type":
+            part["type"] = draw(st.sampled_from(["input_image", "text", "refusal", 3]))
+        elif edge == "text":
+            part["text"] = draw(st.sampled_from(["", " \n", None, 3]))
+        elif edge == "content":
+            content = draw(st.sampled_from([[part, part], [], "ok", [None], [{"text": "ok"}]]))
+        item["role"], item["content"] = role, content
+    elif kind != "reasoning":
+        item["call_id"] = draw(st.sampled_from(["c1", "c2", "", None, 5] if odd else ["c1", "c2"]))
+        item["arguments"] = "{}"
+        item["output"] = "ok"
+    return json.dumps({"timestamp": ts, "type": "response_item", "payload": item})
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    lines=st.lists(st.one_of(rollout_line(), _usual_line()), max_size=16),
+    target=st.sampled_from(["codex", "openai-responses", "anthropic"]),
+)
+def test_usual_items_load_as_the_long_way_loads_them(lines, target):
+    usual, long = _both(lines)
+    assert _read(usual) == _read(long)
+    assert _sent(usual) == _sent(long)
+    assert found(usual, target) == found(long, target)
+    assert _blocks(usual) == _blocks(long)
+    assert _state(usual) == _state(long)
+    assert usual.export().data == long.export().data
+
+
+def test_a_usual_rollout_is_read_inline(monkeypatch):
+    """The usual items do not go the long way (`_read_item`): the property above compares
+    two ways."""
+    item = lambda p: {"timestamp": "2025-11-20T10:00:00Z", "type": "response_item", "payload": p}  # noqa: E731
+    lines = [
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+        ),
+        item({"type": "reasoning", "summary": []}),
+        item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
+        item({"type": "function_call_output", "call_id": "a", "output": "x"}),
+        item(
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "be"}],
+            }
+        ),
+    ]
+    long_way: list[str] = []
+    read = codex._read_item
+    monkeypatch.setattr(codex, "_read_item", lambda i, t: long_way.append(t) or read(i, t))
+    s = _load("\n".join([META, *map(json.dumps, lines)]).encode())
+    assert long_way == ["message"]  # the developer's
+    assert [m.tool_ids() for m in s.messages] == [((), ()), (("a",), ()), ((), ("a",)), ((), ())]
