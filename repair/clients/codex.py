@@ -53,7 +53,7 @@ def send(session: Session) -> Request:
     items: dict[
         tuple[type, int, int | None], dict[str, Any]
     ] = {}  # one object per message item: its parts render together
-    lines, original = state.lines, state.original
+    objs, original = state.objs, state.original
     for pos, m, role in _history(session, req):
         for b in in_order(m, state):
             if isinstance(b, ItemRef | CompactRef):  # an item of no content: sent as it is
@@ -63,7 +63,7 @@ def send(session: Session) -> Request:
             ref = b.origin
             if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
                 # the usual block: a whole item of the file, as loaded (sent as read)
-                payload = lines[ref.line].obj["payload"]
+                payload = objs[ref.line]["payload"]
                 if b.tool_id is not None and payload.get("call_id") != b.tool_id:
                     payload = {**payload, "call_id": b.tool_id}
                 sb = SentBlock(b.data, b, b.type, b.tool_id, b.name, payload)
@@ -150,7 +150,7 @@ def _counted(
 ) -> list[_Counted]:
     """Each block of a message as `light` counts it, its outputs and calls noted."""
     out: list[_Counted] = []
-    lines, original = state.lines, state.original
+    objs, original = state.objs, state.original
     for b in in_order(m, state):
         if isinstance(b, ItemRef | CompactRef):  # an item of no content: an entry of its own
             out.append((EMPTY, None, EMPTY, None, None))
@@ -158,7 +158,7 @@ def _counted(
         ref = b.origin
         ikey: Any = None
         if type(ref) is ItemRef and ref.part is None and original.get(b.bid) is b:
-            payload = lines[ref.line].obj["payload"]
+            payload = objs[ref.line]["payload"]
             kind = payload.get("type")
             call_id = b.tool_id if b.tool_id is not None else payload.get("call_id")
         elif not isinstance(ref, ItemRef | CompactRef):

@@ -50,7 +50,7 @@ from .base import (
     Export,
     JsonlLine,
     Probe,
-    line_values,
+    each_line_value,
     own_type,
     records_merged,
     shown,
@@ -110,6 +110,9 @@ CONTEXT_PREFIXES = (
 @dataclass
 class CodexState:
     lines: list[JsonlLine]
+    # each line's record as read (None: blank, not JSON, or JSON null); the lines do not
+    # hold it (`lines[i].obj` would parse it again)
+    objs: list[Any]
     newline: str
     trailing_newline: bool
     bom: bool
@@ -204,10 +207,11 @@ class CodexAdapter(Adapter):
     def load(self, probe: Probe) -> Session:
         lines, newline, trailing_newline = _split(probe)
         messages: list[Message] = []
-        made = _Made(lines, {}, {}, {})
+        # each line's value, read once (None: blank or not JSON, or JSON null); the lines
+        # are not made to hold it, a call each (the state does: `CodexState.objs`)
+        objs = list(each_line_value(lines, keep=False))
+        made = _Made(lines, objs, {}, {}, {})
         call_kind: dict[str, str] = {}
-        # each line's value, read once (None: blank or not JSON, or JSON null)
-        objs = line_values(lines)
         dropped, legacy = _replay(lines, objs)
         compacted_items: dict[int, list[dict[str, Any]]] = {}
         made.compacted_items = compacted_items
@@ -297,27 +301,29 @@ class CodexAdapter(Adapter):
                 if line.error is not None:
                     close_group()
                     messages.append(
-                        _malformed(idx, line, f"line {line.lineno} is not JSON: {line.error}")
+                        _malformed(idx, line, f"line {line.lineno} is not JSON: {line.error}", rec)
                     )
                     continue
                 if not isinstance(rec, dict):
                     close_group()
                     messages.append(
-                        _malformed(idx, line, f"the record is {type_name(rec)}, not an object")
+                        _malformed(idx, line, f"the record is {type_name(rec)}, not an object", rec)
                     )
                     continue
             rtype = rec.get("type")
             if "type" in rec and not isinstance(rtype, str):
                 close_group()
                 messages.append(
-                    _malformed(idx, line, f"the record's type is {type_name(rtype)}, not a string")
+                    _malformed(
+                        idx, line, f"the record's type is {type_name(rtype)}, not a string", rec
+                    )
                 )
                 continue
             if rtype == "session_meta" and isinstance(rec.get("payload"), dict) and not label:
                 sid = rec["payload"].get("id")
                 label = sid if isinstance(sid, str) else ""
             if rtype == "compacted":
-                compacted_items[idx] = _compacted_items(rec, legacy.get(idx), lines)
+                compacted_items[idx] = _compacted_items(rec, legacy.get(idx), objs)
                 for at, citem in enumerate(compacted_items[idx]):
                     ctype = citem.get("type")
                     if not isinstance(ctype, str):
@@ -333,20 +339,21 @@ class CodexAdapter(Adapter):
             itype = item.get("type") if isinstance(item, dict) else None
             if not isinstance(item, dict) or not isinstance(itype, str):
                 close_group()
-                messages.append(_malformed(idx, line, "response_item without a payload type"))
+                messages.append(_malformed(idx, line, "response_item without a payload type", rec))
                 continue
             read = _read_item(item, itype)
             if read is None:
                 continue  # ghost_snapshot and other items the model never sees
             if isinstance(read, str):
                 close_group()
-                messages.append(_malformed(idx, line, read))
+                messages.append(_malformed(idx, line, read, rec))
                 continue
             add(idx, None, itype, read)
         close_group()
 
         state = CodexState(
             lines=lines,
+            objs=objs,
             newline=newline,
             trailing_newline=trailing_newline,
             bom=probe.bom,
@@ -366,9 +373,9 @@ class CodexAdapter(Adapter):
         ref = block.origin
         if not isinstance(ref, ItemRef) or not isinstance(state, CodexState):
             return None
-        if not 0 <= ref.line < len(state.lines) or not isinstance(state.lines[ref.line].obj, dict):
+        if not 0 <= ref.line < len(state.objs) or not isinstance(state.objs[ref.line], dict):
             return None
-        return parse_time(state.lines[ref.line].obj.get("timestamp"))
+        return parse_time(state.objs[ref.line].get("timestamp"))
 
     def merged(
         self, first: Message, second: Message, moved: Sequence[Block] | None = None
@@ -478,9 +485,7 @@ class CodexAdapter(Adapter):
                 {
                     "line": line.lineno,
                     "outcome": "deleted" if idx not in written else "rewritten",
-                    "record": line.obj
-                    if line.error is None
-                    else line.raw.decode("utf-8", "replace"),
+                    "record": _record(state.objs[idx], line),
                 }
             )
         return Export((b"\xef\xbb\xbf" if state.bom else b"") + body, dropped)
@@ -604,7 +609,7 @@ def _part(part: Message, whole: Message, state: CodexState) -> Message:
         part,
         origin=origin,
         src=None if lineno is None else {"line": lineno},
-        raw=[state.lines[i].obj for i in origin] or None,
+        raw=[state.objs[i] for i in origin] or None,
     )
 
 
@@ -671,7 +676,7 @@ def _is_user_turn(rec: Any) -> bool:
 
 
 def _compacted_items(
-    rec: dict[str, Any], legacy: list[int] | None, lines: list[JsonlLine]
+    rec: dict[str, Any], legacy: list[int] | None, objs: list[Any]
 ) -> list[dict[str, Any]]:
     """The items a compacted line stands for when Codex resumes."""
     payload = rec.get("payload")
@@ -679,7 +684,7 @@ def _compacted_items(
         return []
     if isinstance(payload.get("replacement_history"), list):
         return [i for i in payload["replacement_history"] if isinstance(i, dict)]
-    items = [lines[j].obj["payload"] for j in legacy or ()]
+    items = [objs[j]["payload"] for j in legacy or ()]
     summary = payload.get("message")
     if isinstance(summary, str):
         part = {"type": "input_text", "text": summary}
@@ -823,6 +828,7 @@ class _Made:
     message holding history a compacted line stands for, when first read for the others."""
 
     lines: list[JsonlLine]
+    objs: list[Any]  # each line's record (`CodexState.objs`)
     original: dict[int, Block]  # bid -> a block of a line's item
     line_blocks: dict[int, list[Block]]  # line index -> the blocks of its message item
     compacted: dict[int, Block]  # bid -> a block of a compacted line's history
@@ -839,7 +845,7 @@ class _Made:
         out: list[Block] = []
         for idx, at in sources:
             line = self.lines[idx]
-            item = line.obj["payload"] if at is None else self.compacted_items[idx][at]
+            item = self.objs[idx]["payload"] if at is None else self.compacted_items[idx][at]
             itype = item["type"]
             blocks = _item_blocks(idx, line, item, itype, at)
             kept = self.original if at is None else self.compacted
@@ -959,11 +965,12 @@ class _Group:
         return m
 
 
-def _malformed(idx: int, line: JsonlLine, reason: str) -> Message:
+def _malformed(idx: int, line: JsonlLine, reason: str, rec: Any) -> Message:
+    """Line `idx`, whose record `rec` (None: not JSON) cannot be read as items."""
     return Message(
         role=None,
         blocks=(),
-        raw=line.obj if line.error is None else line.raw.decode("utf-8", "replace"),
+        raw=_record(rec, line),
         malformed=reason,
         src={"line": line.lineno},
         origin=(idx,),
@@ -975,7 +982,7 @@ def payload_of(ref: ItemRef | CompactRef, state: CodexState) -> dict[str, Any]:
     the history a compacted line stands for."""
     if isinstance(ref, CompactRef):
         return state.compacted_items[ref.line][ref.item]
-    payload: dict[str, Any] = state.lines[ref.line].obj["payload"]  # an object (load checks)
+    payload: dict[str, Any] = state.objs[ref.line]["payload"]  # an object (load checks)
     return payload
 
 
@@ -1058,7 +1065,7 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
             if isinstance(block, CompactRef):
                 continue  # an item of no content of a compacted line: written by that line
             if isinstance(block, ItemRef):  # an item of no content: written where it was
-                _flush_texts(units, new_texts, m, lines)
+                _flush_texts(units, new_texts, m, state.objs)
                 units.append((block.line, lines[block.line].raw))
                 units.extend((None, data) for _bid, data in after_call.pop(block.line, ()))
                 continue
@@ -1069,8 +1076,8 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
                 if block.bid in placed:
                     continue
                 if block.type == TOOL_RESULT:
-                    _flush_texts(units, new_texts, m, lines)
-                    ts = _last_timestamp(units, lines)
+                    _flush_texts(units, new_texts, m, state.objs)
+                    ts = _last_timestamp(units, state.objs)
                     units.append((None, _synthetic_line(block, state, ts)))
                     continue
                 if block.type == TEXT:
@@ -1079,7 +1086,7 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
                 raise ExportRefused(
                     f"a new {block.type} block cannot be written in a Codex rollout"
                 )
-            _flush_texts(units, new_texts, m, lines)
+            _flush_texts(units, new_texts, m, state.objs)
             if ref.part is None:
                 units.append((ref.line, _item_bytes(block, state)))
                 units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
@@ -1088,7 +1095,7 @@ def _units(messages: list[Message], state: CodexState) -> list[tuple[int | None,
             if mine is not None:  # the item's line is written once, at its first part
                 units.append((ref.line, _message_item_bytes(ref.line, mine, state)))
                 units.extend((None, data) for _bid, data in after_call.pop(ref.line, ()))
-        _flush_texts(units, new_texts, m, lines)
+        _flush_texts(units, new_texts, m, state.objs)
     return units
 
 
@@ -1135,7 +1142,7 @@ def _synthetic_after_calls(
                 found = last_call.get(b.tool_id or "")
                 if found is not None:
                     call_line, anchor = found
-                    rec = state.lines[call_line].obj
+                    rec = state.objs[call_line]
                     data = _synthetic_line(b, state, rec.get("timestamp"))
                     out.setdefault(anchor, []).append((b.bid, data))
     return out
@@ -1160,11 +1167,17 @@ def _synthetic_line(block: Block, state: CodexState, ts: Any) -> bytes:
     return compact({"timestamp": ts, "type": "response_item", "payload": payload})
 
 
-def _last_timestamp(units: list[tuple[int | None, bytes]], lines: list[JsonlLine]) -> Any:
+def _last_timestamp(units: list[tuple[int | None, bytes]], objs: list[Any]) -> Any:
     for anchor, _data in reversed(units):
-        if anchor is not None and isinstance(lines[anchor].obj, dict):
-            return lines[anchor].obj.get("timestamp")
+        if anchor is not None and isinstance(objs[anchor], dict):
+            return objs[anchor].get("timestamp")
     return None
+
+
+def _record(rec: Any, line: JsonlLine) -> Any:
+    """A line's record `rec` (`CodexState.objs`) as a message's `raw` and the report give
+    it: the line's text where it is not JSON."""
+    return rec if rec is not None or line.error is None else line.raw.decode("utf-8", "replace")
 
 
 def _item_bytes(block: Block, state: CodexState) -> bytes:
@@ -1173,9 +1186,9 @@ def _item_bytes(block: Block, state: CodexState) -> bytes:
     line = state.lines[ref.line]
     if state.original.get(block.bid) is block:
         return line.raw
-    payload = line.obj["payload"]
+    payload = state.objs[ref.line]["payload"]
     if block.tool_id is not None and payload.get("call_id") != block.tool_id:
-        rec = dict(line.obj)
+        rec = dict(state.objs[ref.line])
         rec["payload"] = {**payload, "call_id": block.tool_id}
         return compact(rec)
     return line.raw
@@ -1187,7 +1200,7 @@ def _message_item_bytes(idx: int, blocks: list[Block], state: CodexState) -> byt
     loaded = state.line_blocks.get(idx, [])
     if len(blocks) == len(loaded) and all(a is b for a, b in zip(blocks, loaded, strict=True)):
         return line.raw
-    payload = line.obj["payload"]
+    payload = state.objs[idx]["payload"]
     content = payload.get("content")
     role = payload.get("role")
     parts = []
@@ -1197,7 +1210,7 @@ def _message_item_bytes(idx: int, blocks: list[Block], state: CodexState) -> byt
             parts.append(content[k])
         else:
             parts.append(text_part(b, role))
-    rec = dict(line.obj)
+    rec = dict(state.objs[idx])
     rec["payload"] = {**payload, "content": parts}
     return compact(rec)
 
@@ -1208,14 +1221,14 @@ def text_part(block: Block, role: str | None) -> dict[str, Any]:
 
 
 def _flush_texts(
-    units: list[tuple[int | None, bytes]], texts: list[Block], m: Message, lines: list[JsonlLine]
+    units: list[tuple[int | None, bytes]], texts: list[Block], m: Message, objs: list[Any]
 ) -> None:
     """New text blocks (a result turned into text, a placeholder) become one message item."""
     if not texts:
         return
     role = m.role if m.role in ("user", "assistant") else "user"
     payload = {"type": "message", "role": role, "content": [text_part(b, role) for b in texts]}
-    ts = _last_timestamp(units, lines)
+    ts = _last_timestamp(units, objs)
     if ts is None and isinstance(m.raw, list) and m.raw and isinstance(m.raw[0], dict):
         ts = m.raw[0].get("timestamp")
     units.append((None, compact({"timestamp": ts, "type": "response_item", "payload": payload})))

@@ -9,18 +9,22 @@ usual shape's edges."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repair import clients, wire
+from repair import analysis, clients, wire
+from repair.errors import ExportRefused
 from repair.formats import codex, load_bytes
 from repair.formats.codex import CodexMessage
 from repair.model import Session
+from repair.plan import apply_all
 from tests.formats.codex_rollouts import META, rollout_line
 from tests.formats.lazy_support import found, message_facts
+from tests.paths import FIXTURES, SAMPLES
 
 
 def _load(data: bytes) -> Session:
@@ -157,3 +161,28 @@ def test_a_usual_rollout_is_read_inline(monkeypatch):
     s = _load("\n".join([META, *map(json.dumps, lines)]).encode())
     assert long_way == ["message"]  # the developer's
     assert [m.tool_ids() for m in s.messages] == [((), ()), (("a",), ()), ((), ("a",)), ((), ())]
+
+
+def _rollouts() -> list[Path]:
+    """The Codex rollouts of the fixtures and the samples."""
+    files = sorted(FIXTURES.rglob("*.jsonl")) + sorted(SAMPLES.glob("codex_*.jsonl"))
+    return [p for p in files if b'"response_item"' in p.read_bytes()]
+
+
+def test_a_rollout_s_lines_are_parsed_once():
+    """The loader keeps each line's record in the state (`CodexState.objs`), not on the
+    line: a check, the Codex emulation, a fix and its export read the records from there, so
+    no line is parsed again (as `lines[i].obj` would, and keep its record a second time)."""
+    files = _rollouts()
+    assert len(files) > 20
+    for path in files:
+        session = load_bytes(path.read_bytes(), path=str(path), format="codex")
+        analysis.analyze(session)
+        clients.get("codex").send(session)  # type: ignore[union-attr]
+        fixed, _ = apply_all(session)
+        try:
+            fixed.export()
+        except ExportRefused:
+            pass
+        again = [ln.lineno for ln in session.state.lines if ln.parsed and ln.error is None]
+        assert again == [], path
