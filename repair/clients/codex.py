@@ -21,6 +21,8 @@ part of this.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from ..formats.codex import (
@@ -34,7 +36,7 @@ from ..formats.codex import (
     payload_of,
     text_part,
 )
-from ..model import TOOL_RESULT, Block, Message, Session, result_text
+from ..model import LAZY, TOOL_RESULT, Block, Message, Session, ToolIds, result_text
 from ..wire import _CONTENT, WIRES, Counted, Request, SentBlock, SentMessage, is_sent
 
 CLIENT = "Codex CLI 0.169"
@@ -94,7 +96,7 @@ def _history(
     for pos, m in enumerate(session.messages[start:stop], start):
         if m.malformed is not None:
             req.dropped[pos] = "Codex skips a line it cannot read"
-        elif is_sent(m, RESPONSES) and m.role != "system":
+        elif (not m.hidden or is_sent(m, RESPONSES)) and m.role != "system":  # (live: sent)
             yield pos, m, m.role or "user"
 
 
@@ -131,16 +133,15 @@ def light_part(session: Session, start: int, stop: int) -> Request:
     flat: list[tuple[int, str, CodexMessage | None, list[_Counted]]] = []
     outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
-    called, answered = calls[FCO], outputs[FCO]
+    read: list[ToolIds] = []  # the tool ids of the messages counted from their loader
     for pos, m, role in _history(session, req, start, stop):
-        if type(m) is CodexMessage and not m.made() and m._sent >= 0:
-            ids = m._tool_ids
-            assert ids is not None  # (set by the loader)
-            called.update(ids[0])
-            answered.update(ids[1])
+        if type(m) is CodexMessage and m._blocks is LAZY and m._sent >= 0:
+            read.append(m._tool_ids)  # type: ignore[arg-type]  # (set by the loader)
             flat.append((pos, role, m, []))
         else:
             flat.append((pos, role, None, _counted(m, state, outputs, calls)))
+    calls[FCO].update(chain.from_iterable(map(itemgetter(0), read)))
+    outputs[FCO].update(chain.from_iterable(map(itemgetter(1), read)))
     req.counted = _normalized(flat, outputs, calls, req, session.messages[start:stop], start, state)
     return req
 
@@ -233,14 +234,16 @@ def _normalized(
         if c[4] is not None:
             blocks.setdefault(id(c[4]), n - 1)
 
+    all_answered, all_called = answered.issuperset, called.issuperset
     for pos, role, read, counted in flat:
         if read is not None:
             ids = read._tool_ids
             assert ids is not None
-            if answered.issuperset(ids[0]) and called.issuperset(ids[1]):
-                if read._sent:
+            if all_answered(ids[0]) and all_called(ids[1]):
+                sent = read._sent
+                if sent:
                     numbers[pos - start] = starts[pos] = n
-                    n += read._sent
+                    n += sent
                     opened, role_now, at_now, in_run = True, role, pos, False
                 continue
             counted = _counted(read, state, outputs, calls)  # a fault Codex repairs
