@@ -36,7 +36,7 @@ from ..formats.codex import (
     payload_of,
     text_part,
 )
-from ..model import LAZY, TOOL_RESULT, Block, Message, Session, ToolIds, result_text
+from ..model import TOOL_RESULT, Block, Message, Session, ToolIds, result_text
 from ..wire import _CONTENT, WIRES, Counted, Request, SentBlock, SentMessage, is_sent
 
 CLIENT = "Codex CLI 0.169"
@@ -112,10 +112,10 @@ def light(session: Session) -> Request:
     """`send`'s request counted, not built (`Request.counted`): the same reading of each
     block (`_sent`'s: the item or part it is sent as), the same `normalize_history`, and each
     sent message's entries counted as the Responses wire splits them (a run of content parts
-    of one message item is one entry, any other item one each). A message whose blocks were
-    never made (`CodexMessage`) of function calls, their outputs, messages and model items
-    is counted from what its loader read (its tool ids and entries), unless a call of it
-    has no output or an output no call."""
+    of one message item is one entry, any other item one each). A message as loaded
+    (`CodexMessage`, its blocks made since or not; not a copy an edit made) of function
+    calls, their outputs, messages and model items is counted from what its loader read (its
+    tool ids and entries), unless a call of it has no output or an output no call."""
     return light_part(session, 0, len(session.messages))
 
 
@@ -135,7 +135,7 @@ def light_part(session: Session, start: int, stop: int) -> Request:
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     read: list[ToolIds] = []  # the tool ids of the messages counted from their loader
     for pos, m, role in _history(session, req, start, stop):
-        if type(m) is CodexMessage and m._blocks is LAZY and m._sent >= 0:
+        if type(m) is CodexMessage and m._sent >= 0:
             read.append(m._tool_ids)  # type: ignore[arg-type]  # (set by the loader)
             flat.append((pos, role, m, []))
         else:

@@ -868,8 +868,14 @@ class CodexMessage(LazyMessage):
     _made: _Made
     _runs: int  # `content_runs`
     # the entries it is sent as while its items are all function calls, their outputs,
-    # messages and model items (-1: a custom or shell call, or its output, is among them)
+    # messages and model items (-1: a custom or shell call, or its output, is among them;
+    # or a copy), its blocks made or not (they are the items' as loaded)
     _sent: int
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # a copy (`dataclasses.replace`: an edit) holds blocks of its own: counted from them
+        self._sent = -1
+        super().__init__(*args, **kwargs)
 
     def _make_blocks(self) -> tuple[Block, ...]:
         return self._made.blocks_of([(i, None) for i in self._origin])

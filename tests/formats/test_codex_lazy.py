@@ -211,3 +211,39 @@ def test_a_fixed_codex_file_numbers_its_empty_item_as_codex_sends_it():
         got = analysis.analyze(session)
         found = [f for f in got.findings if f.code == "empty-content"]
         assert [got.numbers[f.position] for f in found] == [3], path
+
+
+def test_a_message_as_loaded_is_counted_from_its_loader_once_its_blocks_are_made(monkeypatch):
+    """The light twin counts a message as loaded from what its loader read, its blocks made
+    (by the pairing, a listing) or not; only a message holding a fault Codex repairs, or a
+    copy an edit made, is counted block by block (the property above holds the two ways
+    alike)."""
+    from repair.clients import codex as client
+
+    def item(payload: dict) -> str:
+        return json.dumps(
+            {"timestamp": "2025-11-20T10:00:00Z", "type": "response_item", "payload": payload}
+        )
+
+    lines = [
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+        ),
+        item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
+        item({"type": "function_call_output", "call_id": "a", "output": "x"}),
+        item({"type": "function_call", "call_id": "b", "name": "ls", "arguments": "{}"}),
+    ]
+    session, _ = _both(lines)
+    for m in session.messages:
+        m.blocks  # noqa: B018 (made)
+    counted: list[int] = []
+    by_blocks = client._counted
+    monkeypatch.setattr(client, "_counted", lambda m, *a: counted.append(m.uid) or by_blocks(m, *a))
+    assert client.light(session).counted.numbers == [0, 1, 2, 3]  # (b's "aborted" output: 4)
+    assert counted == [session.messages[3].uid]  # the call Codex answers "aborted"
+    counted.clear()
+    edited = session.copy_with(
+        [session.messages[0].with_blocks(session.messages[0].blocks), *session.messages[1:]]
+    )
+    client.light(edited)
+    assert counted == [edited.messages[0].uid, edited.messages[3].uid]
