@@ -274,7 +274,6 @@ class CodexAdapter(Adapter):
                             close_group()
                             group.kind = kind
                         g = group
-                        g.sources.append((idx, None))
                         g.lines.append(idx)
                         g.raw.append(rec)
                         g.n += 1
@@ -892,13 +891,14 @@ class _Group:
     compaction's history or None) and what a check reads of them without their blocks."""
 
     __slots__ = (
-        *("kind", "sources", "lines", "raw", "calls", "answers", "n", "results", "plain"),
-        *("entries", "runs", "tail", "odd", "compacted", "empty"),
+        *("kind", "ats", "lines", "raw", "calls", "answers", "n", "results", "plain"),
+        *("entries", "runs", "tail", "odd", "empty"),
     )
 
     def __init__(self) -> None:
         self.kind: str | None = None  # "assistant", "user", "outputs" (a hidden one: None)
-        self.sources: list[tuple[int, int | None]] = []
+        # a compacted line's -> the places in the history it stands for of its items here
+        self.ats: dict[int, list[int]] = {}
         self.lines: list[int] = []
         self.raw: list[Any] = []  # the record of each line
         self.calls: list[str | None] = []
@@ -907,19 +907,17 @@ class _Group:
         self.tail = False  # the last block is a content block
         self.plain = True  # (`Message.tool_ids`' reading of the shape)
         self.odd = False  # a custom or shell call, or its output
-        self.compacted = False
         # the message items of no content (`content: []`) of a compaction's history
         self.empty: tuple[CompactRef, ...] = ()
 
     def add(self, idx: int, at: int | None, itype: str, read: _Read, rec: Any) -> None:
         """One more item, read from line `idx` (its record `rec`)."""
         _role, tid, n, plain, entries, head, tail = read
-        self.sources.append((idx, at))
         if not self.lines or self.lines[-1] != idx:
             self.lines.append(idx)
             self.raw.append(rec)
         if at is not None:
-            self.compacted = True
+            self.ats.setdefault(idx, []).append(at)
         if itype in CALL_TYPES:
             self.calls.append(tid)
             self.odd = self.odd or itype != "function_call"
@@ -948,8 +946,10 @@ class _Group:
         origin = tuple(lines)
         raw = self.raw
         m: Message
-        if self.compacted:
-            blocks = made.blocks_of(self.sources)
+        ats = self.ats
+        if ats:  # (its items in order: a line's, or those of a compacted line's history)
+            sources = [(i, at) for i in lines for at in ats.get(i, (None,))]
+            blocks = made.blocks_of(sources)
             src = {"line": made.lines[lines[0]].lineno}
             m = Message(role, blocks, raw, hidden=hidden, src=src, origin=origin)
             if self.empty:  # (no line of their own: the message names them)

@@ -186,3 +186,44 @@ def test_a_rollout_s_lines_are_parsed_once():
             pass
         again = [ln.lineno for ln in session.state.lines if ln.parsed and ln.error is None]
         assert again == [], path
+
+
+def test_a_compacted_history_s_items_and_the_lines_after_it_are_read_in_order():
+    """A message of items of a compacted line's history and of the lines after it holds
+    their blocks in the order Codex sends them: the history's, then the lines'."""
+
+    def text(role: str, kind: str, said: str) -> dict:
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": said}]}
+
+    call = {"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}
+    history = [text("user", "input_text", "go"), text("assistant", "output_text", "ok"), call]
+    lines = [
+        {
+            "timestamp": "2025-11-20T10:00:00Z",
+            "type": "compacted",
+            "payload": {"message": "s", "replacement_history": history},
+        },
+        {
+            "timestamp": "2025-11-20T10:00:01Z",
+            "type": "response_item",
+            "payload": {**call, "call_id": "b"},
+        },
+        {
+            "timestamp": "2025-11-20T10:00:02Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "a", "output": "x"},
+        },
+    ]
+    s = _load("\n".join([META, *map(json.dumps, lines)]).encode())
+    got = [
+        [
+            (type(b.origin).__name__, b.origin.line, getattr(b.origin, "item", None), b.tool_id)
+            for b in m.blocks
+        ]
+        for m in s.messages
+    ]
+    assert got == [
+        [("CompactRef", 1, 0, None)],
+        [("CompactRef", 1, 1, None), ("CompactRef", 1, 2, "a"), ("ItemRef", 2, None, "b")],
+        [("ItemRef", 3, None, "a")],
+    ]
