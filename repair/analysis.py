@@ -28,6 +28,7 @@ from .model import (
     text_is_blank,
 )
 from .pairing import Pairing, Result, Use, pair
+from .place import Place
 
 
 @dataclass
@@ -220,6 +221,15 @@ class _Collector:
         got = self.client.block_entry(self.wire, mi, block)
         return k if got is None else got
 
+    def reads_no_block(self) -> bool:
+        """Whether a result's number and repair are known without its block: the wire
+        sends each message as one entry, and the client (if any) leaves every result as it
+        is (a `Message.answers` finder then passes `add` the place, the block not made)."""
+        c = self.client
+        return self.wire.split is wire.WIRES["anthropic"].split and (
+            c is None or not (c.left_out or c.changed)
+        )
+
     def nb(self, mi: int, block: Block) -> int | str:
         """How a detail names the message holding `block`: the entry that carries it."""
         return _named(self.number_of(mi, block), mi)
@@ -240,12 +250,21 @@ class _Collector:
         lenient: bool = False,
         repaired: bool | None = None,
         number: int | None | EllipsisType = ...,
+        source: Place | None = None,
     ) -> None:
         """`repaired`: whether the client target repairs this finding, where the finder
         knows (None: as the client's emulated request tells). `number`: its messages.N,
-        where the finder has it already (`number_of`)."""
+        where the finder has it already (`number_of`). `source`: where the block was
+        read, where the finder has it without the block (`reads_no_block`: the block is
+        not read, the client leaves it as it is)."""
         msg = self.msgs[mi]
-        block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
+        if source is None:
+            block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
+            source = source_of(block, msg)
+        else:
+            block = None
+            if repaired is None and self.client is not None:
+                repaired = False
         said = self._said.get((code, lenient))
         if said is None:
             declared = codes.get(code)
@@ -272,7 +291,7 @@ class _Collector:
                 tool_use_id=tool_id,
                 detail=f"{detail} {says}" if says else detail,
                 rule=rule,
-                source=source_of(block, msg),
+                source=source,
                 key=(code, *key),
                 position=mi,
                 client_repair=says,
@@ -371,7 +390,9 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
         if res.is_duplicate:
             first = use.results[0]
             call = (use.block.tool_id, use.block.name)
-            _duplicate(out, res.mi, res.bi, res.block, call, first.mi, first.block, key)
+            _duplicate(
+                out, res.mi, res.bi, res.block, res.block.tool_id, call, first.mi, first.block, key
+            )
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
@@ -384,28 +405,38 @@ def _copies(msgs: list[Message], out: _Collector, asked: int, home: int) -> None
     (`Pairing.checked_copies`), as said of a duplicate result above."""
     calls = msgs[asked].calls()  # (a loader may name them without making the blocks)
     msg = msgs[home]
+    n = len(calls)
+    # (a loader may read the results from its records: the home's blocks not made)
+    light = msg.answers() if out.reads_no_block() else None
+    if light is not None:
+        for call, (bi, tid, bid, place) in zip(calls, light[n:], strict=True):
+            _duplicate(out, home, bi, None, tid, call, home, None, (msg.uid, bid), place)
+        return
     answers = [
         (bi, b)
         for bi, b in enumerate(msg.blocks)
         if b.type == TOOL_RESULT or (b.tool_id and b.type != TOOL_USE)
     ]
-    n = len(calls)
     for call, (_, first), (bi, copy) in zip(calls, answers[:n], answers[n:], strict=True):
-        _duplicate(out, home, bi, copy, call, home, first, (msg.uid, copy.bid))
+        key = (msg.uid, copy.bid)
+        _duplicate(out, home, bi, copy, copy.tool_id, call, home, first, key)
 
 
 def _duplicate(
     out: _Collector,
     mi: int,
     bi: int,
-    block: Block,
+    block: Block | None,
+    tool_id: str | None,
     call: tuple[str | None, str | None],
     first_mi: int,
-    first: Block,
+    first: Block | None,
     key: tuple[Hashable, ...],
+    source: Place | None = None,
 ) -> None:
-    """duplicate-tool-result: `block` (at `mi`, `bi`) answers `call` (its tool id and
-    name), already answered by `first` (at `first_mi`)."""
+    """duplicate-tool-result: `block` (at `mi`, `bi`, its tool id `tool_id`) answers
+    `call` (its tool id and name), already answered by `first` (at `first_mi`). The
+    blocks None: not made (`_Collector.reads_no_block`; `source`, where `block` was read)."""
     # (each number once: a Gemini CLI chat may hold tens of thousands of these)
     first_k, here = out.number_of(first_mi, first), out.number_of(mi, block)
     n = _named(first_k, first_mi)
@@ -415,11 +446,12 @@ def _duplicate(
         "duplicate-tool-result",
         mi,
         bi,
-        block.tool_id,
+        tool_id,
         f"another tool_result for tool_use {call[0]} ({call[1] or '?'}); {where}, "
         "and each tool_use must have a single result.",
         key=key,
         number=here,
+        source=source,
     )
 
 

@@ -48,6 +48,15 @@ new_bid = _block_ids.__next__
 new_uid = _message_ids.__next__
 
 
+def reserve_bids(n: int) -> int:
+    """The first of `n` new consecutive bids, for blocks a loader will make later (the
+    counter advanced in C: no call per bid)."""
+    first = new_bid()
+    if n > 1:
+        next(itertools.islice(_block_ids, n - 2, None))
+    return first
+
+
 @dataclass(slots=True, eq=False)
 class Block:
     """One content item of a message.
@@ -174,6 +183,12 @@ class Message:
         """(tool id, name) of each of its tool_use blocks, in order: what a finding says of
         a call (a loader may read them from its records, its blocks not made)."""
         return [(b.tool_id, b.name) for b in self.blocks if b.type == TOOL_USE]
+
+    def answers(self) -> list[tuple[int, str | None, int, Place]] | None:
+        """(block index, tool id, bid, place) of each block that answers a call, where a
+        loader reads them from its records, its blocks not made (the bids they will have);
+        None: read them from the blocks."""
+        return None
 
     def plain_shape(self) -> bool:
         """Known to hold blocks, none of them a blank text block, and no tool_result after
