@@ -37,6 +37,15 @@ def _block_facts(m: Message) -> list[tuple]:
     ]
 
 
+def _answer_facts(m: Message) -> list[tuple]:
+    """What a finding reads of each block that answers a call (`Message.answers`)."""
+    return [
+        (bi, b.tool_id, b.bid, b.place())
+        for bi, b in enumerate(m.blocks)
+        if b.type == "tool_result" or (b.tool_id and b.type != "tool_use")
+    ]
+
+
 def _noted(session: Session) -> list[tuple]:
     """What the writer notes of each block as loaded (by position: block ids differ
     between two loads)."""
@@ -66,8 +75,10 @@ def test_gemini_messages_are_the_ones_made_at_load(data, made_first, target):
     replaced by a `$set`): the same findings, numbers, counts, messages, blocks and tool
     ids as the messages made at load, and the same file written back."""
     lazy, whole = _both(data)
-    # the calls as a finding names them, read from the records before any block is made
+    # the calls as a finding names them, read from the records before any block is made;
+    # and the results (with the bids their blocks will have, `GeminiMessage.answers`)
     assert [m.calls() for m in lazy.messages] == [m.calls() for m in whole.messages]
+    answers = [m.answers() for m in lazy.messages]
     if made_first:
         for m in lazy.messages:
             m.blocks  # noqa: B018 (made before the analysis)
@@ -78,6 +89,8 @@ def test_gemini_messages_are_the_ones_made_at_load(data, made_first, target):
     assert [m.plain_shape() for m in lazy.messages] == [m.plain_shape() for m in whole.messages]
     assert [message_facts(m) for m in lazy.messages] == [message_facts(m) for m in whole.messages]
     assert [_block_facts(m) for m in lazy.messages] == [_block_facts(m) for m in whole.messages]
+    for m, said in zip(lazy.messages, answers, strict=True):
+        assert said is None or said == _answer_facts(m)
     assert _noted(lazy) == _noted(whole)
     assert lazy.export_bytes() == whole.export_bytes() == data
 
@@ -144,10 +157,12 @@ def test_a_clean_gemini_check_makes_no_block():
     ]
 
 
-def test_a_chat_answered_twice_is_checked_without_its_calls_blocks():
+def test_a_chat_answered_twice_is_checked_without_its_blocks():
     """Gemini CLI 0.61 writes each result twice (in the gemini record's toolCalls and in a
     user record): each second copy is a duplicate-tool-result naming its call, the model
-    message holding the calls named from its records, its blocks not made."""
+    message holding the calls named from its records and the user message holding the
+    results read from its records, neither's blocks made. The findings are those a whole
+    analysis makes from the blocks (their keys: the blocks' bids, reserved when read)."""
     calls = [
         {
             "id": f"c{k}",
@@ -175,5 +190,9 @@ def test_a_chat_answered_twice_is_checked_without_its_calls_blocks():
     ]
     assert found[0].detail.startswith("another tool_result for tool_use c1 (ls); ")
     assert found[1].detail.startswith("another tool_result for tool_use c2 (?); ")
-    assert not asked.made()
+    home = s.messages[2]
+    assert type(home) is GeminiMessage
+    assert [f.source.line for f in found] == [4, 4] and [f.block_index for f in found] == [2, 3]
+    assert not asked.made() and not home.made()
     assert asked.calls() == [(b.tool_id, b.name) for b in asked.blocks if b.type == "tool_use"]
+    assert analysis.analyze(s, whole=True).findings == found

@@ -22,7 +22,7 @@ writes them.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -39,8 +39,10 @@ from ...model import (
     Message,
     Session,
     new_bid,
+    reserve_bids,
     result_text,
 )
+from ...place import Place as FilePlace  # (a finding's; `Place` is a record's)
 from ..base import (
     Adapter,
     Export,
@@ -526,15 +528,18 @@ def _blocks_of(state: GeminiState, t: Turn) -> list[Block]:
     return _usual_blocks(state, t)
 
 
-def _usual_blocks(state: GeminiState, t: Turn) -> list[Block]:
-    """The blocks of a usual turn (`_usual_turns`), each with the id its facts read."""
+def _usual_blocks(
+    state: GeminiState, t: Turn, next_bid: Callable[[], int] = new_bid
+) -> list[Block]:
+    """The blocks of a usual turn (`_usual_turns`), each with the id its facts read, and
+    its bid from `next_bid` (a `GeminiMessage`'s bids may be reserved before)."""
     rec, facts = t.rec, t.facts
     assert facts is not None
     obj = rec.obj
     key = rec.key
     src = {"line": rec.places[-1].at_line + 1}
     if obj["type"] == "user":
-        return _response_blocks(state, obj["content"], key, None, src, facts.answers)
+        return _response_blocks(state, obj["content"], key, None, src, facts.answers, next_bid)
     part_of, raw_id = state.part_of, state.raw_id
     calls = obj.get("toolCalls") or ()
     out: list[Block] = []
@@ -549,12 +554,14 @@ def _usual_blocks(state: GeminiState, t: Turn) -> list[Block]:
                 False,
                 src,
                 PartRef(key, "content"),
+                None,
+                next_bid(),
             )
             part_of[b.bid] = {"text": content}
             out.append(b)
         for k, (tc, tid) in enumerate(zip(calls, facts.calls, strict=True)):
             call = {"id": tc["id"], "name": tc.get("name"), "args": tc.get("args")}
-            bid = new_bid()
+            bid = next_bid()
             raw_id[bid] = call["id"]
             out.append(_use(call, tid, src, PartRef(key, "call", k), bid))
             part_of[bid] = {"functionCall": call}
@@ -565,11 +572,12 @@ def _usual_blocks(state: GeminiState, t: Turn) -> list[Block]:
         result = tc.get("result")
         if type(result) is list:
             if result:
-                out += _response_blocks(state, result, key, k, src, ids[at : at + len(result)])
+                got = ids[at : at + len(result)]
+                out += _response_blocks(state, result, key, k, src, got, next_bid)
                 at += len(result)
         elif result:  # a string
             resp = {"id": tc["id"], "name": tc.get("name"), "response": {"output": result}}
-            bid = new_bid()
+            bid = next_bid()
             raw_id[bid] = resp["id"]
             out.append(_answer(resp, ids[at], src, PartRef(key, "result", k), bid))
             at += 1
@@ -578,7 +586,13 @@ def _usual_blocks(state: GeminiState, t: Turn) -> list[Block]:
 
 
 def _response_blocks(
-    state: GeminiState, parts: list[Any], key: int, k: int | None, src: Any, ids: Sequence[str]
+    state: GeminiState,
+    parts: list[Any],
+    key: int,
+    k: int | None,
+    src: Any,
+    ids: Sequence[str],
+    next_bid: Callable[[], int],
 ) -> list[Block]:
     """The tool_result blocks of usual function response parts (`_usual_answers`), with
     the ids as sent, `ids`: of a user record's content (k None) or of
@@ -588,7 +602,7 @@ def _response_blocks(
     field, place = ("content", None) if k is None else ("result", k)
     for i, (p, tid) in enumerate(zip(parts, ids, strict=True)):
         resp = p["functionResponse"]
-        bid = new_bid()
+        bid = next_bid()
         raw_id[bid] = resp["id"]
         ref = PartRef(key, field, i, None) if k is None else PartRef(key, field, place, i)
         out.append(_answer(resp, tid, src, ref, bid))
@@ -697,16 +711,43 @@ class GeminiMessage(LazyMessage):
     shape and block counts from the records. Equal to the message of the same turns made at
     load (tests/formats/test_gemini_lazy.py)."""
 
-    __slots__ = ("_state", "_turns")
+    __slots__ = ("_state", "_turns", "_bid0")
     _state: GeminiState
     _turns: tuple[Turn, ...]
+    _bid0: int  # the first of its blocks' bids, where `answers` reserved them (0: not)
 
     def _make_blocks(self) -> tuple[Block, ...]:
         state = self._state
+        b0 = self._bid0
+        next_bid = iter(range(b0, b0 + self.block_counts()[0])).__next__ if b0 else new_bid
         out: list[Block] = []
         for t in self._turns:
-            out += _usual_blocks(state, t)
+            out += _usual_blocks(state, t, next_bid)
         return tuple(out)
+
+    def answers(self) -> list[tuple[int, str | None, int, FilePlace]] | None:
+        """Its results from its records, as `_usual_blocks` makes them (each result block
+        of a user turn, on its record's line), its blocks not made; their bids reserved
+        now: a chat that Gemini CLI 0.61 answered twice has each second copy found
+        (`analysis._copies`)."""
+        if self.made():
+            return None
+        b0 = self._bid0
+        if not b0:
+            b0 = self._bid0 = reserve_bids(self.block_counts()[0])
+        out: list[tuple[int, str | None, int, FilePlace]] = []
+        bi = 0
+        for t in self._turns:
+            f = t.facts
+            assert f is not None
+            if t.role == "user":  # (a model turn's blocks are a text and calls)
+                place = FilePlace(t.rec.places[-1].at_line + 1)
+                for tid in f.answers:
+                    out.append((bi, tid, b0 + bi, place))
+                    bi += 1
+            else:
+                bi += f.n
+        return out
 
     def _make_src(self) -> dict[str, Any] | None:
         return {"line": self._turns[0].rec.places[-1].at_line + 1}
@@ -791,6 +832,7 @@ def _unmade(
     m: GeminiMessage = GeminiMessage.unmade(role, raw, ((calls, answers), plain), False, origin)
     m._state = state
     m._turns = tuple(group)
+    m._bid0 = 0
     m._counts = (n, results)
     stamp = parse_time(group[0].rec.obj.get("timestamp"))
     if stamp is not None:
