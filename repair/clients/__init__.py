@@ -46,6 +46,10 @@ class Client:
     # whether its sending starts afresh at message k (no entry spans k-1 and k); None: at
     # every message
     afresh: Callable[[list[Message], int], bool] | None = None
+    # its messages.N read from the messages' roles and whether they are sent, not their
+    # blocks: a fix that drops or reorders blocks of messages, and drops none, leaves every
+    # number as it is (repair.plan: a round's waiting fixes applied in the same round)
+    numbers_by_message: bool = False
 
 
 def _load() -> dict[str, Client]:
@@ -76,6 +80,7 @@ def _load() -> dict[str, Client]:
                 light=gemini_cli.light,
                 light_part=gemini_cli.light_part,
                 afresh=gemini_cli.afresh,
+                numbers_by_message=True,
             ),
         )
     }
