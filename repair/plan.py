@@ -216,27 +216,40 @@ class Planner:
         return fix
 
 
-def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[Fix]]:
+def apply_fixes(
+    session: Session, fixes: Iterable[Fix], *, chain: bool = False
+) -> tuple[Session, list[Fix]]:
     """Apply the fixes whose messages no earlier fix touched; return the new session and
-    the fixes applied (the others wait for a fresh plan)."""
+    the fixes applied (the others wait for a fresh plan). `chain` (`settle`, where the
+    numbers do not change with the blocks: `_chaining`): the fixes that wait are applied
+    after them, a wave at a time, as the next rounds would apply them, while every fix
+    applied and every one waiting is one the next round's plan would make again alike
+    (`_chains`)."""
     adapter = session.adapter
     patch = (
         Patch(session.messages, merged=adapter.merged, kept=adapter.writes_merged_as_read)
         if adapter
         else Patch(session.messages)
     )
-    touched: set[int] = set()
     applied: list[Fix] = []
-    for fix in fixes:
-        if not fix.actionable or fix.touches & touched:
-            continue
-        for edit in fix.edits:
-            # what it removed is this application's (a fix kept across steps, or previewed
-            # before, was applied to another state: `DropBlock` of a block gone since)
-            edit.removed, edit.has_removed, edit.removed_bids = None, False, ()
-            edit.apply(patch)
-        touched |= fix.touches
-        applied.append(fix)
+    wave = list(fixes)
+    while wave:
+        touched: set[int] = set()
+        waiting: list[Fix] = []
+        for fix in wave:
+            if not fix.actionable:
+                continue
+            if fix.touches & touched:
+                waiting.append(fix)
+                continue
+            for edit in fix.edits:
+                # what it removed is this application's (a fix kept across steps, or previewed
+                # before, was applied to another state: `DropBlock` of a block gone since)
+                edit.removed, edit.has_removed, edit.removed_bids = None, False, ()
+                edit.apply(patch)
+            touched |= fix.touches
+            applied.append(fix)
+        wave = waiting if chain and _chains(patch, applied, waiting) else []
     out = session.copy_with(patch.rebuild())
     if patch.file_edits:  # record edits: the adapter applies them to what `out` writes
         out = session.adapter.apply_file_edits(out, patch.file_edits)
@@ -251,6 +264,50 @@ def apply_fixes(session: Session, fixes: Iterable[Fix]) -> tuple[Session, list[F
                 made.update(m.uid for m in base[max(k - 1, 0) : k + 2])
         out = session.adapter.stamped(out, made)
     return out, applied
+
+
+# Fixes the next round's plan makes again alike after a round of such fixes, none dropping
+# or adding a message, where the numbers do not change with the blocks: keep-best of a
+# duplicate result reads its call's results (a result answers one call: another call's
+# copies dropped leave them as they were), the call's home and the messages' numbers, and
+# drops, moves no block but the call's results and orders the home's results.
+# tests/engine/test_chained_rounds.py holds `settle` with them to the rounds one by one.
+_CHAINABLE = {("duplicate-tool-result", "keep-best")}
+_CHAIN_EDITS = (DropBlock, ReorderBlocks, DropIfEmpty)
+
+
+def _chainable(fix: Fix) -> bool:
+    return (fix.code, fix.action) in _CHAINABLE and all(type(e) in _CHAIN_EDITS for e in fix.edits)
+
+
+def _chains(patch: Patch, applied: list[Fix], waiting: list[Fix]) -> bool:
+    """Whether the next round would apply `waiting` as planned now: every fix applied and
+    waiting is chainable and no message came or went (the numbers as they were)."""
+    return (
+        bool(waiting)
+        and not patch.dropped
+        and not patch.inserted_after
+        and not patch.file_edits
+        and all(_chainable(f) for f in waiting)
+        and all(_chainable(f) for f in applied)
+    )
+
+
+def _chaining(target: str) -> bool:
+    """Whether a fix that drops or orders blocks, no message, leaves the numbers under
+    `target` as they were: a wire of one entry per message, and a client (if any) that
+    numbers the messages, not their blocks."""
+    from . import clients, wire
+
+    client = clients.get(target)
+    return wire.wire_for(target).split is wire.WIRES["anthropic"].split and (
+        client is None or client.numbers_by_message
+    )
+
+
+# A round's fixes that wait for a fix of the round applied in the same round, as the rounds
+# after it would apply them (`_chains`; False: a round each, the long way)
+CHAINED = True
 
 
 def apply_all(
@@ -327,7 +384,8 @@ def settle(
             if not todo:  # (a lean first analysis, or one followed lean: made whole when asked)
                 lean = isinstance(plan.analysis.pairing, LeanPairing)
                 return Settled(session, applied, first, plan.analysis, last_whole=not lean)
-            after, done = apply_fixes(session, todo)
+            chain = CHAINED and _chaining(plan.analysis.target)
+            after, done = apply_fixes(session, todo, chain=chain)
             applied.extend(done)
             deferred = len(done) < len(todo)
             # the next round's analysis from this one's, where the round allows it

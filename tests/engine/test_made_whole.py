@@ -152,6 +152,7 @@ def test_a_round_after_deferred_fixes_analysed_whole_at_once_settles_as_the_long
     from repair import plan
 
     data, _ = gen_gemini_cli(1200, seed)
+    monkeypatch.setattr(plan, "CHAINED", False)  # (the fixes waiting: a round each)
     wholes = []
     real = plan.analyze
     monkeypatch.setattr(plan, "analyze", lambda *a, **k: wholes.append(k) or real(*a, **k))
