@@ -87,6 +87,18 @@ def numbers_as_parsed() -> Iterator[None]:
         _EXACT.reset(token)
 
 
+@contextmanager
+def numbers_as_read(exact: bool) -> Iterator[None]:
+    """Within: parse as a load with `exact_numbers() == exact` did, for the part of a
+    session made when first asked for (a call's arguments parsed after the load), so a
+    `check` that read without the scan does not scan then either."""
+    if exact or not _EXACT.get():
+        yield
+    else:
+        with numbers_as_parsed():
+            yield
+
+
 def loads(data: bytes | str) -> Any:
     """Parse one JSON value; numbers come back exactly (see `JsonNumber`). orjson when it can
     keep every number and string; the stdlib, keeping literals, for the rest (big or odd

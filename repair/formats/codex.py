@@ -31,7 +31,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportRefused
-from ..jsonio import compact, exact_numbers, loads, numbers_as_parsed, strip_bom
+from ..jsonio import compact, exact_numbers, loads, numbers_as_read, strip_bom
 from ..model import (
     TEXT,
     TOOL_RESULT,
@@ -838,9 +838,10 @@ class _Made:
     def blocks_of(self, sources: list[tuple[int, int | None]]) -> tuple[Block, ...]:
         """The blocks of the items at these (line, place in its compaction's history or
         None), each kept as loaded."""
-        if not self.exact and exact_numbers():
-            with numbers_as_parsed():
-                return self.blocks_of(sources)
+        with numbers_as_read(self.exact):
+            return self._blocks_of(sources)
+
+    def _blocks_of(self, sources: list[tuple[int, int | None]]) -> tuple[Block, ...]:
         out: list[Block] = []
         for idx, at in sources:
             line = self.lines[idx]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from ..errors import ExportRefused, InputError
-from ..jsonio import JsonStyle, compact, detect_style, dumps, loads
+from ..jsonio import JsonStyle, compact, detect_style, dumps, exact_numbers, loads, numbers_as_read
 from ..model import (
     LAZY,
     TEXT,
@@ -94,6 +94,8 @@ class Conversation:
     items: str = field(init=False)  # base + "/": a block's `at` in a JSON document
     loaded: list[Message] = field(default_factory=list)  # as `_load_conversation` read them
     _message_at: dict[int, Message] | None = field(default=None, init=False, repr=False)
+    # the load's `exact_numbers()`: a call's arguments parsed later are parsed as at load
+    exact: bool = field(default_factory=exact_numbers, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.items = f"{self.base}/"
@@ -333,11 +335,12 @@ class ChatMessage(LazyMessage):
     def _make_blocks(self) -> tuple[Block, ...]:
         conv, i, end = self._conv, self._i, self._end
         entries = conv.entries
-        if end is None:
-            made = _load_entry(conv, i, entries[i], self.origin)
-            assert isinstance(made, Message)
-            return made.blocks
-        return tuple(_run_block(conv, j, entries[j]) for j in range(i, end))
+        with numbers_as_read(conv.exact):
+            if end is None:
+                made = _load_entry(conv, i, entries[i], self.origin)
+                assert isinstance(made, Message)
+                return made.blocks
+            return tuple(_run_block(conv, j, entries[j]) for j in range(i, end))
 
     def _make_src(self) -> dict[str, Any] | None:
         return _src(self._conv, self._i)

@@ -281,14 +281,23 @@ def test_check_reads_without_the_number_scan_and_finds_what_an_exact_load_finds(
     lines = (SAMPLES / "codex_missing_output.jsonl").read_bytes().split(b"\n")
     lines[0] = lines[0].replace(b'"payload":{', b'"payload":{"n":1.50,"big":' + BIG.encode() + b",")
     codex.write_bytes(b"\n".join(lines))
-    exact = {p: analyze(load_session(str(p))) for p in (roo, codex)}
+    # a call with numbers in its arguments, its blocks made during the analysis (a finding)
+    chat = tmp_path / "chat.json"
+    chat.write_bytes(
+        (SAMPLES / "openai_chat_user_between_calls.json")
+        .read_bytes()
+        .replace(b'\\"day\\": \\"tomorrow\\"}', b'\\"days\\": 1.50}', 1)
+    )
+    assert b"1.50" in chat.read_bytes()
+    files = (roo, codex, chat)
+    exact = {p: analyze(load_session(str(p))) for p in files}
 
     def scan(data: bytes) -> bool:
         raise AssertionError("check scanned the text for number literals")
 
     monkeypatch.setattr(jsonio, "has_inexact_numbers", scan)
     monkeypatch.setattr("repair.formats.probe.has_inexact_numbers", scan)
-    for path in (roo, codex):
+    for path in files:
         fast = analyze(load_session(str(path), exact_numbers=False))
         assert [f.to_json() for f in fast.findings] == [f.to_json() for f in exact[path].findings]
         code, out, err = run("check", "--json", str(path))
