@@ -42,7 +42,10 @@ an installed histview's is (not with this machine's PYTHONDONTWRITEBYTECODE, whi
 every module at every start). A second line per run splits what the TUI adds to
 `check` (its CPU until analysis ready less check's load and analysis): the worker's head and
 load against check's load, the rows, the first look against check's analysis, the UI
-thread, the rest of the process. The parse is also timed with its records freed inside the
+thread, the rest of the process. `check` runs in a child before and after each app run and
+the mean of the two is the reference (the same work's CPU time moves by a third within
+seconds on the shared machine); with `--repeat N` a last line gives the medians over the
+runs and in how many each part was above zero. The parse is also timed with its records freed inside the
 time, as `bench/run.py`'s GC-off parse (the baseline of `check`'s ratio there).
 With `--keys`, `j` is pressed every 0.1 s until the whole is ready and each press is timed
 until the cursor moved and the screen was redrawn (the stall then from a 5 ms timer).
@@ -448,11 +451,17 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
     warm()
     for path in paths:
         size = os.path.getsize(path)
+        parts: list[dict[str, float]] = []
         for k in range(repeat):
             parse, parse_cpu, parse_freed = parse_nogc(path)
-            check_load, check_analysis = check_cpu(path)
-            check = check_load + check_analysis
+            # `check` before and after the app, its mean the reference: on this machine the
+            # same process's CPU time moves by a third within seconds (docs/performance.md,
+            # "The TUI's load"), so one check run beside one app run says little
+            before = check_cpu(path)
             r = one_run(path, keys)
+            after = check_cpu(path)
+            check_load, check_analysis = (before[0] + after[0]) / 2, (before[1] + after[1]) / 2
+            check = check_load + check_analysis
             t = r["timings"]
             phases = ", ".join(
                 f"{name} {t[name + '_cpu']:.2f}"
@@ -469,7 +478,8 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 f"{parse_cpu:.2f} s = {r['cpu'] / parse_cpu:.2f}x, / parse and free "
                 f"{parse_freed:.2f} s = {r['cpu'] / parse_freed:.2f}x; load worker "
                 f"{r['worker_cpu']:.2f} s: {phases}; UI thread {r['ui_cpu']:.2f} s; `check` "
-                f"in a child {check:.2f} s = {check / parse_cpu:.2f}x "
+                f"in a child, before and after {sum(before):.2f} and {sum(after):.2f} s, mean "
+                f"{check:.2f} s = {check / parse_cpu:.2f}x "
                 f"({check / parse_freed:.2f}x): load {check_load:.2f}, "
                 f"analysis {check_analysis:.2f}); UI handlers "
                 f"{t.get('ui_loaded', 0) * 1000:.0f} + {t.get('ui_analysis', 0) * 1000:.0f} ms, "
@@ -487,25 +497,68 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 + f"; peak RSS {r['rss']:.0f} MB; load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
-            print(f"  {beyond_check(r, check_load, check_analysis, parse_cpu)}", flush=True)
+            part = beyond_check(r, check_load, check_analysis)
+            part.update(
+                ready=r["analysis_ready"] / parse,
+                ready_cpu=r["cpu"] / parse_cpu,
+                check=check / parse_cpu,
+                worker=r["worker_cpu"],
+                ui=r["ui_cpu"],
+            )
+            parts.append(part)
+            print(f"  {beyond_line(part, parse_cpu)}", flush=True)
+        if repeat > 1:
+            print(f"  {summary(parts)}", flush=True)
 
 
-def beyond_check(r: dict, check_load: float, check_analysis: float, parse_cpu: float) -> str:
+def beyond_check(r: dict, check_load: float, check_analysis: float) -> dict[str, float]:
     """What the TUI's CPU until analysis ready adds to `check`'s load and analysis, by part:
     the load worker's phases beyond check's (the head, the rows, the first look's screen
     work; its load against check's, which moves with the machine), the UI thread, the rest
     of the process (Textual's start before the app's screen, other threads)."""
     t = r["timings"]
-    extra = r["cpu"] - check_load - check_analysis
-    # the format modules are imported in the head (check: in its load)
-    load = t.get("head_cpu", 0.0) + t["load_cpu"] - check_load
-    look = t["analysis_cpu"] - check_analysis
-    rest = r["cpu"] - r["worker_cpu"] - r["ui_cpu"]
+    return {
+        "extra": r["cpu"] - check_load - check_analysis,
+        # the format modules are imported in the head (check: in its load)
+        "load": t.get("head_cpu", 0.0) + t["load_cpu"] - check_load,
+        "rows": t.get("rows_cpu", 0.0),
+        "look": t["analysis_cpu"] - check_analysis,
+        "ui": r["ui_cpu"],
+        "rest": r["cpu"] - r["worker_cpu"] - r["ui_cpu"],
+    }
+
+
+def beyond_line(p: dict[str, float], parse_cpu: float) -> str:
     return (
-        f"the TUI beyond `check`: {extra:+.2f} s CPU = {extra / parse_cpu:+.2f}x the parse: "
-        f"head and load {load:+.2f} against check's load, rows {t.get('rows_cpu', 0):.2f}, "
-        f"first look {look:+.2f} against check's analysis, UI thread {r['ui_cpu']:.2f}, "
-        f"rest of the process {rest:+.2f}"
+        f"the TUI beyond `check`: {p['extra']:+.2f} s CPU = {p['extra'] / parse_cpu:+.2f}x the "
+        f"parse: head and load {p['load']:+.2f} against check's load, rows {p['rows']:.2f}, "
+        f"first look {p['look']:+.2f} against check's analysis, UI thread {p['ui']:.2f}, "
+        f"rest of the process {p['rest']:+.2f}"
+    )
+
+
+def summary(parts: list[dict[str, float]]) -> str:
+    """Medians over the runs, and in how many runs each part of the TUI beyond `check` was
+    above zero: a part that is the TUI's is above zero in every run, the machine's swing
+    is not."""
+
+    def median(xs: list[float]) -> float:
+        mid = len(xs) // 2
+        return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+    def med(key: str) -> str:
+        xs = sorted(p[key] for p in parts)
+        return f"{median(xs):+.2f} ({sum(x > 0 for x in xs)} of {len(xs)} above 0)"
+
+    def ratio(key: str) -> str:
+        xs = sorted(p[key] for p in parts)
+        return f"{median(xs):.2f}x ({xs[0]:.2f}-{xs[-1]:.2f})"
+
+    return (
+        f"over {len(parts)} runs, medians: analysis ready {ratio('ready')} the GC-off parse "
+        f"(CPU {ratio('ready_cpu')}), `check` in a child {ratio('check')}; the TUI beyond "
+        f"`check` {med('extra')} s CPU: head and load {med('load')}, first look "
+        f"{med('look')}, rows {med('rows')}, UI thread {med('ui')}, rest {med('rest')}"
     )
 
 
