@@ -114,6 +114,11 @@ def replay_lines(objs: Iterable[tuple[int | None, Any]]) -> Replay:
                     rec.obj = obj
                     rec.places.append(Place(idx))
                 continue
+            if rid is None and len(obj) == 1:  # the other usual line: a `$set` of metadata
+                values = obj.get("$set")
+                if type(values) is dict and "messages" not in values:
+                    meta.update(values)
+                    continue
         elif not isinstance(obj, dict):
             if idx is None:  # a .json chat: its loader took the document for an object
                 raise ValueError("the chat document is not an object")
