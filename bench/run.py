@@ -350,7 +350,8 @@ def report(name: str, messages: int, r: dict) -> str:
     return "\n".join(
         [
             f"{name}  ({messages} messages, {_mb(r['bytes'])}; medians of {r['rounds']} paired"
-            f" runs; load average {r['load_average'][0]:.1f})",
+            f" runs, each ratio the median of the rounds' own ratios, not the quotient of the"
+            f" median times beside it; load average {r['load_average'][0]:.1f})",
             f"  time    {work}"
             f" / parse {r['parse_s']:.3f} s = {r['time_ratio']:.2f}x  [{ok_t}];"
             f" / parse with GC off {r['parse_nogc_s']:.3f} s = {r['time_ratio_nogc']:.2f}x{ok_t0}",
