@@ -91,12 +91,13 @@ def numbers_as_parsed() -> Iterator[None]:
 def numbers_as_read(exact: bool) -> Iterator[None]:
     """Within: parse as a load with `exact_numbers() == exact` did, for the part of a
     session made when first asked for (a call's arguments parsed after the load), so a
-    `check` that read without the scan does not scan then either."""
-    if exact or not _EXACT.get():
+    `check` that read without the scan does not scan then either, and a session read
+    keeping every literal keeps them in what it makes later."""
+    token = _EXACT.set(exact)
+    try:
         yield
-    else:
-        with numbers_as_parsed():
-            yield
+    finally:
+        _EXACT.reset(token)
 
 
 def loads(data: bytes | str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -326,3 +327,25 @@ _VALUES = st.recursive(
 def test_json_written_with_its_newline_is_the_json_then_a_newline(value, indent):
     """A report is encoded with its final newline (not copied to add it): the same bytes."""
     assert to_json(value, indent, newline=True) == to_json(value, indent) + b"\n"
+
+
+def test_blocks_made_after_the_load_parse_numbers_as_the_load_did(tmp_path):
+    """A call's arguments parsed when its blocks are first asked for (OpenAI Chat, Codex)
+    keep literals exactly when the session was read keeping them, wherever they are asked
+    for, and are what orjson reads when it was read without the scan."""
+    chat = tmp_path / "chat.json"
+    chat.write_bytes(
+        (SAMPLES / "openai_chat_user_between_calls.json")
+        .read_bytes()
+        .replace(b'\\"day\\": \\"tomorrow\\"}', b'\\"days\\": 1.50}', 1)
+    )
+
+    def days(session) -> Any:
+        call = next(b for m in session.messages for b in m.blocks if b.tool_id)
+        return call.data["input"]["days"]
+
+    exact = load_session(str(chat))
+    with jsonio.numbers_as_parsed():  # asked for first inside a reader that does not scan
+        assert days(exact) == JsonNumber("1.50")
+    fast = load_session(str(chat), exact_numbers=False)
+    assert days(fast) == 1.5 and type(days(fast)) is float
