@@ -782,7 +782,8 @@ class _Ctx:
             edits,
             frozenset(touches),
             (
-                f"Keep one result for {use.tool_id} ({why}, from message {self.n(keep.mi)}){home_where} and drop "
+                f"Keep one result for {use.tool_id} ({why}, from message {self.n(keep.mi)})"
+                f"{' moved' + home_where if home_where else ''} and drop "
                 f"{len(use.results) - 1} other(s)."
             ),
         )
@@ -841,7 +842,7 @@ class _Ctx:
         for mi in dict.fromkeys(r.mi for r in moving):
             edits.append(DropIfEmpty("drop_message", self.uid(mi), "drop the message left empty"))
         touches = {home_uid} | {self.uid(r.mi) for r in moving}
-        return edits, touches, " moved" + where
+        return edits, touches, where
 
     # misplaced-tool-result
     @builds("misplaced-tool-result", "move-home")
@@ -850,7 +851,11 @@ class _Ctx:
         use = _use_of(results[0])
         edits, touches, where = self._bring_home(use, results)
         ids = ", ".join(r.tool_id or "?" for r in results)
-        return edits, frozenset(touches | {self.uid(use.mi)}), f"Move the result of {ids}{where}."
+        return (
+            edits,
+            frozenset(touches | {self.uid(use.mi)}),
+            f"Move the result{'s' if len(results) > 1 else ''} of {ids}{where}.",
+        )
 
     # duplicate-tool-use-id
     @builds("duplicate-tool-use-id", "rename")

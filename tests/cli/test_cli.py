@@ -760,3 +760,19 @@ def test_check_at_a_terminal_ends_with_what_to_run_next():
     other = str(SAMPLES / "roo_empty_content.json")
     cli.main(["check", broken, other], stdout=both, stderr=err)
     assert err.getvalue().startswith("next: histview fix FILE ")
+
+
+def test_a_fix_that_moves_results_says_where_to_once():
+    """A fix line reads as a sentence: "Move the results of X, Y into message N.", and a
+    keep-best that also moves the result kept says "moved into" once."""
+    code, out, _ = run("fix", str(SAMPLES / "openai_chat_user_between_calls.json"), "--dry-run")
+    moves = [ln for ln in out.splitlines() if "-> move-home:" in ln]
+    assert moves and all(
+        "Move the results of call_8f" in ln
+        and ln.endswith(" into message 3.")
+        and " moved " not in ln
+        for ln in moves
+    ), moves
+    code, out, _ = run("fix", str(SAMPLES / "roo_subtask_delegation_duplicate.json"), "--dry-run")
+    keeps = [ln for ln in out.splitlines() if "-> keep-best:" in ln]
+    assert [ln.count(" moved into message 6") for ln in keeps] == [0, 1], keeps
