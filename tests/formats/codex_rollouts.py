@@ -99,3 +99,10 @@ META = json.dumps(
         "payload": {"id": "s1", "originator": "codex_cli_rs", "cli_version": "0.58.0"},
     }
 )
+
+
+def response_item(payload: dict[str, Any]) -> str:
+    """A rollout line holding one response item."""
+    return json.dumps(
+        {"timestamp": "2025-11-20T10:00:00Z", "type": "response_item", "payload": payload}
+    )

@@ -19,6 +19,7 @@ from repair.formats import load_bytes
 from repair.formats.codex import CodexMessage, CompactRef, ItemRef
 from repair.model import Message, Session
 from tests.formats.codex_rollouts import META as _META
+from tests.formats.codex_rollouts import response_item
 from tests.formats.codex_rollouts import rollout_line as _line
 from tests.formats.lazy_support import found, made_at_load, message_facts
 
@@ -115,11 +116,7 @@ def test_an_edited_codex_session_is_written_as_the_one_made_at_load(lines, data)
 
 
 def test_a_clean_codex_check_makes_no_block():
-    def item(payload: dict) -> str:
-        return json.dumps(
-            {"timestamp": "2025-11-20T10:00:00Z", "type": "response_item", "payload": payload}
-        )
-
+    item = response_item
     lines = [
         item(
             {

@@ -22,7 +22,7 @@ from repair.formats import codex, load_bytes
 from repair.formats.codex import CodexMessage
 from repair.model import Session
 from repair.plan import apply_all
-from tests.formats.codex_rollouts import META, rollout_line
+from tests.formats.codex_rollouts import META, response_item, rollout_line
 from tests.formats.lazy_support import found, message_facts
 from tests.paths import FIXTURES, SAMPLES
 
@@ -139,7 +139,7 @@ def test_usual_items_load_as_the_long_way_loads_them(lines, target):
 def test_a_usual_rollout_is_read_inline(monkeypatch):
     """The usual items do not go the long way (`_read_item`): the property above compares
     two ways."""
-    item = lambda p: {"timestamp": "2025-11-20T10:00:00Z", "type": "response_item", "payload": p}  # noqa: E731
+    item = response_item
     lines = [
         item(
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
@@ -158,7 +158,7 @@ def test_a_usual_rollout_is_read_inline(monkeypatch):
     long_way: list[str] = []
     read = codex._read_item
     monkeypatch.setattr(codex, "_read_item", lambda i, t: long_way.append(t) or read(i, t))
-    s = _load("\n".join([META, *map(json.dumps, lines)]).encode())
+    s = _load("\n".join([META, *lines]).encode())
     assert long_way == ["message"]  # the developer's
     assert [m.tool_ids() for m in s.messages] == [((), ()), (("a",), ()), ((), ("a",)), ((), ())]
 
