@@ -18,6 +18,7 @@ from repair.formats.claude_code.chain import (
     MESSAGE_TYPES,
     build_graph,
     candidates,
+    newest,
     recover_lines,
     walk,
 )
@@ -107,7 +108,7 @@ def test_the_lines_recovered_from_the_chain_read_are_those_of_the_written_graph(
     cands = candidates(g2)
     if not cands:
         return
-    starts = [cc_readback._newest(g2, cands), *leaves.sample(cands, min(10, len(cands)))]
+    starts = [newest(g2, cands), *leaves.sample(cands, min(10, len(cands)))]
     for u in starts:
         at = walked.walk(g2, u)
         if at is not None:
@@ -129,7 +130,7 @@ def test_the_written_graph_of_a_large_fix_is_made_and_walked_along_the_walk_read
     assert [where[coords[c]] for c in on] == _long_chain(written)
     assert len(walked.cuts) < len(walked.at) // 10
     # the recovery taken from the chain read (not looked for again over every node)
-    at = walked.walk(g2, cc_readback._newest(g2, candidates(g2)))
+    at = walked.walk(g2, newest(g2, candidates(g2)))
     assert walked._recovered(g2, at) == recover_lines(g2, at)[0]
     kind = g2.kind
     assert len(on) == sum(1 for i in g2.index.values() if kind[i] in MESSAGE_TYPES)

@@ -245,13 +245,12 @@ _stamp = st.one_of(
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(stamps=st.lists(_stamp, min_size=1, max_size=8), order=st.randoms(use_true_random=False))
 def test_the_newest_leaf_told_by_its_timestamp_string_is_chain_newest(stamps, order):
-    """The read-back's newest leaf (readback._newest: the greatest string where every stamp
-    is written alike) is the one `chain.newest` finds by reading every time."""
-    from repair.formats.claude_code.chain import Graph, newest
-    from repair.formats.claude_code.readback import _newest
+    """The newest leaf told by the greatest string where every stamp is written alike
+    (`chain.newest`) is the one found by reading every time (`newest_by_time`)."""
+    from repair.formats.claude_code.chain import Graph, newest, newest_by_time
 
     g = Graph.of_nodes(Node(f"u{k}", k, k, "user", None, False, t) for k, t in enumerate(stamps))
     cands = list(g.index)
     order.shuffle(cands)
     cands.sort(key=g.place)  # (candidates come in map order)
-    assert _newest(g, cands) == newest(g, cands)
+    assert newest(g, cands) == newest_by_time(g, cands)

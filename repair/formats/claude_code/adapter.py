@@ -354,7 +354,7 @@ def load_probe(adapter: Adapter, probe: Probe, with_files: bool) -> Session:
     g = f.graph
     index, side, kind = g.index, g.side, g.kind
     cands = candidates(g)
-    main_cands = [u for u in cands if not side[index[u]]] or cands
+    main_cands = ([u for u in cands if not side[index[u]]] if any(side) else None) or cands
     leaf = newest(g, main_cands)
     chain: list[str] = []
     at: list[int] = []  # the chain's lines

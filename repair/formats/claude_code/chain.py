@@ -12,6 +12,7 @@ their `message.id` group.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -233,9 +234,15 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
             stamps[i] = ts
         if t is USER or t is ASSISTANT:
             content = msg.get("content") if type(msg) is dict else None
-            if type(content) is list:
+            if type(content) is list and len(content) == 1 and (got := one_item(content[0]))[0]:
+                # (Claude Code's usual record: one typed block, read once)
+                items[i] = content
+                one[i], one_id[i] = got
+                if got[0] == ONE_RESULT and t is USER:
+                    with_results[i] = True
+            elif type(content) is list:
                 res = False
-                for b in content:  # (the usual: every item a typed block)
+                for b in content:  # (every item a typed block, or why not)
                     bt = b.get("type") if type(b) is dict else None
                     if type(bt) is not str:
                         bad[i] = message_fault(msg)  # type: ignore[assignment]
@@ -247,8 +254,6 @@ def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
                         res = True
                 else:
                     items[i] = content
-                    if len(content) == 1:
-                        one[i], one_id[i] = one_item(b)
                 if res and t is USER:
                     with_results[i] = True
             elif type(content) is str:
@@ -425,6 +430,8 @@ def candidates(g: Graph) -> list[str]:
     """Leaf candidates in map order: each childless node, walked up through attachment and
     system nodes to the nearest user/assistant node."""
     index, kind, parent, has_child = g.index, g.kind, g.parent, g.has_child
+    if not g.glue:  # every node is a user/assistant node: the childless ones
+        return [u for u in index if u not in has_child]
     found: dict[str, None] = {}
     memo: dict[str, str | None] = {}
     for u in [u for u in index if u not in has_child]:
@@ -454,8 +461,26 @@ def candidates(g: Graph) -> list[str]:
     return list(found)
 
 
+# a timestamp as Claude Code writes it: UTC, to the millisecond
+_ISO_MS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
 def newest(g: Graph, uuids: list[str]) -> str | None:
-    """The newest by timestamp; on a tie the first in map order (Claude Code's strict `>`)."""
+    """The newest by timestamp; on a tie the first in map order (Claude Code's strict `>`).
+    Where every timestamp is written alike (UTC, to the millisecond), their order is the
+    strings' order, and only the greatest is read as a time (a file with tens of thousands
+    of leaves: parallel results)."""
+    index, ts = g.index, g.ts
+    stamps = [ts[index[u]] for u in uuids]
+    if stamps and all(map(_ISO_MS.fullmatch, stamps)):
+        top = max(stamps)
+        if ts_ms(top) is not None:
+            return min((u for u, t in zip(uuids, stamps, strict=True) if t == top), key=g.place)
+    return newest_by_time(g, uuids)
+
+
+def newest_by_time(g: Graph, uuids: list[str]) -> str | None:
+    """`newest`, each timestamp read as a time."""
     index, ts = g.index, g.ts
     best, best_ms = None, None
     for u in sorted(uuids, key=g.place if g.first else index.__getitem__):  # (map order)

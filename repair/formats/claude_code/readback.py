@@ -25,7 +25,6 @@ tests/formats/test_readback_narrow.py compares the two on random fixed sessions.
 from __future__ import annotations
 
 import dataclasses
-import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,7 +46,6 @@ from .chain import (
     newest,
     recover_lines,
     spliced,
-    ts_ms,
     walk,
 )
 from .load import _DERIVED, CCFile, CCState, Rec, RecordBlock, _Builder, read_record
@@ -241,7 +239,7 @@ def _chain(g: Graph, walked: _Walked | None = None) -> list[int] | None:
     cands = candidates(g)
     if not cands:
         return None
-    best = _newest(g, cands)  # (map order: written order)
+    best = newest(g, cands)  # (map order: written order)
     assert best is not None
     if walked is not None:
         got = walked.walk(g, best)
@@ -395,23 +393,6 @@ class _Walked:
                 if block:
                     inserts[k] = block
         return spliced(at, inserts)
-
-
-# a timestamp as Claude Code writes it: UTC, to the millisecond
-_ISO_MS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
-
-
-def _newest(g: Graph, cands: list[str]) -> str | None:
-    """`chain.newest`: where every candidate's timestamp is written alike (UTC, to the
-    millisecond), their order is the strings' order, and only the greatest is read as a
-    time (a file with tens of thousands of leaves: parallel results)."""
-    ts, index = g.ts, g.index
-    stamps = [ts[index[u]] for u in cands]
-    if all(map(_ISO_MS.fullmatch, stamps)):
-        top = max(stamps)
-        if ts_ms(top) is not None:
-            return min((u for u, t in zip(cands, stamps, strict=True) if t == top), key=g.place)
-    return newest(g, cands)
 
 
 def _messages(
