@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.keys import format_key
-from textual.widgets import OptionList
+from textual.widgets import Footer, OptionList
 
 # j/k (and g/G) next to the arrows, in every scrolling pane and every list
 SCROLL_KEYS: list[BindingType] = [
@@ -121,3 +121,35 @@ ANSWERS_WHILE_LOADING = {
     "top": "nothing to show yet",
     "bottom": "nothing to show yet",
 }
+
+
+class KeysFooter(Footer):
+    """The footer, recomposed only when what it shows changed: Textual's recomposes all its
+    keys on every `refresh_bindings` (a focus change, a screen's `refresh_bindings`), and a
+    key's mount restyles it, which the UI thread paid for four times while a session loads,
+    for the same keys but once."""
+
+    _shown: tuple | None = None
+
+    def _keys(self) -> tuple:
+        """What `Footer.compose` reads: the shown bindings, each enabled or not, and the
+        command palette's key."""
+        app = self.app
+        return (
+            self.compact,
+            self.show_command_palette and app.ENABLE_COMMAND_PALETTE,
+            tuple(
+                (key, id(b), app.get_key_display(b), enabled, tooltip)
+                for key, (_, b, enabled, tooltip) in self.screen.active_bindings.items()
+                if b.show or key == app.COMMAND_PALETTE_BINDING
+            ),
+        )
+
+    async def recompose(self) -> None:
+        if not self._bindings_ready or not self.is_attached:
+            return await super().recompose()
+        keys = self._keys()
+        if keys == self._shown:
+            return
+        self._shown = keys
+        await super().recompose()

@@ -25,7 +25,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 from textual.worker import get_current_worker
 
 from repair.errors import ExportRefused, InputError, WriteFailed
@@ -57,6 +57,7 @@ from .keys import (
     WAITS_FOR_FIRST_LOOK,
     WAITS_FOR_WORKBENCH,
     JKScroll,
+    KeysFooter,
     declared,
     help_rows,
     key_name,
@@ -351,7 +352,7 @@ class MainScreen(Screen[None]):
         yield Static(id="load-error", markup=False)
         yield RepairPane(id="repair")
         yield Static(id="search-bar", markup=False)
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         for wid in ("#load-error", "#main", "#summary", "#search-bar"):

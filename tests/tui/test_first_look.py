@@ -172,3 +172,41 @@ async def _footer_drawn(pilot) -> None:
     """The footer recomposes after the refresh that follows a change: two pauses."""
     await pilot.pause()
     await pilot.pause()
+
+
+def _composed(app) -> list[tuple[str, bool]]:
+    """What Textual's own footer would draw now (the long way): each shown binding's action
+    once, in order, disabled or not, and the command palette's key."""
+    seen: dict[str, bool] = {}
+    for key, (_, b, enabled, _tip) in app.main.active_bindings.items():
+        if b.show or key == app.COMMAND_PALETTE_BINDING:
+            seen.setdefault(b.action, not enabled)
+    return list(seen.items())
+
+
+async def test_the_footer_recomposed_only_on_a_change_draws_what_a_recompose_would(
+    cc_file, monkeypatch
+):
+    """The footer skips a recompose when the keys it would draw are the same: at each
+    change of what the keys can do (the first look, the whole, the repair pane, a focus
+    change) what it draws is what Textual's footer would compose then."""
+    from textual.widgets._footer import FooterKey
+
+    def drawn() -> list[tuple[str, bool]]:
+        return [(k.action, k.has_class("-disabled")) for k in app.main.query(FooterKey)]
+
+    with held_load(monkeypatch, "workbench_of") as gate:
+        app = HistviewApp(str(cc_file))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.main is not None and app.main.filling)
+            await _footer_drawn(pilot)
+            assert drawn() == _composed(app)
+            gate.set()
+            await settle(pilot)
+            await _footer_drawn(pilot)
+            assert drawn() == _composed(app)
+            for key in ("r", "tab", "r", "shift+tab"):
+                await pilot.press(key)
+                await settle(pilot)
+                await _footer_drawn(pilot)
+                assert drawn() == _composed(app), key
