@@ -116,20 +116,19 @@ def test_an_edited_codex_session_is_written_as_the_one_made_at_load(lines, data)
 
 
 def test_a_clean_codex_check_makes_no_block():
-    item = response_item
     lines = [
-        item(
+        response_item(
             {
                 "type": "message",
                 "role": "developer",
                 "content": [{"type": "input_text", "text": "be brief"}],
             }
         ),
-        item(
+        response_item(
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
         ),
-        item({"type": "reasoning", "summary": []}),
-        item(
+        response_item({"type": "reasoning", "summary": []}),
+        response_item(
             {
                 "type": "message",
                 "role": "assistant",
@@ -139,9 +138,9 @@ def test_a_clean_codex_check_makes_no_block():
                 ],
             }
         ),
-        item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
-        item({"type": "function_call_output", "call_id": "a", "output": "x"}),
-        item(
+        response_item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
+        response_item({"type": "function_call_output", "call_id": "a", "output": "x"}),
+        response_item(
             {
                 "type": "message",
                 "role": "assistant",

@@ -139,15 +139,14 @@ def test_usual_items_load_as_the_long_way_loads_them(lines, target):
 def test_a_usual_rollout_is_read_inline(monkeypatch):
     """The usual items do not go the long way (`_read_item`): the property above compares
     two ways."""
-    item = response_item
     lines = [
-        item(
+        response_item(
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
         ),
-        item({"type": "reasoning", "summary": []}),
-        item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
-        item({"type": "function_call_output", "call_id": "a", "output": "x"}),
-        item(
+        response_item({"type": "reasoning", "summary": []}),
+        response_item({"type": "function_call", "call_id": "a", "name": "ls", "arguments": "{}"}),
+        response_item({"type": "function_call_output", "call_id": "a", "output": "x"}),
+        response_item(
             {
                 "type": "message",
                 "role": "developer",
