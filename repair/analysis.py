@@ -250,21 +250,46 @@ class _Collector:
         lenient: bool = False,
         repaired: bool | None = None,
         number: int | None | EllipsisType = ...,
-        source: Place | None = None,
     ) -> None:
         """`repaired`: whether the client target repairs this finding, where the finder
         knows (None: as the client's emulated request tells). `number`: its messages.N,
-        where the finder has it already (`number_of`). `source`: where the block was
-        read, where the finder has it without the block (`reads_no_block`: the block is
-        not read, the client leaves it as it is)."""
+        where the finder has it already (`number_of`)."""
         msg = self.msgs[mi]
-        if source is None:
-            block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
-            source = source_of(block, msg)
-        else:
-            block = None
-            if repaired is None and self.client is not None:
-                repaired = False
+        block = msg.blocks[bi] if bi is not None and bi < len(msg.blocks) else None
+        said = self._said_of(code, lenient)
+        # what the client target sends instead; where its sending is emulated, only the
+        # findings it really repairs (the block is left out or the call answered by it)
+        says = said[0]
+        if repaired is not None:
+            says = says if repaired else None
+        elif says is not None and self.client is not None and not self.client.repairs(block, mi):
+            says = None
+        number = self.number_of(mi, block) if number is ... else number
+        self.findings.append(
+            _finding(code, said, says, mi, bi, tool_id, detail, key, number, source_of(block, msg))
+        )
+
+    def add_unread(
+        self,
+        code: str,
+        mi: int,
+        number: int | None,
+        rows: Iterable[tuple[int, str | None, str, tuple[Hashable, ...], Place]],
+    ) -> None:
+        """`add` of findings in message `mi` (its messages.N `number`) whose blocks are not
+        read (`reads_no_block`): each row its block index, tool id, detail, key and where
+        the block was read. The client leaves such a block as it is: none is repaired."""
+        said = self._said_of(code, False)
+        says = said[0] if self.client is None else None
+        append = self.findings.append
+        for bi, tool_id, detail, key, source in rows:
+            append(_finding(code, said, says, mi, bi, tool_id, detail, key, number, source))
+
+    def _said_of(
+        self, code: str, lenient: bool
+    ) -> tuple[str | None, str | None, Severity, Severity]:
+        """What `add` says of each code under this target: its client's repair, its rule,
+        its severity when the client repairs it and when not (read once per code)."""
         said = self._said.get((code, lenient))
         if said is None:
             declared = codes.get(code)
@@ -275,28 +300,36 @@ class _Collector:
                 declared.severity_for(target, lenient=lenient, repaired=True),
                 declared.severity_for(target, lenient=lenient, repaired=False),
             )
-        # what the client target sends instead; where its sending is emulated, only the
-        # findings it really repairs (the block is left out or the call answered by it)
-        says, rule, if_repaired, if_not = said
-        if repaired is not None:
-            says = says if repaired else None
-        elif says is not None and self.client is not None and not self.client.repairs(block, mi):
-            says = None
-        self.findings.append(
-            Finding(
-                code=code,
-                severity=if_not if says is None else if_repaired,
-                message_index=self.number_of(mi, block) if number is ... else number,
-                block_index=bi,
-                tool_use_id=tool_id,
-                detail=f"{detail} {says}" if says else detail,
-                rule=rule,
-                source=source,
-                key=(code, *key),
-                position=mi,
-                client_repair=says,
-            )
-        )
+        return said
+
+
+def _finding(
+    code: str,
+    said: tuple[str | None, str | None, Severity, Severity],
+    says: str | None,
+    mi: int,
+    bi: int | None,
+    tool_id: str | None,
+    detail: str,
+    key: tuple[Hashable, ...],
+    number: int | None,
+    source: Place,
+) -> Finding:
+    """A finding of `code` (`said`: `_Collector._said_of` it) at `mi`; `says`: what the
+    client sends instead (None: it sends it as it is)."""
+    return Finding(
+        code,
+        said[3] if says is None else said[2],
+        number,
+        bi,
+        tool_id,
+        f"{detail} {says}" if says else detail,
+        said[1],
+        source,
+        (code, *key),
+        mi,
+        says,
+    )
 
 
 def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
@@ -396,21 +429,29 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
+    unread = out.reads_no_block()
     for asked, home in p.checked_copies:
-        _copies(msgs, out, asked, home)
+        _copies(msgs, out, asked, home, unread)
 
 
-def _copies(msgs: list[Message], out: _Collector, asked: int, home: int) -> None:
+def _copies(msgs: list[Message], out: _Collector, asked: int, home: int, unread: bool) -> None:
     """duplicate-tool-result for each second copy of a turn answered twice
-    (`Pairing.checked_copies`), as said of a duplicate result above."""
+    (`Pairing.checked_copies`), as said of a duplicate result above; `unread`: the
+    collector `reads_no_block`."""
     calls = msgs[asked].calls()  # (a loader may name them without making the blocks)
     msg = msgs[home]
     n = len(calls)
     # (a loader may read the results from its records: the home's blocks not made)
-    light = msg.answers() if out.reads_no_block() else None
+    light = msg.answers() if unread else None
     if light is not None:
-        for call, (bi, tid, bid, place) in zip(calls, light[n:], strict=True):
-            _duplicate(out, home, bi, None, tid, call, home, None, (msg.uid, bid), place)
+        # each copy and its first are in the home, no block read: one number, one "where"
+        here, where = _answered_where(out, home, None, home, None)
+        uid = msg.uid
+        rows = [
+            (bi, tid, _duplicate_detail(call, where), (uid, bid), place)
+            for call, (bi, tid, bid, place) in zip(calls, light[n:], strict=True)
+        ]
+        out.add_unread("duplicate-tool-result", home, here, rows)
         return
     answers = [
         (bi, b)
@@ -432,26 +473,39 @@ def _duplicate(
     first_mi: int,
     first: Block | None,
     key: tuple[Hashable, ...],
-    source: Place | None = None,
 ) -> None:
     """duplicate-tool-result: `block` (at `mi`, `bi`, its tool id `tool_id`) answers
-    `call` (its tool id and name), already answered by `first` (at `first_mi`). The
-    blocks None: not made (`_Collector.reads_no_block`; `source`, where `block` was read)."""
-    # (each number once: a Gemini CLI chat may hold tens of thousands of these)
-    first_k, here = out.number_of(first_mi, first), out.number_of(mi, block)
-    n = _named(first_k, first_mi)
-    same = first_k == here if here is not None else first_mi == mi
-    where = f"the call is answered twice in message {n}" if same else f"the first is in message {n}"
+    `call` (its tool id and name), already answered by `first` (at `first_mi`)."""
+    here, where = _answered_where(out, mi, block, first_mi, first)
     out.add(
         "duplicate-tool-result",
         mi,
         bi,
         tool_id,
-        f"another tool_result for tool_use {call[0]} ({call[1] or '?'}); {where}, "
-        "and each tool_use must have a single result.",
+        _duplicate_detail(call, where),
         key=key,
         number=here,
-        source=source,
+    )
+
+
+def _answered_where(
+    out: _Collector, mi: int, block: Block | None, first_mi: int, first: Block | None
+) -> tuple[int | None, str]:
+    """A duplicate result's messages.N (`block` at `mi`), and where its call was answered
+    first (`first` at `first_mi`), as its detail says it."""
+    # (each number once: a Gemini CLI chat may hold tens of thousands of these)
+    first_k, here = out.number_of(first_mi, first), out.number_of(mi, block)
+    n = _named(first_k, first_mi)
+    same = first_k == here if here is not None else first_mi == mi
+    where = f"the call is answered twice in message {n}" if same else f"the first is in message {n}"
+    return here, where
+
+
+def _duplicate_detail(call: tuple[str | None, str | None], where: str) -> str:
+    """duplicate-tool-result's detail: `call` (its tool id and name) answered again."""
+    return (
+        f"another tool_result for tool_use {call[0]} ({call[1] or '?'}); {where}, "
+        "and each tool_use must have a single result."
     )
 
 
