@@ -25,13 +25,16 @@ import uuid
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ExportRefused
 from ...gcpause import gc_paused
 from ...jsonio import JsonStyle, compact, detect_style, dumps, strip_bom, text_of
 from ...model import (
+    LAZY,
     TEXT,
+    TIMED_META,
     TOOL_RESULT,
     TOOL_USE,
     Block,
@@ -39,6 +42,7 @@ from ...model import (
     Message,
     Session,
     new_bid,
+    new_uid,
     reserve_bids,
     result_text,
 )
@@ -190,8 +194,15 @@ class _Loaded:
 def parse_time(value: Any) -> float | None:
     if not isinstance(value, str):
         return None
+    return _time_of(value)
+
+
+# (the last one kept: a turn answered by its own record's results is a user message of
+# that record's time, read just after its model message's)
+@lru_cache(maxsize=1)
+def _time_of(text: str) -> float | None:
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
 
@@ -705,16 +716,24 @@ def _meta(rec: Rec) -> dict[str, Any]:
     return {"timestamp": t} if t is not None else {}
 
 
+_new = object.__new__
+
+
 class GeminiMessage(LazyMessage):
     """The message of consecutive usual turns of one role (`_usual_turns`), whose blocks
     are made when first asked for (`LazyMessage`): the loader reads its tool ids, plain
     shape and block counts from the records. Equal to the message of the same turns made at
     load (tests/formats/test_gemini_lazy.py)."""
 
-    __slots__ = ("_state", "_turns", "_bid0")
+    __slots__ = ("_state", "_turns", "_bid0", "timestamp", "_meta")
     _state: GeminiState
     _turns: tuple[Turn, ...]
     _bid0: int  # the first of its blocks' bids, where `answers` reserved them (0: not)
+    # its time a field (read by the analysis of every message), its `meta` made from it
+    # when first asked for; nothing writes a time into the dict (an edit makes a copy)
+    timestamp: float | None
+    _meta: Any
+    meta = TIMED_META
 
     def _make_blocks(self) -> tuple[Block, ...]:
         state = self._state
@@ -829,14 +848,25 @@ def _unmade(
             n += f.n
         calls, answers = tuple(every_call), tuple(every_answer)
         plain = plain and n > 0
-    m: GeminiMessage = GeminiMessage.unmade(role, raw, ((calls, answers), plain), False, origin)
+    # (`LazyMessage.unmade` spelt out, its meta left to come, `model.TIMED_META`: no call
+    # and no dict for each of 100k messages)
+    m: GeminiMessage = _new(GeminiMessage)
+    m.role = role
+    m._blocks = LAZY
+    m.raw = raw
+    m._meta = LAZY
+    m.hidden = False
+    m.malformed = None
+    m._src = LAZY
+    m._origin = origin
+    m.uid = new_uid()
+    m._tool_ids = (calls, answers)
+    m._plain_shape = plain
+    m._counts = (n, results)
     m._state = state
     m._turns = tuple(group)
     m._bid0 = 0
-    m._counts = (n, results)
-    stamp = parse_time(group[0].rec.obj.get("timestamp"))
-    if stamp is not None:
-        m.meta["timestamp"] = stamp
+    m.timestamp = parse_time(group[0].rec.obj.get("timestamp"))
     return m
 
 
