@@ -202,11 +202,23 @@ def each_line_value(lines: list[JsonlLine], keep: bool = True) -> Iterator[Any]:
                 w0, window = s, b""
             w1 = w0 + len(window)
         raw = window[s - w0 : e - w0]
+        parse = ln._parse
         if keep:
+            if parse is loads_fast and raw and raw[0] not in _SPACE:
+                # (the usual line, `_take` spelt out: no call to it and to the parser's
+                # wrapper for each of 250k records)
+                try:
+                    value = orjson.loads(raw)
+                except (ValueError, RecursionError):  # (the stdlib's literals, or why not)
+                    ln._take(raw)
+                    yield ln._value
+                    continue
+                ln._value, ln._why, ln._state = value, None, 1
+                yield value
+                continue
             ln._take(raw)
             yield ln._value
             continue
-        parse = ln._parse
         try:
             value = (orjson.loads if parse is loads_fast else parse)(raw)
         except (ValueError, RecursionError):  # blank, not JSON, or for the stdlib: `_take`
