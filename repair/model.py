@@ -184,10 +184,10 @@ class Message:
         a call (a loader may read them from its records, its blocks not made)."""
         return [(b.tool_id, b.name) for b in self.blocks if b.type == TOOL_USE]
 
-    def answers(self) -> list[tuple[int, str | None, int, Place]] | None:
-        """(block index, tool id, bid, place) of each block that answers a call, where a
-        loader reads them from its records, its blocks not made (the bids they will have);
-        None: read them from the blocks."""
+    def answers(self, skip: int = 0) -> list[tuple[int, str | None, int, Place]] | None:
+        """(block index, tool id, bid, place) of each block that answers a call, the first
+        `skip` left out, where a loader reads them from its records, its blocks not made
+        (the bids they will have); None: read them from the blocks."""
         return None
 
     def plain_shape(self) -> bool:

@@ -744,11 +744,11 @@ class GeminiMessage(LazyMessage):
             out += _usual_blocks(state, t, next_bid)
         return tuple(out)
 
-    def answers(self) -> list[tuple[int, str | None, int, FilePlace]] | None:
+    def answers(self, skip: int = 0) -> list[tuple[int, str | None, int, FilePlace]] | None:
         """Its results from its records, as `_usual_blocks` makes them (each result block
         of a user turn, on its record's line), its blocks not made; their bids reserved
         now: a chat that Gemini CLI 0.61 answered twice has each second copy found
-        (`analysis._copies`)."""
+        (`analysis._copies`). The first `skip` left out (a turn of them: no place made)."""
         if self.made():
             return None
         b0 = self._bid0
@@ -760,9 +760,17 @@ class GeminiMessage(LazyMessage):
             f = t.facts
             assert f is not None
             if t.role == "user":  # (a model turn's blocks are a text and calls)
+                ids = f.answers
+                if skip >= len(ids):
+                    skip -= len(ids)
+                    bi += len(ids)
+                    continue
                 place = FilePlace(t.rec.places[-1].at_line + 1)
-                for tid in f.answers:
-                    out.append((bi, tid, b0 + bi, place))
+                for tid in ids:
+                    if skip:
+                        skip -= 1
+                    else:
+                        out.append((bi, tid, b0 + bi, place))
                     bi += 1
             else:
                 bi += f.n
