@@ -442,14 +442,14 @@ def _copies(msgs: list[Message], out: _Collector, asked: int, home: int, unread:
     msg = msgs[home]
     n = len(calls)
     # (a loader may read the results from its records: the home's blocks not made)
-    light = msg.answers() if unread else None
+    light = msg.answers(n) if unread else None  # (the second copies)
     if light is not None:
         # each copy and its first are in the home, no block read: one number, one "where"
         here, where = _answered_where(out, home, None, home, None)
         uid = msg.uid
         rows = [
             (bi, tid, _duplicate_detail(call, where), (uid, bid), place)
-            for call, (bi, tid, bid, place) in zip(calls, light[n:], strict=True)
+            for call, (bi, tid, bid, place) in zip(calls, light, strict=True)
         ]
         out.add_unread("duplicate-tool-result", home, here, rows)
         return
