@@ -46,7 +46,7 @@ def _said(session) -> Any:
 def _both(data: bytes) -> tuple[Any, Any]:
     usual = load_bytes(data, path="chat.jsonl", format="gemini-cli")
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(adapter, "_usual_turns", lambda rec: None)
+        m.setattr(adapter, "_usual_turns", lambda rec, cut: None)
         long = load_bytes(data, path="chat.jsonl", format="gemini-cli")
     return usual, long
 

@@ -67,6 +67,7 @@ from .history import (
     Place,
     Rec,
     Replay,
+    SentIds,
     Turn,
     Usual,
     curated_out,
@@ -374,9 +375,10 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     turns: list[Turn] = []
     rows: list[int | Message] = []
     lines = state.kind == "jsonl"
+    cut = SentIds()
     for rec in replay.live:
         if lines and rec.places[-1].index is None:
-            usual = _usual_turns(rec)
+            usual = _usual_turns(rec, cut)
             if usual is not None:
                 turns += usual
                 rows.append(len(turns))
@@ -453,7 +455,7 @@ def _turn_blocks(
     return out
 
 
-def _usual_turns(rec: Rec) -> list[Turn] | None:
+def _usual_turns(rec: Rec, cut: SentIds) -> list[Turn] | None:
     """The turns of a record on a line of its own in the usual shape, read in one pass over
     it: a gemini record whose content is a string (not empty, or with calls), without
     thoughts, each call with an id and its result none, a string or function responses
@@ -461,14 +463,15 @@ def _usual_turns(rec: Rec) -> list[Turn] | None:
     `record_turns` and `_turn_blocks` make them (`_usual_blocks`), without the parts between
     and without a pass of `stable_ids` or `curated_out` over them: a usual turn holds no
     empty part and no call or response without an id. None: another record (the long way;
-    tests/formats/test_gemini_usual.py holds the two equal)."""
+    tests/formats/test_gemini_usual.py holds the two equal). `cut`: the ids as sent, kept
+    for the load."""
     obj = rec.obj
     rtype = obj.get("type")
     if rtype == "user":
         content = obj.get("content")
         if type(content) is not list or not content:
             return None
-        answers = _usual_answers(content, [])
+        answers = _usual_answers(content, [], cut)
         if answers is None:
             return None
         return [Turn("user", rec, [], None, None, Usual((), tuple(answers), len(answers)))]
@@ -494,11 +497,12 @@ def _usual_turns(rec: Rec) -> list[Turn] | None:
         if type(tid) is not str or not tid:
             return None
         if "__" in tid:
-            tid = sent_id(tid, tc.get("name"))
+            name = tc.get("name")
+            tid = cut[tid, name] if type(name) is str else sent_id(tid, name)
         ids.append(tid)
         result = tc.get("result")
         if type(result) is list:
-            got = _usual_answers(result, got)
+            got = _usual_answers(result, got, cut)
             if got is None:
                 return None
         elif type(result) is str:
@@ -514,7 +518,7 @@ def _usual_turns(rec: Rec) -> list[Turn] | None:
     return turns
 
 
-def _usual_answers(parts: list[Any], out: list[str] | None) -> list[str] | None:
+def _usual_answers(parts: list[Any], out: list[str] | None, cut: SentIds) -> list[str] | None:
     """`out` with the ids as sent of function response parts with ids, and nothing else
     (the usual results, and the usual user record); None: another part among them."""
     if out is None:
@@ -528,7 +532,10 @@ def _usual_answers(parts: list[Any], out: list[str] | None) -> list[str] | None:
         tid = resp.get("id")
         if type(tid) is not str or not tid:
             return None
-        out.append(tid if "__" not in tid else sent_id(tid, resp.get("name")))
+        if "__" in tid:
+            name = resp.get("name")
+            tid = cut[tid, name] if type(name) is str else sent_id(tid, name)
+        out.append(tid)
     return out
 
 

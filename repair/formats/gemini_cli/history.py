@@ -471,6 +471,15 @@ def _digest(*parts: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+class SentIds(dict[tuple[str, str], str]):
+    """`sent_id` of (raw id, name) pairs, each worked out once (Gemini CLI 0.61 writes a
+    call's id again in its result and in the user record that answers it): `ids[raw, name]`."""
+
+    def __missing__(self, key: tuple[str, str]) -> str:
+        got = self[key] = sent_id(*key)
+        return got
+
+
 def sent_id(raw_id: str, name: Any) -> str:
     """The id Gemini CLI sends: `stripToolCallIdPrefixes` cuts a leading `name__`."""
     if "__" not in raw_id:
