@@ -272,17 +272,15 @@ class _Collector:
     def add_unread(
         self,
         code: str,
-        mi: int,
-        number: int | None,
-        rows: Iterable[tuple[int, str | None, str, tuple[Hashable, ...], Place]],
+        rows: Iterable[tuple[int, int | None, int, str | None, str, tuple[Hashable, ...], Place]],
     ) -> None:
-        """`add` of findings in message `mi` (its messages.N `number`) whose blocks are not
-        read (`reads_no_block`): each row its block index, tool id, detail, key and where
+        """`add` of findings whose blocks are not read (`reads_no_block`): each row its
+        message, the message's messages.N, its block index, tool id, detail, key and where
         the block was read. The client leaves such a block as it is: none is repaired."""
         said = self._said_of(code, False)
         says = said[0] if self.client is None else None
         append = self.findings.append
-        for bi, tool_id, detail, key, source in rows:
+        for mi, number, bi, tool_id, detail, key, source in rows:
             append(_finding(code, said, says, mi, bi, tool_id, detail, key, number, source))
 
     def _said_of(
@@ -429,38 +427,43 @@ def _tool_findings(p: Pairing, msgs: list[Message], out: _Collector) -> None:
             continue
         if len(use.results) == 1 and res.mi != use.home and not res.text_answer:
             _misplaced(p, msgs, out, use, res, key)
+    if p.checked_copies:
+        _copies(msgs, out, p.checked_copies)
+
+
+def _copies(msgs: list[Message], out: _Collector, copies: list[tuple[int, int]]) -> None:
+    """duplicate-tool-result for each second copy of the turns answered twice
+    (`Pairing.checked_copies`: call message, home), as said of a duplicate result above."""
     unread = out.reads_no_block()
-    for asked, home in p.checked_copies:
-        _copies(msgs, out, asked, home, unread)
-
-
-def _copies(msgs: list[Message], out: _Collector, asked: int, home: int, unread: bool) -> None:
-    """duplicate-tool-result for each second copy of a turn answered twice
-    (`Pairing.checked_copies`), as said of a duplicate result above; `unread`: the
-    collector `reads_no_block`."""
-    calls = msgs[asked].calls()  # (a loader may name them without making the blocks)
-    msg = msgs[home]
-    n = len(calls)
-    # (a loader may read the results from its records: the home's blocks not made)
-    light = msg.answers(n) if unread else None  # (the second copies)
-    if light is not None:
-        # each copy and its first are in the home, no block read: one number, one "where"
-        here, where = _answered_where(out, home, None, home, None)
-        uid = msg.uid
-        rows = [
-            (bi, tid, _duplicate_detail(call, where), (uid, bid), place)
-            for call, (bi, tid, bid, place) in zip(calls, light, strict=True)
+    rows: list[tuple[int, int | None, int, str | None, str, tuple[Hashable, ...], Place]] = []
+    for asked, home in copies:
+        calls = msgs[asked].calls()  # (a loader may name them without making the blocks)
+        msg = msgs[home]
+        n = len(calls)
+        # (a loader may read the results from its records: the home's blocks not made)
+        light = msg.answers(n) if unread else None  # (the second copies)
+        if light is not None:
+            # each copy and its first are in the home, no block read: one number, one "where"
+            here, where = _answered_where(out, home, None, home, None)
+            uid = msg.uid
+            rows += [
+                (home, here, bi, tid, _duplicate_detail(call, where), (uid, bid), place)
+                for call, (bi, tid, bid, place) in zip(calls, light, strict=True)
+            ]
+            continue
+        if rows:  # (the findings in the order of the turns)
+            out.add_unread("duplicate-tool-result", rows)
+            rows = []
+        answers = [
+            (bi, b)
+            for bi, b in enumerate(msg.blocks)
+            if b.type == TOOL_RESULT or (b.tool_id and b.type != TOOL_USE)
         ]
-        out.add_unread("duplicate-tool-result", home, here, rows)
-        return
-    answers = [
-        (bi, b)
-        for bi, b in enumerate(msg.blocks)
-        if b.type == TOOL_RESULT or (b.tool_id and b.type != TOOL_USE)
-    ]
-    for call, (_, first), (bi, copy) in zip(calls, answers[:n], answers[n:], strict=True):
-        key = (msg.uid, copy.bid)
-        _duplicate(out, home, bi, copy, copy.tool_id, call, home, first, key)
+        for call, (_, first), (bi, copy) in zip(calls, answers[:n], answers[n:], strict=True):
+            key = (msg.uid, copy.bid)
+            _duplicate(out, home, bi, copy, copy.tool_id, call, home, first, key)
+    if rows:
+        out.add_unread("duplicate-tool-result", rows)
 
 
 def _duplicate(
