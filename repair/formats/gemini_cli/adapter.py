@@ -376,6 +376,7 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
     rows: list[int | Message] = []
     lines = state.kind == "jsonl"
     cut = SentIds()
+    odd = False  # turns of the long way: the ids they lack and their curation to work out
     for rec in replay.live:
         if lines and rec.places[-1].index is None:
             usual = _usual_turns(rec, cut)
@@ -393,8 +394,12 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
             continue
         turns += built
         rows.append(len(turns))
-    ids = stable_ids(turns)
-    curated_out(turns)
+        odd = odd or bool(built)
+    # (a usual turn holds no part without an id and no empty part: neither pass changes
+    # a history of usual turns alone)
+    ids = stable_ids(turns) if odd else {}
+    if odd:
+        curated_out(turns)
 
     messages: list[Message] = []
     group: list[Turn] = []
@@ -404,8 +409,9 @@ def _build(state: GeminiState, replay: Replay) -> list[Message]:
         if group:
             messages.append(_message(state, group))
             group.clear()
-        messages.extend(pending_aside)
-        pending_aside.clear()
+        if pending_aside:
+            messages.extend(pending_aside)
+            pending_aside.clear()
 
     start = 0
     for row in rows:
@@ -811,7 +817,13 @@ def _message(state: GeminiState, group: list[Turn]) -> Message:
         raw = [first.rec.obj]
         if first.facts is not None:
             return _unmade(state, group, role, raw, Recs(keys))
-    else:  # the usual user message: a record's responses and the next record's
+    elif len(group) == 2 and group[0].rec is not group[1].rec:
+        # the usual user message: a record's responses and the next record's
+        a, b = first.rec, group[1].rec
+        keys, raw = (a.key, b.key), [a.obj, b.obj]
+        if first.facts is not None and group[1].facts is not None:
+            return _unmade(state, group, role, raw, Recs(keys))
+    else:
         # each record once, in order (a dict: a group of many records stays linear)
         recs = {t.rec.key: t.rec for t in group}
         keys = tuple(recs)
