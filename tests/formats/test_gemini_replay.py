@@ -4,11 +4,15 @@ with another key beside it, which it ignores."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from repair.formats import probe_bytes
+from repair.formats.base import line_values
+from repair.formats.gemini_cli import adapter
 from repair.formats.gemini_cli.history import Replay, replay_lines
 
 _ids = st.sampled_from(["a", "b", "c"])
@@ -47,3 +51,27 @@ def test_a_set_alone_on_its_line_replays_as_the_long_way(lines: list[Any]) -> No
     # the long way: the same `$set` with a key the replay does not read
     long = [dict(x, _ignored=1) if type(x) is dict and "$set" in x else x for x in lines]
     assert _seen(replay_lines(enumerate(lines))) == _seen(replay_lines(enumerate(long)))
+
+
+_texts = st.one_of(
+    st.builds(lambda x: json.dumps(x).encode(), _lines),
+    st.sampled_from([b"", b"  ", b"not json", b"{", b"null", b"[1]", b"5"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(_texts, max_size=12))
+def test_every_line_replayed_with_the_unread_left_out_is_the_lines_read(texts: list[bytes]) -> None:
+    """The loader replays every line's value and leaves out, as the replay meets them, the
+    blank lines and those that are not JSON (`unread`); the long way gives the replay only
+    the lines read: the same records, metadata and lines said not to be records."""
+    first = json.dumps({"sessionId": "s", "projectHash": "p"}).encode()
+    lines = probe_bytes(b"\n".join([first, *texts]) + b"\n", path="chat.jsonl").lines
+    values = line_values(lines)
+    long = [
+        (i, v)
+        for i, v in enumerate(values)
+        if type(v) is dict or (lines[i].error is None and not lines[i].blank)
+    ]
+    got = replay_lines(enumerate(values), adapter.unread(lines))
+    assert _seen(got) == _seen(replay_lines(long))

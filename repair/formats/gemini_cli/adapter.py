@@ -299,11 +299,7 @@ class GeminiCliAdapter(Adapter):
                 lines, newline, trailing = split_lines(strip_bom(probe.data)[0])
             # each line's value read once and replayed as read; the usual one (an object)
             # with no other test
-            replay = replay_lines(
-                (i, obj)
-                for i, obj in enumerate(each_line_value(lines))
-                if type(obj) is dict or (lines[i].error is None and not lines[i].blank)
-            )
+            replay = replay_lines(enumerate(each_line_value(lines)), unread(lines))
             state = GeminiState(
                 held=probe.held(),  # after the pass over the lines: a large file is not kept
                 kind="jsonl",
@@ -345,6 +341,11 @@ class GeminiCliAdapter(Adapter):
             if state.kind == "json":
                 return _write_document(plan, state)
             return _write_lines(plan, msgs, state)
+
+
+def unread(lines: Sequence[JsonlLine]) -> Callable[[int], bool]:
+    """Whether the line at an index is left out of the replay: blank, or not JSON."""
+    return lambda i: lines[i].error is not None or lines[i].blank
 
 
 # -------------------------------------------------------------------- building messages

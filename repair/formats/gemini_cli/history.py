@@ -23,7 +23,7 @@ cut from call ids and empty text parts are dropped (`stripToolCallIdPrefixes`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,9 +74,12 @@ class Replay:
     array_key: dict[int | None, tuple[str, ...]]  # line -> key path of its messages array
 
 
-def replay_lines(objs: Iterable[tuple[int | None, Any]]) -> Replay:
-    """Replay parsed lines `(line index, value)` in order (non-JSON lines are left out), as
-    they are read: one pass over the file."""
+def replay_lines(
+    objs: Iterable[tuple[int | None, Any]], unread: Callable[[int], bool] | None = None
+) -> Replay:
+    """Replay parsed lines `(line index, value)` in order, as they are read: one pass over
+    the file. `unread`: whether the line at an index whose value is not an object is left
+    out (blank, or not JSON: its value None as read), where `objs` holds every line."""
     order: dict[str, Rec] = {}
     removed: list[Rec] = []
     meta: dict[str, Any] = {}
@@ -122,6 +125,8 @@ def replay_lines(objs: Iterable[tuple[int | None, Any]]) -> Replay:
         elif not isinstance(obj, dict):
             if idx is None:  # a .json chat: its loader took the document for an object
                 raise ValueError("the chat document is not an object")
+            if unread is not None and unread(idx):
+                continue
             bad.append((idx, f"the record is {_kind(obj)}, not an object"))
             continue
         if isinstance(obj.get("$rewindTo"), str):
