@@ -531,10 +531,13 @@ def _usual_answers(parts: list[Any], out: list[str] | None, cut: SentIds) -> lis
     if out is None:
         return None
     for p in parts:
-        if type(p) is not dict or p.get("thought") is not None:
+        if type(p) is not dict:
             return None
         resp = p.get("functionResponse")
-        if type(resp) is not dict or type(p.get("functionCall")) is dict:
+        if type(resp) is not dict:
+            return None
+        # (the usual part holds its response alone: no other key to look at)
+        if len(p) > 1 and (p.get("thought") is not None or type(p.get("functionCall")) is dict):
             return None
         tid = resp.get("id")
         if type(tid) is not str or not tid:
