@@ -796,6 +796,18 @@ class GeminiMessage(LazyMessage):
     def _make_src(self) -> dict[str, Any] | None:
         return {"line": self._turns[0].rec.places[-1].at_line + 1}
 
+    @property
+    def origin(self) -> Any:
+        """Its records (`Recs`), named when first asked for."""
+        origin = self._origin
+        if origin is LAZY:
+            origin = self._origin = Recs(tuple(rec.key for rec in _records(self._turns)))
+        return origin
+
+    @origin.setter
+    def origin(self, value: Any) -> None:
+        self._origin = value
+
     def calls(self) -> list[tuple[str | None, str | None]]:
         """Its calls from its records, as `_usual_blocks` makes them (a model turn's
         `toolCalls`: the id as sent, the name or "?"), its blocks not made: a chat that
@@ -817,23 +829,18 @@ def _message(state: GeminiState, group: list[Turn]) -> Message:
     first = group[0]
     role = "assistant" if first.role == "model" else "user"
     if len(group) == 1:
-        keys: tuple[int, ...] = (first.rec.key,)
         raw = [first.rec.obj]
         if first.facts is not None:
-            return _unmade(state, group, role, raw, Recs(keys))
-    elif len(group) == 2 and group[0].rec is not group[1].rec:
+            return _unmade(state, group, role, raw)
+    elif len(group) == 2 and first.rec is not group[1].rec:
         # the usual user message: a record's responses and the next record's
-        a, b = first.rec, group[1].rec
-        keys, raw = (a.key, b.key), [a.obj, b.obj]
+        raw = [first.rec.obj, group[1].rec.obj]
         if first.facts is not None and group[1].facts is not None:
-            return _unmade(state, group, role, raw, Recs(keys))
+            return _unmade(state, group, role, raw)
     else:
-        # each record once, in order (a dict: a group of many records stays linear)
-        recs = {t.rec.key: t.rec for t in group}
-        keys = tuple(recs)
-        raw = [rec.obj for rec in recs.values()]
+        raw = [rec.obj for rec in _records(group)]
         if all(t.facts is not None for t in group):
-            return _unmade(state, group, role, raw, Recs(keys))
+            return _unmade(state, group, role, raw)
     if len(group) == 1:
         blocks = tuple(_blocks_of(state, first))
     else:
@@ -841,14 +848,17 @@ def _message(state: GeminiState, group: list[Turn]) -> Message:
         for t in group:
             every += _blocks_of(state, t)
         blocks = tuple(every)
-    return Message(
-        role, blocks, raw, _meta(first.rec), False, None, _src(state, first.rec), Recs(keys)
-    )
+    origin = Recs(tuple(rec.key for rec in _records(group)))
+    return Message(role, blocks, raw, _meta(first.rec), False, None, _src(state, first.rec), origin)
 
 
-def _unmade(
-    state: GeminiState, group: list[Turn], role: str, raw: list[Any], origin: Recs
-) -> GeminiMessage:
+def _records(group: Sequence[Turn]) -> list[Rec]:
+    """The records of a message's turns, each once, in order (a dict: a group of many
+    records stays linear)."""
+    return list({t.rec.key: t.rec for t in group}.values())
+
+
+def _unmade(state: GeminiState, group: list[Turn], role: str, raw: list[Any]) -> GeminiMessage:
     """The message of usual turns, its blocks to come; its facts read as `Message.tool_ids`
     reads them from the blocks (a usual turn holds either results or none)."""
     if len(group) == 1:  # the usual message: one turn
@@ -889,7 +899,7 @@ def _unmade(
     m.hidden = False
     m.malformed = None
     m._src = LAZY
-    m._origin = origin
+    m._origin = LAZY  # (`GeminiMessage.origin`)
     m.uid = new_uid()
     m._tool_ids = (calls, answers)
     m._plain_shape = plain
