@@ -27,8 +27,8 @@ a step that inserts or drops a message moves half the session).
 First rows of a file: the time from the app's start to its first rows painted and to the
 analysis shown (the findings on the rows, the counts, the summary line: the first look,
 from `check`'s analysis), each beside a GC-off parse of the same file (orjson per line for
-JSONL, records kept) timed in a child process between the runs (wall and CPU: on the
-shared machine the CPU ratio is the steadier one), the CPU time of the load worker per
+JSONL, records kept) timed in a child process before and after each run, the mean of the two
+the reference (wall and CPU: on the shared machine the CPU ratio is the steadier one), the CPU time of the load worker per
 phase (the first lines, the load, the rows, the first look's analysis and what the screen
 builds from it) and of the whole process (the rest: the UI thread and Textual), taken by
 the app at its marks, beside `check`'s load and analysis timed the same way in a child
@@ -453,13 +453,16 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
         size = os.path.getsize(path)
         parts: list[dict[str, float]] = []
         for k in range(repeat):
-            parse, parse_cpu, parse_freed = parse_nogc(path)
-            # `check` before and after the app, its mean the reference: on this machine the
-            # same process's CPU time moves by a third within seconds (docs/performance.md,
-            # "The TUI's load"), so one check run beside one app run says little
+            # the parse and `check` before and after the app, their means the references: on
+            # this machine the same process's CPU time moves by a third within seconds
+            # (docs/performance.md, "The TUI's load"), so one run beside the app's says little
+            parse_before = parse_nogc(path)
             before = check_cpu(path)
             r = one_run(path, keys)
             after = check_cpu(path)
+            parse, parse_cpu, parse_freed = (
+                (a + b) / 2 for a, b in zip(parse_before, parse_nogc(path), strict=True)
+            )
             check_load, check_analysis = (before[0] + after[0]) / 2, (before[1] + after[1]) / 2
             check = check_load + check_analysis
             t = r["timings"]
