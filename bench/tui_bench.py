@@ -504,7 +504,9 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
             part.update(
                 ready=r["analysis_ready"] / parse,
                 ready_cpu=r["cpu"] / parse_cpu,
+                ready_freed=r["cpu"] / parse_freed,
                 check=check / parse_cpu,
+                check_freed=check / parse_freed,
                 worker=r["worker_cpu"],
                 ui=r["ui_cpu"],
             )
@@ -559,7 +561,9 @@ def summary(parts: list[dict[str, float]]) -> str:
 
     return (
         f"over {len(parts)} runs, medians: analysis ready {ratio('ready')} the GC-off parse "
-        f"(CPU {ratio('ready_cpu')}), `check` in a child {ratio('check')}; the TUI beyond "
+        f"(CPU {ratio('ready_cpu')}; against the parse and free, `bench/run.py`'s baseline of "
+        f"`check`, {ratio('ready_freed')}), `check` in a child {ratio('check')} "
+        f"({ratio('check_freed')}); the TUI beyond "
         f"`check` {med('extra')} s CPU: head and load {med('load')}, first look "
         f"{med('look')}, rows {med('rows')}, UI thread {med('ui')}, rest {med('rest')}"
     )
