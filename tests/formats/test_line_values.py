@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+from collections.abc import Iterator
 
 import orjson
 from hypothesis import given, settings
@@ -19,6 +20,20 @@ from repair.formats import probe_bytes, probe_path
 from repair.formats.base import IndexedLine, each_line_value, line_values
 from repair.jsonio import numbers_as_parsed
 from tests.formats.build import JSONL_LINE
+
+
+@contextlib.contextmanager
+def file_read_in_chunks(data: bytes, chunk: int) -> Iterator[str]:
+    """A file of `data`, read in place (not held) in chunks of `chunk` bytes."""
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as fh:
+        fh.write(data)
+        fh.flush()
+        old = (probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW)
+        probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = 0, chunk, 2
+        try:
+            yield fh.name
+        finally:
+            probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = old
 
 
 @settings(max_examples=200, deadline=None)
@@ -33,31 +48,23 @@ def test_the_values_are_each_lines_own(lines, crlf, trailing, read_first, chunk)
     lines = [orjson.dumps({"first": 1}), *lines]
     body = b"".join(ln + (b"\r\n" if c else b"\n") for ln, c in zip(lines, crlf, strict=False))
     data = body.rstrip(b"\r\n") + trailing
-    with tempfile.NamedTemporaryFile(suffix=".jsonl") as fh:
-        fh.write(data)
-        fh.flush()
-        old = (probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW)
-        probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = 0, chunk, 2
-        try:
-            unheld = probe_path(fh.name)
-            for probe in (unheld, probe_bytes(data, path=fh.name)):
-                if probe.kind != "jsonl":
-                    continue  # one JSON value: no lines
-                for k in read_first:  # some lines read on their own before
-                    if k < len(probe.lines):
-                        probe.lines[k].obj  # noqa: B018
-                alone = probe_bytes(data, path=fh.name).lines
-                forgot = list(each_line_value(probe.lines, keep=False))
-                assert forgot == [ln.obj for ln in alone]
-                for ln in probe.lines:
-                    if isinstance(ln, IndexedLine):
-                        assert not ln.parsed or ln.error is not None
-                got = line_values(probe.lines)
-                assert got == [ln.obj for ln in alone]
-                said = [(ln.raw, ln.obj, ln.error, ln.blank) for ln in probe.lines]
-                assert said == [(ln.raw, ln.obj, ln.error, ln.blank) for ln in alone]
-        finally:
-            probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = old
+    with file_read_in_chunks(data, chunk) as path:
+        for probe in (probe_path(path), probe_bytes(data, path=path)):
+            if probe.kind != "jsonl":
+                continue  # one JSON value: no lines
+            for k in read_first:  # some lines read on their own before
+                if k < len(probe.lines):
+                    probe.lines[k].obj  # noqa: B018
+            alone = probe_bytes(data, path=path).lines
+            forgot = list(each_line_value(probe.lines, keep=False))
+            assert forgot == [ln.obj for ln in alone]
+            for ln in probe.lines:
+                if isinstance(ln, IndexedLine):
+                    assert not ln.parsed or ln.error is not None
+            got = line_values(probe.lines)
+            assert got == [ln.obj for ln in alone]
+            said = [(ln.raw, ln.obj, ln.error, ln.blank) for ln in probe.lines]
+            assert said == [(ln.raw, ln.obj, ln.error, ln.blank) for ln in alone]
 
 
 @settings(max_examples=200, deadline=None)
@@ -75,23 +82,16 @@ def test_the_values_kept_are_each_lines_own(lines, trailing, read_first, chunk, 
     the long way; each line is left as reading it on its own would."""
     lines = [orjson.dumps({"first": 1}), *lines]
     data = b"\n".join(lines) + trailing
-    with tempfile.NamedTemporaryFile(suffix=".jsonl") as fh:
-        fh.write(data)
-        fh.flush()
-        old = (probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW)
-        probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = 0, chunk, 2
-        try:
-            with contextlib.nullcontext() if scan else numbers_as_parsed():
-                for probe in (probe_path(fh.name), probe_bytes(data, path=fh.name)):
-                    if probe.kind != "jsonl":
-                        continue  # one JSON value: no lines
-                    for k in read_first:
-                        if k < len(probe.lines):
-                            probe.lines[k].obj  # noqa: B018
-                    alone = probe_bytes(data, path=fh.name).lines
-                    assert line_values(probe.lines) == [ln.obj for ln in alone]
-                    said = [(ln.raw, ln.parsed, ln.error, ln.blank) for ln in probe.lines]
-                    assert said == [(ln.raw, True, ln.error, ln.blank) for ln in alone]
-                    assert [ln.obj for ln in probe.lines] == [ln.obj for ln in alone]
-        finally:
-            probe_mod.UNHELD_BYTES, FileText.CHUNK, FileText.WINDOW = old
+    with file_read_in_chunks(data, chunk) as path:
+        with contextlib.nullcontext() if scan else numbers_as_parsed():
+            for probe in (probe_path(path), probe_bytes(data, path=path)):
+                if probe.kind != "jsonl":
+                    continue  # one JSON value: no lines
+                for k in read_first:
+                    if k < len(probe.lines):
+                        probe.lines[k].obj  # noqa: B018
+                alone = probe_bytes(data, path=path).lines
+                assert line_values(probe.lines) == [ln.obj for ln in alone]
+                said = [(ln.raw, ln.parsed, ln.error, ln.blank) for ln in probe.lines]
+                assert said == [(ln.raw, True, ln.error, ln.blank) for ln in alone]
+                assert [ln.obj for ln in probe.lines] == [ln.obj for ln in alone]
