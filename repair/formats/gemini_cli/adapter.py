@@ -504,8 +504,7 @@ def _usual_turns(rec: Rec, cut: SentIds) -> list[Turn] | None:
         if type(tid) is not str or not tid:
             return None
         if "__" in tid:
-            name = tc.get("name")
-            tid = cut[tid, name] if type(name) is str else sent_id(tid, name)
+            tid = cut.of(tid, tc.get("name"))
         ids.append(tid)
         result = tc.get("result")
         if type(result) is list:
@@ -543,8 +542,7 @@ def _usual_answers(parts: list[Any], out: list[str] | None, cut: SentIds) -> lis
         if type(tid) is not str or not tid:
             return None
         if "__" in tid:
-            name = resp.get("name")
-            tid = cut[tid, name] if type(name) is str else sent_id(tid, name)
+            tid = cut.of(tid, resp.get("name"))
         out.append(tid)
     return out
 

@@ -484,6 +484,11 @@ class SentIds(dict[tuple[str, str], str]):
         got = self[key] = sent_id(*key)
         return got
 
+    def of(self, raw_id: str, name: Any) -> str:
+        """`sent_id(raw_id, name)`, kept where the name is a string (another is not kept:
+        it may not be hashable)."""
+        return self[raw_id, name] if type(name) is str else sent_id(raw_id, name)
+
 
 def sent_id(raw_id: str, name: Any) -> str:
     """The id Gemini CLI sends: `stripToolCallIdPrefixes` cuts a leading `name__`."""
