@@ -25,6 +25,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import get_current_worker
 
@@ -514,7 +515,7 @@ class MainScreen(Screen[None]):
         keep = tl.current_row_index if was_head else None
         tl.set_state(TimelineState(msg.session, msg.table, None, self.version), keep_row=keep)
         if not was_head:
-            tl.focus()
+            self._focus(tl)
         self._update_header()
         self._refresh_keys()
         what = "head" if msg.head else "loaded"
@@ -717,9 +718,8 @@ class MainScreen(Screen[None]):
         if self.search is not None:
             self._update_search_bar()
         # a row the cursor has left since (keys run in a burst): the newer move's event follows
-        if self.repair_open and event.row is not None:
-            if event.row is self.query_one(Timeline).current_row:
-                self._select_fix_of_row(event.row)
+        if event.row is not None and event.row is self.query_one(Timeline).current_row:
+            self._fix_follows_cursor()
 
     def _show_detail(self) -> None:
         tl = self.query_one(Timeline)
@@ -874,6 +874,11 @@ class MainScreen(Screen[None]):
         if not hits:
             return None
         return min(hits, key=lambda i: (not self.fixes[i].actionable, i))
+
+    def _fix_follows_cursor(self) -> None:
+        row = self.query_one(Timeline).current_row
+        if self.repair_open and row is not None:
+            self._select_fix_of_row(row)
 
     def _select_fix_of_row(self, row: Row) -> None:
         current = self._selected_fix()
@@ -1039,6 +1044,9 @@ class MainScreen(Screen[None]):
                 await self.run_action(key.action)
             finally:
                 self._from_queue = False
+            # the fix follows a row the key moved to now, not when its RowChanged comes:
+            # the next key may apply it
+            self._fix_follows_cursor()
         self._update_header()
 
     def on_screen_resume(self) -> None:
@@ -1049,6 +1057,11 @@ class MainScreen(Screen[None]):
 
     def _modal_open(self) -> bool:
         return self.app.screen is not self
+
+    def _focus(self, widget: Widget) -> None:
+        # at once: Widget.focus waits its turn on the app's queue, and a key run from the
+        # queue right after this one reads the focus (y copies the fix's id or the row's)
+        self.set_focus(widget)
 
     def _jump_finding(self, forward: bool) -> None:
         tl = self.query_one(Timeline)
@@ -1066,7 +1079,7 @@ class MainScreen(Screen[None]):
             k = bisect_left(rows, cur) - 1
             target = rows[k] if k >= 0 else rows[-1]
         tl.go_to_row(target)
-        tl.focus()
+        self._focus(tl)
 
     def action_next_finding(self) -> None:
         if not self._deferred("next_finding"):
@@ -1106,12 +1119,12 @@ class MainScreen(Screen[None]):
             return
         if self.detail_mode == "hidden":
             self.detail_mode = "normal"
-        self.query_one("#detail-scroll").focus()
+        self._focus(self.query_one("#detail-scroll"))
 
     def action_escape(self) -> None:
         tl = self.query_one(Timeline)
         if self.focused is not tl:
-            tl.focus()
+            self._focus(tl)
         elif self.search is not None or self._search_waiting is not None or self._searches_queued:
             # (the searches typed while the file was read, too: the other keys still run)
             self._queued = [w for w in self._queued if w.query is None]
@@ -1156,7 +1169,7 @@ class MainScreen(Screen[None]):
         for m in DETAIL_MODES:
             main.set_class(m == mode, f"-detail-{m}")
         if mode == "hidden" and self.focused is self.query_one("#detail-scroll"):
-            self.query_one(Timeline).focus()
+            self._focus(self.query_one(Timeline))
         self.call_after_refresh(self._detail_resized)
 
     def action_copy_id(self) -> None:
@@ -1187,7 +1200,7 @@ class MainScreen(Screen[None]):
             self.query_one(RepairPane).focus_list()
             self._ask_promise()
         else:
-            self.query_one(Timeline).focus()
+            self._focus(self.query_one(Timeline))
         self.refresh_bindings()
 
     # repair steps: each runs in the step worker; the screen shows "⟳ applying …" and the
@@ -1530,7 +1543,7 @@ class MainScreen(Screen[None]):
             tl.set_findings_only(False)
             self._update_header()
         tl.go_to_row(target)
-        tl.focus()
+        self._focus(tl)
         self._update_search_bar()
 
     def action_next_match(self) -> None:

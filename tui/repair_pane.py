@@ -217,10 +217,11 @@ class RepairPane(Vertical):
 
     @property
     def list_has_focus(self) -> bool:
-        return self.query_one(FixList).has_focus
+        # the screen's focus, not `has_focus` (set when the Focus event is handled)
+        return self.screen.focused is self.query_one(FixList)
 
     def focus_list(self) -> None:
-        self.query_one(FixList).focus()
+        self.screen.set_focus(self.query_one(FixList))  # at once: see MainScreen._focus
 
     @on(FixList.OptionHighlighted, "#fix-list")
     def _highlighted(self, event: FixList.OptionHighlighted) -> None:

@@ -283,6 +283,31 @@ async def test_keys_behind_a_waiting_key_wait_their_turn(cc_file, monkeypatch, s
         assert seen(app) == loaded and main.raw
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_fix_applied_from_the_queue_is_the_one_of_the_row_moved_to(
+    cc_file, monkeypatch, size
+):
+    """`r n a` typed while the file is read: once read, `a` applies the fix of the finding
+    `n` went to (the fix list follows the cursor before the next key runs), the fix the
+    same keys apply once loaded; not the fix selected when `r` opened the pane."""
+    keys = ["r", "n", "a"]
+    loaded = await typed_once_loaded(cc_file, size, keys, _screen_after)
+    assert loaded[5].startswith("Applied: ") and loaded[3] == 1  # (not the first fix)
+    reading = opened_held(monkeypatch, cc_file, size, "load_session", lambda m: m.head_only)
+    async with reading as (app, pilot, gate):
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert [w.action for w in app.main._queued] == [
+            "toggle_repair",
+            "next_finding",
+            "apply_fix",
+        ]
+        gate.set()
+        await wait_ready(pilot)
+        await settle(pilot)
+        assert app.main.derived.applied == 1 and _screen_after(app) == loaded
+
+
 BURST = ["slash", *"read", "enter", "n"]
 
 
