@@ -765,6 +765,10 @@ class MainScreen(Screen[None]):
         self._set_fixes()
         prompts = self.lines.prompts if self.lines is not None else None
         self.query_one(RepairPane).show_fixes(self.fixes, keep, prompts)
+        # now, as the messages of the move and the new list would (see `_select_fix`): the
+        # list goes to the fix of the cursor's row if it has one, else the cursor to `keep`
+        self._fix_follows_cursor()
+        self._cursor_follows_fix()
         self._show_preview()
 
     def _set_fixes(self) -> None:
@@ -889,16 +893,25 @@ class MainScreen(Screen[None]):
             self.query_one(RepairPane).selected = i
 
     def on_repair_pane_fix_highlighted(self, event: RepairPane.FixHighlighted) -> None:
-        fix = self._selected_fix()
         self._show_preview()
-        if fix is None:
-            return
+        if self.query_one(Timeline).moved_at > event.made:
+            return  # the cursor moved since (keys typed fast): its row's fix follows it
+        self._cursor_follows_fix()
+
+    def _select_fix(self, i: int) -> None:
+        # the cursor goes to its row now, not when FixHighlighted comes: a key typed ahead
+        # (waiting for this step or plan) runs from the row (`N` after `s`)
+        self.query_one(RepairPane).selected = i
+        self._cursor_follows_fix()
+
+    def _cursor_follows_fix(self) -> None:
+        fix = self._selected_fix()
         tl = self.query_one(Timeline)
+        if fix is None or tl.state is None:
+            return
         row = tl.current_row
         if row is not None and _shares_finding(fix, row):
             return  # the cursor is already on a row of this fix
-        if tl.state is None or tl.moved_at > event.made:
-            return  # the cursor moved since (keys typed fast): its row's fix follows it
         target = tl.state.table.row_of(fix.position, fix.finding.block_index)
         if target is not None:
             tl.go_to_row(target)
@@ -1039,14 +1052,19 @@ class MainScreen(Screen[None]):
                 self._search_waiting = key.query
                 self._run_search(key.query, jump=True)
                 continue
+            tl, pane = self.query_one(Timeline), self.query_one(RepairPane)
+            row, fix = tl.current_row_index, pane.selected
             self._from_queue = True
             try:
                 await self.run_action(key.action)
             finally:
                 self._from_queue = False
-            # the fix follows a row the key moved to now, not when its RowChanged comes:
-            # the next key may apply it
-            self._fix_follows_cursor()
+            # what follows a move of the cursor or of the fix list's selection follows it
+            # now, not when its message comes: the next key reads it (`a` the fix, `n` the row)
+            if tl.current_row_index != row:
+                self._fix_follows_cursor()
+            elif pane.selected != fix:
+                self._cursor_follows_fix()
         self._update_header()
 
     def on_screen_resume(self) -> None:
@@ -1378,7 +1396,7 @@ class MainScreen(Screen[None]):
         if target is None:
             target = self._next_fix(0)
         if self.fixes:
-            self.query_one(RepairPane).selected = target
+            self._select_fix(target)
 
     def action_skip_fix(self) -> None:
         if self._deferred("skip_fix"):
@@ -1422,7 +1440,7 @@ class MainScreen(Screen[None]):
             self.derived.fixes, self.derived.lines = lines.fixes, lines
         self._refresh_fixes(keep=keep)
         if then is not None and self.fixes:
-            self.query_one(RepairPane).selected = then
+            self._select_fix(then)
 
     # threads: the conversation and its sidechain / subagent threads, one at a time
     def action_threads(self) -> None:
