@@ -221,6 +221,75 @@ def test_the_plan_of_the_touched_turns_of_samples_is_the_whole_plan(
     assert plan(True) == plan(False)
 
 
+def _not_in_long_way(a, b):
+    held = {id(m) for m in b}
+    return [m for m in a if id(m) not in held]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    n=st.integers(0, 30),
+    edits=st.lists(
+        st.tuples(st.sampled_from(["drop", "new", "replace", "twice", "swap"]), st.integers(0, 40)),
+        max_size=8,
+    ),
+)
+def test_the_messages_of_the_gaps_are_those_not_in_the_other_list(n, edits):
+    """`turns.changed` (the number check's messages that changed, read from the plan's
+    gaps) is the messages of each list that are not in the other, found by id over both
+    lists; where the gaps cannot say it (a message moved, or held twice), `gaps` is None."""
+    from repair.formats.claude_code.turns import changed, gaps
+
+    old = [object() for _ in range(n)]
+    new = list(old)
+    for op, k in edits:
+        at = k % (len(new) + 1)
+        if op == "new":
+            new.insert(at, object())
+        elif new and op == "drop":
+            del new[at % len(new)]
+        elif new and op == "replace":
+            new[at % len(new)] = object()
+        elif new and op == "twice":
+            new.insert(at, new[at % len(new)])
+        elif len(new) > 1 and op == "swap":
+            i = at % (len(new) - 1)
+            new[i], new[i + 1] = new[i + 1], new[i]
+    got = gaps(old, new)
+    long_way = _not_in_long_way(new, old) + _not_in_long_way(old, new)
+    if got is None:
+        at = {id(m): k for k, m in enumerate(old)}
+        places = [at[id(m)] for m in new if id(m) in at]
+        assert len(set(map(id, new))) < len(new) or places != sorted(places)
+        return
+    mine = changed(old, new, got)
+    assert sorted(map(id, mine)) == sorted(map(id, long_way))
+
+
+def test_the_number_check_reads_the_records_the_long_way_finds():
+    """A fix of a generated session: the records of the messages that changed, read from
+    the plan's gaps, are those found by comparing the two message lists whole."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code import write
+    from repair.workbench import Workbench
+
+    for seed in range(3):
+        data, _ = gen_claude_code(600, seed)
+        wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+        assert wb.apply_all() is not None
+        w = write._planned(write.views_of(wb.session))
+        write.number_lines(wb.session, w)
+        view, msgs = write.views_of(wb.session)[0]
+        assert w.gaps[id(view)][1] is not None, seed  # (read from the gaps)
+        want = {
+            b.origin
+            for m in _not_in_long_way(msgs, view.messages) + _not_in_long_way(view.messages, msgs)
+            for b in m.blocks
+            if type(b.origin) is int
+        }
+        assert want and w.origins == want, seed
+
+
 _stamp = st.one_of(
     st.builds(
         "2026-{:02d}-{:02d}T10:{:02d}:{:02d}.{:03d}Z".format,

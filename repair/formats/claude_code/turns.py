@@ -45,12 +45,17 @@ def whole(view: View, messages: list[Message]) -> Turns:
     return Turns(0, len(view.messages), 0, len(messages), 0, len(view.chain))
 
 
-def touched_turns(view: View, messages: list[Message], chain_idx: list[int]) -> list[Turns] | None:
+Gap = tuple[int, int, int, int]  # (a, b, i, j): old[a:b] written as new[i:j]
+
+
+def touched_turns(
+    view: View, messages: list[Message], chain_idx: list[int], gaps: list[Gap] | None
+) -> list[Turns] | None:
     """The stretches of turns that hold every message of `messages` that is not the message
     read at its place (and every message read that is gone), in order; None: plan the whole
-    conversation. `chain_idx`: the line of each chain entry."""
+    conversation. `chain_idx`: the line of each chain entry; `gaps`: `gaps(view.messages,
+    messages)`."""
     old = view.messages
-    gaps = _gaps(old, messages)
     if gaps is None or len(gaps) * _FEW > len(old):
         return None
 
@@ -94,10 +99,14 @@ def touched_turns(view: View, messages: list[Message], chain_idx: list[int]) -> 
     return got
 
 
-def _gaps(old: list[Message], new: list[Message]) -> list[tuple[int, int, int, int]] | None:
+def gaps(old: list[Message], new: list[Message]) -> list[Gap] | None:
     """Where `new` holds other messages than `old`: (a, b, i, j), old[a:b] written as
-    new[i:j]; the messages between are the very messages of `old`, in order (else None)."""
+    new[i:j]; the messages between are the very messages of `old`, in order (else None; None
+    too where a list holds a message twice). So the messages of the gaps are those of each
+    list that are not in the other (`changed`)."""
     at = {id(m): k for k, m in enumerate(old)}
+    if len(at) != len(old):
+        return None
     get = at.get
     gaps = []
     pj = pi = -1
@@ -113,6 +122,12 @@ def _gaps(old: list[Message], new: list[Message]) -> list[tuple[int, int, int, i
     if pj + 1 != len(old) or pi + 1 != len(new):
         gaps.append((pj + 1, len(old), pi + 1, len(new)))
     return gaps
+
+
+def changed(old: list[Message], new: list[Message], gaps: list[Gap]) -> list[Message]:
+    """The messages of `new` not in `old` and those of `old` not in `new` (the very
+    objects), from their `gaps`: no pass over the lists."""
+    return [m for a, b, i, j in gaps for m in (*new[i:j], *old[a:b])]
 
 
 _NOT = object()

@@ -45,7 +45,7 @@ from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_tex
 from ..base import Export, JsonlLine, check_numbers, same_messages
 from .chain import Graph, Node, ts_ms
 from .load import _DERIVED, CCFile, CCState, View, _epoch, peek
-from .turns import Turns, touched_turns, whole
+from .turns import Gap, Turns, changed, gaps, touched_turns, whole
 
 _ROOT = ("root",)
 
@@ -143,7 +143,12 @@ def number_lines(session: Session, w: _Writer | None = None) -> set[int]:
     if origins is None:
         origins = set()
         for view, msgs in views_of(session):
-            for m in (*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)):
+            got = w.gaps.get(id(view)) if w is not None else None
+            if got is not None and got[0] is msgs and got[1] is not None:
+                differ = changed(view.messages, msgs, got[1])
+            else:
+                differ = [*_not_in(msgs, view.messages), *_not_in(view.messages, msgs)]
+            for m in differ:
                 origins.update(b.origin for b in m.blocks if type(b.origin) is int)
         if w is not None:
             w.origins = origins
@@ -375,6 +380,9 @@ class _Writer:
     _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
     numbers: dict[int, bool] = field(default_factory=dict)  # `render(scan=...)`'s finds
     origins: set[int] | None = None  # `number_lines`' records of the messages that changed
+    # id(view) -> (the messages planned, their `turns.gaps` against the view's): a plan
+    # of the touched turns
+    gaps: dict[int, tuple[list[Message], list[Gap] | None]] = field(default_factory=dict)
 
     # --- one conversation
     def plan_view(self, view: View, messages: list[Message], narrow: bool = True) -> None:
@@ -385,7 +393,9 @@ class _Writer:
         chain_idx = list(map(g.index.__getitem__, view.chain))
         parts: list[_Part] | None = None
         if narrow:
-            stretches = touched_turns(view, messages, chain_idx)
+            apart = gaps(view.messages, messages)
+            self.gaps[id(view)] = (messages, apart)
+            stretches = touched_turns(view, messages, chain_idx, apart)
             if stretches is not None:
                 got = [self._part(view, messages, chain_idx, t, True) for t in stretches]
                 parts = [p for p in got if p is not None]
