@@ -290,6 +290,88 @@ def test_the_number_check_reads_the_records_the_long_way_finds():
         assert want and w.origins == want, seed
 
 
+def _first_long_way(view, m, chain_idx):
+    """`turns._first` as it was written first: each line's chain place in a map of its own."""
+    at = dict(zip(chain_idx, range(len(chain_idx)), strict=True))
+    places = [at.get(r) for r in view.msg_records(m)]
+    if not places or None in places or places[0] != min(places):
+        return None
+    return places[0]
+
+
+def _distinct_long_way(view):
+    chain_idx = [view.file.graph.index[u] for u in view.chain]
+    return len(set(chain_idx)) == len(chain_idx)
+
+
+def _touched_both_ways(view, msgs, monkeypatch):
+    from repair.formats.claude_code import turns
+
+    g = view.file.graph
+    chain_idx = [g.index[u] for u in view.chain]
+    apart = turns.gaps(view.messages, msgs)
+    got = turns.touched_turns(view, msgs, chain_idx, apart)
+    with monkeypatch.context() as patch:
+        patch.setattr(turns, "_first", _first_long_way)
+        patch.setattr(turns, "_distinct", _distinct_long_way)
+        want = turns.touched_turns(view, msgs, chain_idx, apart)
+    return got, want
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(case=st.integers(0, 2**32 - 1))
+def test_the_touched_turns_found_from_the_chain_places_are_the_long_ways(case):
+    """`touched_turns` reads each record's chain place from the view's map of uuids (made
+    once, for stamping too), not from a map of the chain's lines made for it: the same
+    stretches (or None) on generated sessions after random fixes, actions and undos, and
+    None for a chain that holds a node twice."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code.write import views_of
+    from repair.workbench import Workbench
+
+    rng = random.Random(case)
+    data, _ = gen_claude_code(rng.randrange(40, 400), rng.randrange(50))
+    wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+    _steps(wb, rng, rng.randrange(1, 8))
+    view, msgs = views_of(wb.session)[0]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        got, want = _touched_both_ways(view, msgs, monkeypatch)
+        assert got == want
+        if view.chain and rng.random() < 0.5:  # a node twice on the chain
+            twice = dataclasses.replace(
+                view,
+                chain=[*view.chain, view.chain[rng.randrange(len(view.chain))]],
+                _chain_at=None,
+            )
+            got, want = _touched_both_ways(twice, msgs, monkeypatch)
+            assert got == want
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    uuids=st.lists(st.sampled_from(["", "a", "b", "c", "d", "e"]), min_size=1, max_size=12),
+    order=st.randoms(use_true_random=False),
+    records=st.lists(st.integers(0, 11), max_size=4),
+)
+def test_a_records_chain_place_read_by_its_uuid_is_its_lines(uuids, order, records):
+    """`turns._first` reads a record's chain place by its uuid: a line that a later line
+    of the same uuid shadows (off the chain) has none, as in a map of the chain's lines."""
+    from types import SimpleNamespace
+
+    from repair.formats.claude_code.load import View
+    from repair.formats.claude_code.turns import _first
+    from repair.model import Message
+
+    index = {u: i for i, u in enumerate(uuids) if u}
+    chain = [u for u in index if order.random() < 0.7]
+    order.shuffle(chain)
+    graph = SimpleNamespace(uuid=uuids, index=index)
+    view = View(SimpleNamespace(graph=graph), chain, [])  # type: ignore[arg-type]
+    m = Message("user", (), origin=tuple(r % len(uuids) for r in records))
+    chain_idx = [index[u] for u in chain]
+    assert _first(view, m, chain_idx) == _first_long_way(view, m, chain_idx)
+
+
 _stamp = st.one_of(
     st.builds(
         "2026-{:02d}-{:02d}T10:{:02d}:{:02d}.{:03d}Z".format,

@@ -81,13 +81,12 @@ def touched_turns(
             last = out.pop()
             start, new = last.old, last.new
         out.append(Turns(start, end, new, new_end, 0, 0))
-    at = dict(zip(chain_idx, range(len(chain_idx)), strict=True))  # each line's chain place
-    if len(at) != len(chain_idx):
+    if not _distinct(view):
         return None
     got: list[Turns] = []
     for t in out:
-        cs = 0 if t.old == 0 else _first(view, old[t.old], at)
-        ce = len(chain_idx) if t.old_end == len(old) else _first(view, old[t.old_end], at)
+        cs = 0 if t.old == 0 else _first(view, old[t.old], chain_idx)
+        ce = len(chain_idx) if t.old_end == len(old) else _first(view, old[t.old_end], chain_idx)
         if cs is None or ce is None or (got and cs <= got[-1].chain_end):
             return None
         got.append(Turns(t.old, t.old_end, t.new, t.new_end, cs, ce))
@@ -170,11 +169,21 @@ def _last_places(mids: list[Any]) -> dict[Any, int]:
     return last
 
 
-def _first(view: View, m: Message, at: dict[int, int]) -> int | None:
+def _distinct(view: View) -> bool:
+    """The chain holds no node twice (so no line twice: a line holds one uuid)."""
+    view.chain_place("")  # (its map of each uuid's place, made once: stamping made it)
+    assert view._chain_at is not None
+    return len(view._chain_at) == len(view.chain)
+
+
+def _first(view: View, m: Message, chain_idx: list[int]) -> int | None:
     """The chain place of the message's first record (None: a record off the chain, or not
-    its first on the chain)."""
-    recs = view.msg_records(m)
-    places = [at.get(r) for r in recs]
+    its first on the chain). `chain_idx`: the line of each chain entry, none twice."""
+    uuid = view.file.graph.uuid
+    places = []
+    for r in view.msg_records(m):
+        c = view.chain_place(uuid[r])  # (the place of a line's uuid is that line's place)
+        places.append(c if c < len(chain_idx) and chain_idx[c] == r else None)
     if not places or None in places or places[0] != min(places):  # type: ignore[type-var]
         return None
     return places[0]
