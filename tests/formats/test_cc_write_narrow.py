@@ -372,6 +372,63 @@ def test_a_records_chain_place_read_by_its_uuid_is_its_lines(uuids, order, recor
     assert _first(view, m, chain_idx) == _first_long_way(view, m, chain_idx)
 
 
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(
+    n=st.integers(0, 30),
+    stops=st.lists(
+        st.tuples(
+            st.integers(0, 29), st.lists(st.one_of(st.integers(0, 34), st.none()), max_size=3)
+        ),
+        max_size=6,
+    ),
+)
+def test_the_written_places_read_from_the_ranges_are_a_map_of_every_key(n, stops):
+    """`_Writer.places` (each key's written index from the ranges of lines the order
+    writes in file order) is `dict(zip(keys, range(len(keys))))`: orders made as
+    `_Writer._ordered` makes them, with lines and new records written between the ranges,
+    some of them lines a range writes too (a key written twice: the map of them all)."""
+    from repair.formats.claude_code.write import Places
+
+    keys: list = []
+    ranges = []
+    done = 0
+    for stop, emitted in sorted({s: e for s, e in stops if s < n}.items()):
+        if done < stop:
+            ranges.append((len(keys), done, stop))
+            keys += range(done, stop)
+        keys += [object() if e is None else e for e in emitted]
+        done = stop + 1
+    if done < n:
+        ranges.append((len(keys), done, n))
+        keys += range(done, n)
+    want = dict(zip(keys, range(len(keys)), strict=True))
+    got = Places(keys, ranges)
+    assert got.twice == (len(want) != len(keys))
+    if got.twice:
+        return
+    assert dict(got.items()) == want
+    for k in [*range(-1, 36), object()]:
+        assert (k in got) == (k in want)
+
+
+def test_the_read_back_finds_each_key_where_the_order_writes_it():
+    """A fix of generated sessions: the read-back's places of the written keys are where
+    the writer's order writes them, found without a map of every line."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code import write
+    from repair.workbench import Workbench
+
+    for seed in range(3):
+        data, _ = gen_claude_code(600, seed)
+        wb = Workbench(load_bytes(data, "/tmp/input.jsonl"))
+        assert wb.apply_all() is not None
+        w = write._planned(write.views_of(wb.session))
+        keys = w.order()
+        got = w.places()
+        assert isinstance(got, write.Places), seed
+        assert dict(got.items()) == dict(zip(keys, range(len(keys)), strict=True)), seed
+
+
 _stamp = st.one_of(
     st.builds(
         "2026-{:02d}-{:02d}T10:{:02d}:{:02d}.{:03d}Z".format,

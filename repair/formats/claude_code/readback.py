@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import attrgetter, gt, lt
@@ -139,7 +139,7 @@ _NO_NODE = (None, "", None, "", False, None, False)
 
 def _written_graph(
     w: _Writer, keys: list[Any]
-) -> tuple[Graph, dict[int, JsonlLine], list[Any], dict[Any, int]] | None:
+) -> tuple[Graph, dict[int, JsonlLine], list[Any], Mapping[Any, int]] | None:
     """The graph of the written file, its lists indexed as the file read's: a line copied
     keeps its index and its entries as read, a line written anew has the entries parsed
     from its bytes (at its index, or after the lines read: a record histview creates), a
@@ -149,7 +149,7 @@ def _written_graph(
     written index. The lists are the read graph's copied, not made line by line."""
     f, g = w.f, w.f.graph
     n = len(f.lines)
-    where = dict(zip(keys, range(len(keys)), strict=True))  # key -> its written index
+    where = w.places()  # key -> its written index
     new = w.new_written
     gone = [k for k in w.deleted if k not in where]
     if len(keys) != n - len(gone) + len(new):
@@ -205,7 +205,7 @@ def _written_graph(
 
 
 def _moved_places(
-    w: _Writer, keys: list[Any], coords: list[Any], where: dict[Any, int], uuid: list[str]
+    w: _Writer, keys: list[Any], coords: list[Any], where: Mapping[Any, int], uuid: list[str]
 ) -> dict[str, float]:
     """Map order of the written file where it is not the order of the indexes: each line
     written elsewhere than among the lines read around it (a line moved, a record histview
@@ -399,7 +399,7 @@ def _messages(
     w: _Writer,
     view: Any,
     keys: list[Any],
-    where: dict[Any, int],
+    where: Mapping[Any, int],
     fresh: dict[int, JsonlLine],
     g2: Graph,
     on: list[int],
@@ -530,7 +530,7 @@ def _build(
     f: CCFile,
     view: Any,
     stretch: tuple[Any, ...],
-    where: dict[Any, int],
+    where: Mapping[Any, int],
     lines: _Lines,
     node_at: NodeAt,
     content: Any,
@@ -584,7 +584,9 @@ def _moved_block(b: Block, j: int) -> Block:
     return RecordBlock(b.type, b.data, b.tool_id, b.name, b.is_error, _DERIVED, j)
 
 
-def _mover(f: CCFile, where: dict[Any, int], msgs: list[Message]) -> Callable[[Place, int], Place]:
+def _mover(
+    f: CCFile, where: Mapping[Any, int], msgs: list[Message]
+) -> Callable[[Place, int], Place]:
     """Where a finding of a message written as read is in the written file: its line there."""
     lines = f.lines
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid as uuidlib
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -375,6 +376,8 @@ class _Writer:
     chains: dict[int, list[int]] = field(default_factory=dict)
     turns: dict[int, list[Turns]] = field(default_factory=dict)
     _order: list[Any] | None = None
+    # the ranges of lines `_order` writes in file order: (where in it, first line, end line)
+    _ranges: list[tuple[int, int, int]] = field(default_factory=list)
     new_written: list[_New] = field(default_factory=list)  # the new records, in `order()`
     _by_uid: dict[int, dict[int, Message]] = field(default_factory=dict)
     _made: dict[Any, bytes] = field(default_factory=dict)  # the lines written anew
@@ -1235,6 +1238,14 @@ class _Writer:
             self._order = self._ordered()
         return self._order
 
+    def places(self) -> Mapping[Any, int]:
+        """Each key of `order()` -> its written index (`dict(zip(keys, range(len(keys))))`),
+        read from the ranges of lines `order` writes in file order, where no key is written
+        twice: no map of every line."""
+        keys = self.order()
+        got = Places(keys, self._ranges)
+        return dict(zip(keys, range(len(keys)), strict=True)) if got.twice else got
+
     def _ordered(self) -> list[Any]:
         f = self.f
         out: list[Any] = []
@@ -1248,12 +1259,14 @@ class _Writer:
         left_out = self.deleted | self.deferred
         stops = sorted(left_out.union(k for k in self.after if type(k) is int))
         done = 0
-        for idx in stops:
-            out += range(done, idx)
-            if idx not in left_out:
+        ranges = self._ranges = []
+        for idx in [*stops, len(f.lines)]:
+            if done < idx:
+                ranges.append((len(out), done, idx))
+                out += range(done, idx)
+            if idx < len(f.lines) and idx not in left_out:
                 self._emit(idx, out, written)
             done = idx + 1
-        out += range(done, len(f.lines))
         for items in list(self.after.values()):  # safety: anything not reached yet
             for e in items:
                 if e not in written:
@@ -1338,6 +1351,46 @@ class _NumberScan:
             found[i] = has_inexact_numbers(body[span[1] : span[2]])
             at += 1
         self.at = at
+
+
+class Places(Mapping[Any, int]):
+    """The written index of each key of a writer's order (`_Writer.places`): a line of a
+    range written in file order (`ranges`: (where, first line, end line)) by the range, any
+    other key by a map of those. `twice`: a key is written twice (use a map of them all)."""
+
+    def __init__(self, keys: list[Any], ranges: list[tuple[int, int, int]]) -> None:
+        self.order, self.ranges = keys, ranges
+        self.firsts = [lo for _, lo, _ in ranges]
+        other: dict[Any, int] = {}
+        done = 0
+        for at, lo, hi in [*ranges, (len(keys), 0, 0)]:
+            other.update(zip(keys[done:at], range(done, at), strict=True))
+            done = at + hi - lo
+        self.other = other
+        self.twice = len(other) != len(keys) - sum(hi - lo for _, lo, hi in ranges) or any(
+            self._ranged(k) is not None for k in other if type(k) is int
+        )
+
+    def _ranged(self, k: int) -> int | None:
+        r = bisect_right(self.firsts, k) - 1
+        if r < 0:
+            return None
+        at, lo, hi = self.ranges[r]
+        return at + k - lo if k < hi else None
+
+    def __getitem__(self, k: Any) -> int:
+        got = self.other.get(k)
+        if got is None and type(k) is int:
+            got = self._ranged(k)
+        if got is None:
+            raise KeyError(k)
+        return got
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.order)
+
+    def __len__(self) -> int:
+        return len(self.order)
 
 
 def _chain_order_where_unchanged(runs: list[_Run], chain_pos: dict[int, int]) -> list[_Run]:
