@@ -69,12 +69,20 @@ class OpencodeState:
     doc: Any  # the loaded document (dict export or list of messages)
     entries: list[Any]  # the messages list inside it
     base: str  # JSON pointer of the messages list ("" or "/messages")
-    style: JsonStyle
     data: bytes  # the file as read, for an unedited export
     loaded: list[Message]
     # message uid -> parts it stands for without a block (see _Piece.ghosts)
     ghosts: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     _made: tuple[dict[int, Block], set[tuple[int, int]]] | None = None
+    _style: JsonStyle | None = None  # `style`, read when first asked for (a check writes none)
+
+    @property
+    def style(self) -> JsonStyle:
+        """How the document read is written (`jsonio.detect_style` of its bytes)."""
+        style = self._style
+        if style is None:
+            style = self._style = detect_style(self.data)
+        return style
 
     @property
     def original(self) -> dict[int, Block]:
@@ -166,7 +174,6 @@ class OpencodeAdapter(Adapter):
             doc=probe.doc,
             entries=entries,
             base=base,
-            style=detect_style(probe.data),
             data=probe.data,
             loaded=list(messages),
             ghosts=ghosts,
