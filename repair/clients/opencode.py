@@ -28,9 +28,14 @@ _ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 def sanitize_id(tool_id: str) -> str:
     """opencode's id rewrite for Claude models: characters outside [a-zA-Z0-9_-] become _."""
-    if tool_id.isascii() and tool_id.replace("_", "a").replace("-", "a").isalnum():
+    if _usual(tool_id):
         return tool_id  # the usual id: nothing to rewrite (no regex pass)
     return _ID_CHARS.sub("_", tool_id)
+
+
+def _usual(text: str) -> bool:
+    """Not empty, and only characters of [a-zA-Z0-9_-] (ids joined: each id is)."""
+    return text.isascii() and text.replace("_", "a").replace("-", "a").isalnum()
 
 
 def send(session: Session) -> Request:
@@ -73,16 +78,13 @@ def light(session: Session) -> Request:
     numbers: list[int | None] = [None] * len(session.messages)
     n = 0
     owed = False  # the last assistant message has open calls: their results come next
+    ids: list[str | None] = []  # every live message's tool ids, tested at once below
     for pos, m in enumerate(session.messages):
         if not m.live:
             continue
         calls, answers = m.tool_ids()
-        for tid in (*calls, *answers):
-            if tid and sanitize_id(tid) != tid:  # one is sent otherwise: which, in block order
-                for b in m.blocks:
-                    if b.type == TOOL_USE or b.type == TOOL_RESULT:
-                        _sent_id(b, pos, req)
-                break
+        ids += calls
+        ids += answers
         if owed and m.role != "user":
             n += 1  # the interrupted results, a user message of their own
         owed = False
@@ -95,8 +97,24 @@ def light(session: Session) -> Request:
                     req.answered.add(tid)
     if owed:
         n += 1
+    if not _usual("".join(filter(None, ids))):  # one is sent otherwise: which, in order
+        _rewritten(session.messages, req)
     req.counted = Counted(WIRES["anthropic"].split, numbers, n)
     return req
+
+
+def _rewritten(messages: list[Message], req: Request) -> None:
+    """Each tool block `send` sends with another id, in `req.changed`, in block order."""
+    for pos, m in enumerate(messages):
+        if not m.live:
+            continue
+        calls, answers = m.tool_ids()
+        for tid in (*calls, *answers):
+            if tid and sanitize_id(tid) != tid:
+                for b in m.blocks:
+                    if b.type == TOOL_USE or b.type == TOOL_RESULT:
+                        _sent_id(b, pos, req)
+                break
 
 
 def _open_calls(m: Message, state: OpencodeState) -> tuple[str | None, ...]:
