@@ -166,8 +166,11 @@ class OpencodeAdapter(Adapter):
         model = _resume_model(entries, order)
         pieces: list[Message | _Piece] = []
         add = pieces.append
+        usual = _usual_assistant if USUAL else None
         for i in order:
-            _load_entry(i, entries[i], base, model, add)
+            entry = entries[i]
+            if usual is None or not usual(i, entry, base, model, pieces):
+                _load_entry(i, entry, base, model, add)
         ghosts: dict[int, list[tuple[int, int]]] = {}
         messages = _merge(pieces, ghosts)
         state = OpencodeState(
@@ -251,6 +254,11 @@ class OpencodeAdapter(Adapter):
 # How a part is sent (the kind of an `_Piece` item), besides TEXT (the part's own text),
 # TOOL_USE, TOOL_RESULT, "thinking", "redacted_thinking", "file" and the USER_PART_TEXT types
 SPACE = "space"  # the empty text of a message with signed reasoning, sent as " "
+GHOST = "ghost"  # (`_reasoning`) a reasoning part opencode keeps and the provider drops
+_NO_TIME: Any = object()  # a tool part's state without a time
+# An assistant message in the usual shape is read in one pass (`_usual_assistant`); False:
+# every message the long way (tests/formats/test_opencode_usual.py)
+USUAL = True
 _STATUSES = OPEN_STATES | {"completed", "error"}
 
 
@@ -551,51 +559,221 @@ def _step(
                 items.append((k, TEXT))
                 blank = blank or text.isspace()
         elif ptype == "reasoning":
-            text = part.get("text")
-            if not isinstance(text, str):
-                text = ""
-            anth = _anthropic(part)
-            if different:
-                if not text.strip():
-                    continue
-                items.append((k, TEXT))
-            elif anth.get("signature") is not None:
-                items.append((k, "thinking"))
-            elif anth.get("redactedData") is not None:
-                items.append((k, "redacted_thinking"))
-            else:
-                if text.strip():
-                    sent += 1  # kept by opencode, then dropped by the Anthropic provider
-                    ghosts.append((i, k))
+            how = _reasoning(part, different)
+            if how is None:
                 continue
+            if how is GHOST:
+                sent += 1
+                ghosts.append((i, k))
+                continue
+            items.append((k, how))
         else:
             continue
         sent += 1
-    made = 0
-    if sent:
-        add(
-            _Piece(
-                "assistant",
-                i,
-                entry,
-                parts,
-                path,
-                ts,
-                items,
-                tuple(calls),
-                (),
-                tuple(opens),
-                blank,
-                ghosts,
-            )
+    if not sent:
+        return 0
+    return _add_step(
+        add, i, entry, parts, path, ts, items, calls, opens, blank, ghosts, results, answers, end
+    )
+
+
+def _add_step(
+    add: Callable[[Message | _Piece], None],
+    i: int,
+    entry: dict[str, Any],
+    parts: list[Any],
+    path: str,
+    ts: float | None,
+    items: list[tuple[int, str]],
+    calls: list[str],
+    opens: list[str],
+    blank: bool,
+    ghosts: list[tuple[int, int]],
+    results: list[tuple[int, str]],
+    answers: list[str],
+    end: float | None,
+) -> int:
+    """The pieces of a step that sends something (`_step`, `_usual_assistant`): the
+    assistant piece, and the piece of its results (stamped with their last end) if any;
+    how many pieces."""
+    add(
+        _Piece(
+            "assistant",
+            i,
+            entry,
+            parts,
+            path,
+            ts,
+            items,
+            tuple(calls),
+            (),
+            tuple(opens),
+            blank,
+            ghosts,
         )
-        made += 1
-    if results:
-        rts = end / 1000 if end is not None else ts
-        raw = [parts[k] for k, _kind in results]
-        add(_Piece("user", i, raw, parts, path, rts, results, (), tuple(answers), (), False, []))
-        made += 1
-    return made
+    )
+    if not results:
+        return 1
+    rts = end / 1000 if end is not None else ts
+    raw = [parts[k] for k, _kind in results]
+    add(_Piece("user", i, raw, parts, path, rts, results, (), tuple(answers), (), False, []))
+    return 2
+
+
+def _reasoning(part: dict[str, Any], different: bool) -> str | None:
+    """How a reasoning part of an assistant message is sent (`_Piece.items` kind); GHOST:
+    kept by opencode, then dropped by the Anthropic provider; None: dropped by opencode
+    (`different`: its message's model is not the one resuming)."""
+    text = part.get("text")
+    if not isinstance(text, str):
+        text = ""
+    anth = _anthropic(part)
+    if different:
+        return TEXT if text.strip() else None
+    if anth.get("signature") is not None:
+        return "thinking"
+    if anth.get("redactedData") is not None:
+        return "redacted_thinking"
+    return GHOST if text.strip() else None
+
+
+def _usual_assistant(
+    i: int, entry: Any, base: str, model: str | None, pieces: list[Message | _Piece]
+) -> bool:
+    """The pieces of an assistant message in the usual shape, read in one pass over its
+    parts (`_load_entry`'s `_read_parts` and `_step`s at once), added to `pieces`; False,
+    nothing added, for any other message (the long way reads it): the usual shape is an
+    assistant message without an error whose parts are objects with string ids in order,
+    each a readable tool part, a text part whose text is not empty, a reasoning part, or
+    another type a step skips. tests/formats/test_opencode_usual.py holds it to the long
+    way (`USUAL` False)."""
+    if type(entry) is not dict:
+        return False
+    info = entry.get("info")
+    parts = entry.get("parts")
+    if (
+        type(info) is not dict
+        or info.get("role") != "assistant"
+        or type(parts) is not list
+        or not parts
+        or info.get("error")
+    ):
+        return False
+    t = info.get("time")
+    created = _num(t.get("created") if isinstance(t, dict) else None)
+    ts = created / 1000 if created is not None else None
+    path = f"{base}/{i}"
+    got: list[Message | _Piece] = []
+    add = got.append
+    different: bool | None = None  # read at the first reasoning part
+    last = ""  # the id of the part before
+    # the step being read: as `_step`'s
+    items: list[tuple[int, str]] = []
+    calls: list[str] = []
+    opens: list[str] = []
+    results: list[tuple[int, str]] = []
+    answers: list[str] = []
+    ghosts: list[tuple[int, int]] = []
+    end: float | None = None
+    blank = False
+    sent = 0
+    for k, part in enumerate(parts):
+        if type(part) is not dict:
+            return False
+        pid = part.get("id")
+        if type(pid) is not str or pid < last:
+            return False
+        last = pid
+        ptype = part.get("type")
+        if ptype == "tool":
+            call_id = part.get("callID")
+            state = part.get("state")
+            if type(call_id) is not str or type(state) is not dict:
+                return False
+            status = state.get("status")
+            if status == "completed" or status == "error":
+                tm = state.get("time", _NO_TIME)
+                if tm is not _NO_TIME:
+                    if type(tm) is not dict:
+                        return False
+                    e = _num(tm.get("end"))
+                    if e is not None and (end is None or e > end):
+                        end = e
+                results.append((k, TOOL_RESULT))
+                answers.append(call_id)
+            elif status == "pending" or status == "running":
+                if "time" in state and type(state["time"]) is not dict:
+                    return False
+                opens.append(call_id)
+            else:
+                return False
+            items.append((k, TOOL_USE))
+            calls.append(call_id)
+        elif ptype == "text":
+            text = part.get("text", "")
+            if type(text) is not str or text == "":
+                return False  # (an empty text is sent where a part is signed reasoning)
+            items.append((k, TEXT))
+            blank = blank or text.isspace()
+        elif ptype == "reasoning":
+            if type(part.get("text", "")) is not str:
+                return False
+            if different is None:
+                different = model is None or _model_of(info) != model
+            how = _reasoning(part, different)
+            if how is None:
+                continue
+            if how is GHOST:
+                ghosts.append((i, k))
+            else:
+                items.append((k, how))
+        elif ptype == "step-start":
+            if sent:  # the step before
+                _add_step(
+                    add,
+                    i,
+                    entry,
+                    parts,
+                    path,
+                    ts,
+                    items,
+                    calls,
+                    opens,
+                    blank,
+                    ghosts,
+                    results,
+                    answers,
+                    end,
+                )
+                items, calls, opens, results, answers, ghosts = [], [], [], [], [], []
+                end, blank, sent = None, False, 0
+            continue
+        elif type(ptype) is str:
+            continue  # bookkeeping (step-finish, patch, ...): not sent
+        else:
+            return False
+        sent += 1
+    if sent:
+        _add_step(
+            add,
+            i,
+            entry,
+            parts,
+            path,
+            ts,
+            items,
+            calls,
+            opens,
+            blank,
+            ghosts,
+            results,
+            answers,
+            end,
+        )
+    if not got:
+        return False  # shown as a message opencode leaves out: the long way
+    pieces += got
+    return True
 
 
 def _block(i: int, k: int, part: dict[str, Any], path: str, kind: str) -> Block:
