@@ -343,17 +343,23 @@ def _send_order(entries: list[Any]) -> list[int]:
     """opencode reads a session's messages by (created time, id); file order when a message
     lacks either (an export is already in that order)."""
     keys = []
+    ordered = True  # the keys so far are in file order: no sort
+    last: tuple[float, str] | None = None
     for i, entry in enumerate(entries):
         info = _info(entry)
-        created = (
-            (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
-        )
+        t = info.get("time")
+        when = _num(t.get("created") if isinstance(t, dict) else None)
         mid = info.get("id")
-        when = _num(created)
         if when is None or not isinstance(mid, str):
             return list(range(len(entries)))
+        key = (when, mid)
+        if ordered and last is not None and key < last:
+            ordered = False
+        last = key
         keys.append((when, mid, i))
-    return [i for *_k, i in sorted(keys)]
+    if ordered:
+        return list(range(len(entries)))
+    return [k[2] for k in sorted(keys)]
 
 
 def _part_order(parts: list[Any]) -> list[int]:

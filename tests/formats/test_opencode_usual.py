@@ -213,3 +213,37 @@ def test_a_usual_export_is_read_in_one_pass(monkeypatch):
     assert [m.role for m in usual.messages] == ["user", "assistant", "user", "assistant"]
     assert [m.open_calls for m in usual.messages] == [(), ("c2",), (), ()]  # type: ignore[attr-defined]
     assert _read(usual) == _read(long)
+
+
+_INFO = st.builds(
+    lambda mid, when: {"id": mid, "time": {"created": when}},
+    st.sampled_from(["msg_1", "msg_2", "msg_3"]),
+    st.sampled_from([1, 2, 2.5]),
+)
+# an info without a time or an id, or with one that is not a number or a string
+_ODD_INFO = st.sampled_from(
+    [{"id": "msg_1"}, {"time": {"created": 1}}, {"id": 4, "time": {"created": 1}}]
+    + [{"id": "msg_1", "time": {"created": "2"}}, {"id": "msg_1", "time": 5}, "not an info"]
+)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(
+    infos=st.lists(st.integers(0, 9).flatmap(lambda n: _ODD_INFO if n == 0 else _INFO), max_size=6)
+)
+def test_messages_in_order_are_not_sorted_again(infos):
+    """The send order (by created time, then id; file order where a message lacks either)
+    is the file order without a sort when the file is in it already, and the sorted one
+    otherwise."""
+    entries = [{"info": info, "parts": []} for info in infos]
+    keys = []
+    for i, info in enumerate(infos):
+        t = info.get("time") if isinstance(info, dict) else None
+        when = t.get("created") if isinstance(t, dict) else None
+        mid = info.get("id") if isinstance(info, dict) else None
+        keys.append((when, mid, i))
+    if all(isinstance(w, (int, float)) and isinstance(m, str) for w, m, _i in keys):
+        want = [i for _w, _m, i in sorted(keys)]
+    else:
+        want = list(range(len(infos)))
+    assert opencode._send_order(entries) == want
