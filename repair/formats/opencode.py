@@ -39,7 +39,18 @@ from typing import Any
 
 from ..errors import ExportRefused, InputError
 from ..jsonio import JsonStyle, detect_style, dumps, loads
-from ..model import TEXT, TOOL_RESULT, TOOL_USE, Block, LazyMessage, Message, Session
+from ..model import (
+    LAZY,
+    TEXT,
+    TIMED_META,
+    TOOL_RESULT,
+    TOOL_USE,
+    Block,
+    LazyMessage,
+    Message,
+    Session,
+    new_uid,
+)
 from .base import Adapter, Export, Probe, own_type, records_merged, shown, type_name
 from .registry import register
 from .regroup import Rules, regrouped, uses_after_results_first
@@ -301,9 +312,13 @@ class PartsMessage(LazyMessage):
     shape, block counts and open calls from the parts. Equal to what its blocks say once
     made (tests/formats/test_opencode_lazy.py)."""
 
-    __slots__ = ("_pieces", "open_calls")
+    __slots__ = ("_pieces", "open_calls", "timestamp", "_meta")
     _pieces: tuple[_Piece, ...]
     open_calls: tuple[str, ...]  # the callIDs of its pending and running tool parts
+    # its time a slot, its `meta` made from it when first asked for (`model.TIMED_META`)
+    timestamp: float | None
+    _meta: Any
+    meta = TIMED_META
 
     def _make_blocks(self) -> tuple[Block, ...]:
         blocks = [b for p in self._pieces for b in p.blocks()]
@@ -315,6 +330,9 @@ class PartsMessage(LazyMessage):
 
     def _make_src(self) -> dict[str, Any] | None:
         return self._pieces[0].src()
+
+
+_new = object.__new__
 
 
 def _label(probe: Probe) -> str:
@@ -891,27 +909,26 @@ def _merge(
     them, except that an assistant piece with tool calls is never continued: opencode always
     sends a user message (the results) after it. Tool calls go after an assistant message's
     other blocks (`PartsMessage`). `ghosts` gets each message's ghost parts."""
-    out: list[Message | None] = []  # None: a group's message, made below
-    groups: list[list[_Piece]] = []
-    where: list[int] = []  # index in `out` of each group's message
-    last: list[_Piece] | None = None
+    out: list[Any] = []  # (None: the place of the group being read, filled when it ends)
+    group: list[_Piece] | None = None
+    at = 0  # its place
     for p in pieces:
-        if isinstance(p, Message):
-            out.append(p)
+        if type(p) is not _Piece:
+            out.append(p)  # (a message shown in its place: the group goes on after it)
             continue
-        # (a group's pieces but its last hold no tool call: only its last is looked at)
-        if last is not None and last[-1].role == p.role and not last[-1].calls:
-            last.append(p)
-            continue
-        last = [p]
-        groups.append(last)
-        where.append(len(out))
+        if group is not None:
+            # (a group's pieces but its last hold no tool call: only its last is looked at)
+            last = group[-1]
+            if last.role == p.role and not last.calls:
+                group.append(p)
+                continue
+            out[at] = _message(group, ghosts)
+        group = [p]
+        at = len(out)
         out.append(None)
-    for group, at in zip(groups, where, strict=True):
-        msg = out[at] = _message(group)
-        if any(g.ghosts for g in group):
-            ghosts[msg.uid] = [p for g in group for p in g.ghosts]
-    return [m for m in out if m is not None]  # every group's place is filled
+    if group is not None:
+        out[at] = _message(group, ghosts)
+    return out
 
 
 def _joins(kind: Hashable, blocks: list[Block], then: Hashable) -> bool:
@@ -963,9 +980,9 @@ def _results_time(
     return max(ends) / 1000 if ends else None
 
 
-def _message(group: list[_Piece]) -> PartsMessage:
+def _message(group: list[_Piece], ghosts: dict[int, list[tuple[int, int]]]) -> PartsMessage:
     """The message of a group of pieces, its blocks to come: its tool ids, plain shape
-    (`Message.tool_ids`) and block counts from its pieces."""
+    (`Message.tool_ids`) and block counts from its pieces; `ghosts` gets its ghost parts."""
     first = group[0]
     if len(group) == 1:
         calls, answers, opens = first.calls, first.answers, first.opens
@@ -973,6 +990,7 @@ def _message(group: list[_Piece]) -> PartsMessage:
         plain = n > 0 and not first.blank
         raw = first.raw
         origin: tuple[int, ...] = (first.entry,)
+        ghost = first.ghosts
     else:
         calls = tuple(c for g in group for c in g.calls)
         answers = tuple(c for g in group for c in g.answers)
@@ -981,12 +999,27 @@ def _message(group: list[_Piece]) -> PartsMessage:
         plain = n > 0 and not any(g.blank for g in group) and not _result_after_other(group)
         raw = [g.raw for g in group]
         origin = tuple(dict.fromkeys(g.entry for g in group))
-    m: PartsMessage = PartsMessage.unmade(first.role, raw, ((calls, answers), plain), False, origin)
-    m._pieces = tuple(group)
+        ghost = [p for g in group for p in g.ghosts]
+    # (`LazyMessage.unmade` spelt out, its meta left to come, `model.TIMED_META`: no call
+    # and no dict for each of 100k messages)
+    m: PartsMessage = _new(PartsMessage)
+    m.role = first.role
+    m._blocks = LAZY
+    m.raw = raw
+    m._meta = LAZY
+    m.hidden = False
+    m.malformed = None
+    m._src = LAZY
+    m._origin = origin
+    m.uid = uid = new_uid()
+    m._tool_ids = (calls, answers)
+    m._plain_shape = plain
     m._counts = (n, len(answers))
+    m._pieces = tuple(group)
     m.open_calls = opens
-    if first.timestamp is not None:
-        m.meta = {"timestamp": first.timestamp}
+    m.timestamp = first.timestamp
+    if ghost:
+        ghosts[uid] = list(ghost)
     return m
 
 
