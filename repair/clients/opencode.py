@@ -79,18 +79,21 @@ def light(session: Session) -> Request:
     n = 0
     owed = False  # the last assistant message has open calls: their results come next
     ids: list[str | None] = []  # every live message's tool ids, tested at once below
+    tool_ids = Message.tool_ids
     for pos, m in enumerate(session.messages):
-        if not m.live:
+        if m.hidden or m.malformed is not None:  # (`Message.live`, not a property call each)
             continue
-        calls, answers = m.tool_ids()
+        got = m._tool_ids  # (`Message.tool_ids`: made once)
+        calls, answers = tool_ids(m) if got is None else got
         ids += calls
         ids += answers
-        if owed and m.role != "user":
+        role = m.role
+        if owed and role != "user":
             n += 1  # the interrupted results, a user message of their own
         owed = False
         numbers[pos] = n
         n += 1
-        if m.role == "assistant" and calls:
+        if calls and role == "assistant":
             for tid in _open_calls(m, state):
                 owed = True
                 if tid is not None:
