@@ -364,9 +364,13 @@ def _send_order(entries: list[Any]) -> list[int]:
     ordered = True  # the keys so far are in file order: no sort
     last: tuple[float, str] | None = None
     for i, entry in enumerate(entries):
-        info = _info(entry)
+        info = entry.get("info") if isinstance(entry, dict) else None
+        if not isinstance(info, dict):
+            return list(range(len(entries)))
         t = info.get("time")
-        when = _num(t.get("created") if isinstance(t, dict) else None)
+        when = t.get("created") if isinstance(t, dict) else None
+        if type(when) is not float:  # (`_num`, without a call for an int)
+            when = float(when) if type(when) is int else _num(when)
         mid = info.get("id")
         if when is None or not isinstance(mid, str):
             return list(range(len(entries)))
@@ -720,7 +724,9 @@ def _usual_assistant(
                 if tm is not _NO_TIME:
                     if type(tm) is not dict:
                         return False
-                    e = _num(tm.get("end"))
+                    e = tm.get("end")
+                    if type(e) is not float:  # (`_num`, without a call for an int)
+                        e = float(e) if type(e) is int else _num(e)
                     if e is not None and (end is None or e > end):
                         end = e
                 results.append((k, TOOL_RESULT))
