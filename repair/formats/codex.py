@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ExportRefused
 from ..jsonio import compact, exact_numbers, loads, numbers_as_read, strip_bom
 from ..model import (
+    LAZY,
     TEXT,
+    TIMED_META,
     TOOL_RESULT,
     TOOL_USE,
     Block,
@@ -857,6 +859,9 @@ class _Made:
         return tuple(out)
 
 
+_new = object.__new__
+
+
 class CodexMessage(LazyMessage):
     """A message of whole rollout items (its lines: `origin`), none of a compaction's
     history, whose blocks are made when first asked for (`LazyMessage`): the loader reads its
@@ -864,8 +869,14 @@ class CodexMessage(LazyMessage):
     Responses entries Codex sends it as (`_sent`, for `clients.codex.light`). Equal to the
     message of the same items made at load (tests/formats/test_codex_lazy.py)."""
 
-    __slots__ = ("_made", "_sent", "_runs")
+    __slots__ = ("_made", "_sent", "_runs", "timestamp", "_meta")
     _made: _Made
+    # its time a field (read by the pairing and the time rules of every message), its
+    # `meta` made from it when first asked for; nothing writes a time into the dict (an
+    # edit makes a copy)
+    timestamp: float | None
+    _meta: Any
+    meta = TIMED_META
     _runs: int  # `content_runs`
     # the entries it is sent as while its items are all function calls, their outputs,
     # messages and model items (-1: a custom or shell call, or its output, is among them;
@@ -956,19 +967,36 @@ class _Group:
             if self.empty:  # (no line of their own: the message names them)
                 m.meta[EMPTY_ITEMS] = self.empty
         else:
-            facts = (tuple(self.calls), tuple(self.answers)), self.n > 0 and self.plain
-            lazy: CodexMessage = CodexMessage.unmade(role, raw, facts, hidden, origin)
-            lazy._made = made
+            # (`LazyMessage.unmade` spelt out, its time a field and its meta left to come,
+            # `model.TIMED_META`: no call and no dict for each of 100k messages)
+            lazy: CodexMessage = _new(CodexMessage)
+            lazy.role = role
+            lazy._blocks = LAZY
+            lazy.raw = raw
+            lazy.hidden = hidden
+            lazy.malformed = None
+            lazy._src = LAZY
+            lazy._origin = origin
+            lazy.uid = new_uid()
+            lazy._tool_ids = (tuple(self.calls), tuple(self.answers))
+            lazy._plain_shape = self.n > 0 and self.plain
             lazy._counts = (self.n, self.results)
+            lazy._made = made
             lazy._sent = -1 if self.odd else self.entries
             lazy._runs = self.runs
-            m = lazy
-        meta = m.meta
+            t = lazy.timestamp = parse_time(raw[0].get("timestamp"))
+            if why:  # (the keys in the order the long way's meta holds them)
+                lazy._meta = (
+                    {"hidden_reason": why} if t is None else {"hidden_reason": why, "timestamp": t}
+                )
+            else:
+                lazy._meta = LAZY
+            return lazy
         if why:
-            meta["hidden_reason"] = why
+            m.meta["hidden_reason"] = why
         t = parse_time(raw[0].get("timestamp"))
         if t is not None:
-            meta["timestamp"] = t
+            m.meta["timestamp"] = t
         return m
 
 

@@ -290,6 +290,35 @@ def test_items_before_a_compaction_are_history_not_checked():
     assert analyze(s).findings == []
 
 
+def test_a_message_left_out_of_the_history_says_why_and_keeps_its_time():
+    """The listing says why a row is hidden (`hidden_reason`), an instruction message has no
+    such reason (it is sent), and every message keeps its first line's time."""
+    dev = line(
+        "2025-11-20T10:00:02.500Z",
+        "response_item",
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "b"}]},
+    )
+    data = rollout(
+        meta(),
+        user("2025-11-20T10:00:01.000Z", "do it"),
+        call("2025-11-20T10:00:02.000Z", "old"),
+        line("2025-11-20T10:00:04.000Z", "compacted", {"message": "summary"}),
+        dev,
+        user("2025-11-20T10:00:05.000Z", "next"),
+    )
+    s = load_bytes(data, path="r.jsonl")
+    gone = "not in the history Codex resumes (replaced by a compaction or rolled back)"
+    t = 1763632800.0  # 2025-11-20T10:00:00Z
+    assert [list(m.meta.items()) for m in s.messages] == [
+        [("hidden_reason", gone), ("timestamp", t + 1)],
+        [("hidden_reason", gone), ("timestamp", t + 2)],
+        [("timestamp", t + 4)],  # the compacted line's history (the summary)
+        [("timestamp", t + 2.5)],
+        [("timestamp", t + 5)],
+    ]
+    assert [m.timestamp for m in s.messages] == [t + 1, t + 2, t + 4, t + 2.5, t + 5]
+
+
 def test_crlf_and_no_trailing_newline_round_trip():
     body = "\r\n".join(
         [meta(), user("2025-11-20T10:00:01.000Z", "hi"), say("2025-11-20T10:00:02.000Z", "yo")]
