@@ -632,35 +632,56 @@ def _split(probe: Probe) -> tuple[list[JsonlLine], str, bool]:
 def _replay(lines: list[JsonlLine], objs: list[Any]) -> tuple[set[int], dict[int, list[int]]]:
     """What Codex's resume leaves out of the history: the item lines a compaction replaced
     or a rollback dropped; and, for each compaction without a replacement history, the user
-    turns it keeps (line indices)."""
-    history: list[int] = []  # lines of the items Codex holds, in order
+    turns it keeps (line indices). The history's item lines since the last compaction or
+    rollback are read when the next one asks for them (`_items`), not listed as they come:
+    a rollout that has neither is one test per line (tests/formats/test_codex_replay.py
+    holds it to the history listed line by line)."""
     dropped: set[int] = set()
     legacy: dict[int, list[int]] = {}
+    held: list[int] = []  # the lines of the items Codex holds, up to line `since`
+    since = 0
     for idx, rec in enumerate(objs):  # a line that is not JSON has no value (None)
-        if not isinstance(rec, dict):
+        if type(rec) is not dict and not isinstance(rec, dict):  # (an object: a dict)
             continue
-        rtype, payload = rec.get("type"), rec.get("payload")
-        if rtype == "response_item" and isinstance(payload, dict):
-            history.append(idx)
-        elif rtype == "compacted":
+        rtype = rec.get("type")
+        if rtype == "response_item":
+            continue  # (read back by `_items`)
+        if rtype == "compacted":
+            history = held + _items(objs, since, idx)
+            payload = rec.get("payload")
             if not (
                 isinstance(payload, dict) and isinstance(payload.get("replacement_history"), list)
             ):
                 legacy[idx] = [j for j in history if _is_user_turn(objs[j])]
             dropped.update(history)
-            history = [idx]
-        elif (
-            rtype == "event_msg"
-            and isinstance(payload, dict)
-            and payload.get("type") == "thread_rolled_back"
-        ):
+            held, since = [idx], idx + 1
+        elif rtype == "event_msg":
+            payload = rec.get("payload")
+            if not (isinstance(payload, dict) and payload.get("type") == "thread_rolled_back"):
+                continue
+            history = held + _items(objs, since, idx)
             n = payload.get("num_turns")
             turns = [k for k, j in enumerate(history) if _is_user_turn(objs[j])]
             if isinstance(n, int) and not isinstance(n, bool) and n > 0 and turns:
                 cut = turns[0] if n >= len(turns) else turns[-n]
                 dropped.update(history[cut:])
                 history = history[:cut]
+            held, since = history, idx + 1
     return dropped, legacy
+
+
+def _items(objs: list[Any], start: int, stop: int) -> list[int]:
+    """The lines from `start` to `stop` that hold a response item (a payload object)."""
+    out = []
+    for j in range(start, stop):
+        rec = objs[j]
+        if (
+            isinstance(rec, dict)
+            and rec.get("type") == "response_item"
+            and isinstance(rec.get("payload"), dict)
+        ):
+            out.append(j)
+    return out
 
 
 def _is_user_turn(rec: Any) -> bool:
