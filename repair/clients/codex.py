@@ -20,7 +20,7 @@ part of this.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -130,14 +130,14 @@ def light_part(session: Session, start: int, stop: int) -> Request:
     state: CodexState = session.state
     req = Request(CLIENT, [], client=True)
     # (position, role, the message read from its loader, else its blocks counted)
-    flat: list[tuple[int, str, CodexMessage | None, list[_Counted]]] = []
+    flat: list[tuple[int, str, CodexMessage | None, Sequence[_Counted]]] = []
     outputs: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     calls: dict[str, set[Any]] = {t: set() for t in OUTPUT_TYPES}
     read: list[ToolIds] = []  # the tool ids of the messages counted from their loader
     for pos, m, role in _history(session, req, start, stop):
         if type(m) is CodexMessage and m._sent >= 0:
             read.append(m._tool_ids)  # type: ignore[arg-type]  # (set by the loader)
-            flat.append((pos, role, m, []))
+            flat.append((pos, role, m, ()))
         else:
             flat.append((pos, role, None, _counted(m, state, outputs, calls)))
     calls[FCO].update(chain.from_iterable(map(itemgetter(0), read)))
@@ -193,7 +193,7 @@ def _item_key(ref: ItemRef | CompactRef) -> tuple[type, int, int | None]:
 
 
 def _normalized(
-    flat: list[tuple[int, str, CodexMessage | None, list[_Counted]]],
+    flat: list[tuple[int, str, CodexMessage | None, Sequence[_Counted]]],
     outputs: dict[str, set[Any]],
     calls: dict[str, set[Any]],
     req: Request,
@@ -235,11 +235,21 @@ def _normalized(
             blocks.setdefault(id(c[4]), n - 1)
 
     all_answered, all_called = answered.issuperset, called.issuperset
-    for pos, role, read, counted in flat:
+    before: Any = None  # the calls of the message before, where it was read from its loader
+    last = len(flat) - 1
+    for k, (pos, role, read, counted) in enumerate(flat):
         if read is not None:
-            ids = read._tool_ids
-            assert ids is not None
-            if all_answered(ids[0]) and all_called(ids[1]):
+            asked, said = read._tool_ids  # type: ignore[misc]  # (set by the loader)
+            # (the usual turn, found without the sets: its calls answered, in order, by the
+            # message after it, read from its loader too; its outputs those of the calls of
+            # the message before it)
+            after = flat[k + 1][2] if asked and k < last else None
+            if (
+                not asked
+                or (after is not None and after._tool_ids[1] == asked)  # type: ignore[index]
+                or all_answered(asked)
+            ) and (not said or said == before or all_called(said)):
+                before = asked
                 sent = read._sent
                 if sent:
                     numbers[pos - start] = starts[pos] = n
@@ -247,6 +257,7 @@ def _normalized(
                     opened, role_now, at_now, in_run = True, role, pos, False
                 continue
             counted = _counted(read, state, outputs, calls)  # a fault Codex repairs
+        before = None
         for c in counted:
             kind = c[2]
             if kind is not None and kind in OUTPUT_TYPES and c[3] not in calls[kind]:
