@@ -259,18 +259,19 @@ class CodexAdapter(Adapter):
                 if rtype == "response_item":
                     # the usual item joins its message here, as `_read_item` and `add` read
                     # it, without a call each (USUAL_ITEMS)
-                    it: dict[str, Any] | None = rec.get("payload")
+                    it: Any = rec.get("payload")
                     itype = it.get("type") if type(it) is dict else None
                     kind = usual.get(itype) if type(itype) is str else None
                     cid: Any = None
-                    if kind is not None and it is not None:
-                        cid = it.get("call_id")
-                        if idx in dropped:
+                    if kind is not None:  # (`it` is an object: it has a type)
+                        if dropped and idx in dropped:
                             kind = None
                         elif not kind:
                             kind = _text_item_role(it)
-                        elif itype != "reasoning" and not (type(cid) is str and cid):
-                            kind = None
+                        elif itype != "reasoning":
+                            cid = it.get("call_id")
+                            if not (type(cid) is str and cid):
+                                kind = None
                     if kind:
                         if kind != group.kind:
                             close_group()
@@ -280,18 +281,18 @@ class CodexAdapter(Adapter):
                         g.raw.append(rec)
                         g.n += 1
                         g.entries += 1
+                        if itype == "message":  # a content part: one run with the one before
+                            g.runs += not g.tail
+                            g.tail = True
+                            continue
+                        g.runs += 1
+                        g.tail = False
                         if itype == "function_call":
                             call_kind.setdefault(cid, itype)
                             g.calls.append(cid)
                         elif itype == "function_call_output":
                             g.answers.append(cid)
                             g.results += 1
-                        if itype == "message":  # a content part: one run with the one before
-                            g.runs += not g.tail
-                            g.tail = True
-                        else:
-                            g.runs += 1
-                            g.tail = False
                         continue
                 elif type(rtype) is str and rtype != "session_meta" and rtype != "compacted":
                     continue  # passes through untouched (as below)
