@@ -249,6 +249,18 @@ def detect_style(data: bytes) -> JsonStyle:
     )
 
 
+class StyleRead:
+    """A document state's `style`: how its `data` (the JSON document read) is written,
+    `detect_style` of it made when first asked for and kept in its `_style` (a `check`
+    writes nothing, so it reads no style)."""
+
+    def __get__(self, state: Any, owner: Any = None) -> JsonStyle:
+        style: JsonStyle | None = state._style
+        if style is None:
+            style = state._style = detect_style(state.data)
+        return style
+
+
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)  # unrolled: no per-char alternation
 _OPEN_STRING = re.compile(rb'(?<!")"(?!")')
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..files import Part, Spliced
-from ..jsonio import JsonStyle, detect_style, dumps, loads
+from ..jsonio import JsonStyle, StyleRead, dumps, loads
 from ..model import (
     TEXT,
     TOOL_RESULT,
@@ -422,13 +422,7 @@ class DocState:
     _written: tuple[list[Message], dict[int, Any], dict[int, memoryview], int] | None = None
     _style: JsonStyle | None = None  # `style`, read when first asked for (a check writes none)
 
-    @property
-    def style(self) -> JsonStyle:
-        """How the document read is written (`jsonio.detect_style` of its bytes)."""
-        style = self._style
-        if style is None:
-            style = self._style = detect_style(self.data)
-        return style
+    style = StyleRead()
 
     def runs(self, messages: list[Message]) -> list[tuple[int, int, int]]:
         """The stretches of `messages` that are stretches of the messages as loaded (the

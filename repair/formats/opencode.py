@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ExportRefused, InputError
-from ..jsonio import JsonStyle, detect_style, dumps, loads
+from ..jsonio import JsonStyle, StyleRead, dumps, loads
 from ..model import (
     LAZY,
     TEXT,
@@ -87,13 +87,7 @@ class OpencodeState:
     _made: tuple[dict[int, Block], set[tuple[int, int]]] | None = None
     _style: JsonStyle | None = None  # `style`, read when first asked for (a check writes none)
 
-    @property
-    def style(self) -> JsonStyle:
-        """How the document read is written (`jsonio.detect_style` of its bytes)."""
-        style = self._style
-        if style is None:
-            style = self._style = detect_style(self.data)
-        return style
+    style = StyleRead()
 
     @property
     def original(self) -> dict[int, Block]:
