@@ -689,111 +689,100 @@ def _usual_assistant(
     add = got.append
     different: bool | None = None  # read at the first reasoning part
     last = ""  # the id of the part before
-    # the step being read: as `_step`'s
-    items: list[tuple[int, str]] = []
-    calls: list[str] = []
-    opens: list[str] = []
-    results: list[tuple[int, str]] = []
-    answers: list[str] = []
-    ghosts: list[tuple[int, int]] = []
-    end: float | None = None
-    blank = False
-    sent = 0
-    for k, part in enumerate(parts):
-        if type(part) is not dict:
-            return False
-        pid = part.get("id")
-        if type(pid) is not str or pid < last:
-            return False
-        last = pid
-        ptype = part.get("type")
-        if ptype == "tool":
-            call_id = part.get("callID")
-            state = part.get("state")
-            if type(call_id) is not str or type(state) is not dict:
+    steps = enumerate(parts)  # one iterator: a step-start ends a step, the next goes on
+    while True:
+        # the step being read: as `_step`'s
+        items: list[tuple[int, str]] = []
+        calls: list[str] = []
+        opens: list[str] = []
+        results: list[tuple[int, str]] = []
+        answers: list[str] = []
+        ghosts: list[tuple[int, int]] = []
+        end: float | None = None
+        blank = False
+        sent = 0
+        read_all = True
+        for k, part in steps:
+            if type(part) is not dict:
                 return False
-            status = state.get("status")
-            if status == "completed" or status == "error":
-                tm = state.get("time", _NO_TIME)
-                if tm is not _NO_TIME:
-                    if type(tm) is not dict:
-                        return False
-                    e = tm.get("end")
-                    if type(e) is not float:  # (`_num`, without a call for an int)
-                        e = float(e) if type(e) is int else _num(e)
-                    if e is not None and (end is None or e > end):
-                        end = e
-                results.append((k, TOOL_RESULT))
-                answers.append(call_id)
-            elif status == "pending" or status == "running":
-                if "time" in state and type(state["time"]) is not dict:
+            pid = part.get("id")
+            if type(pid) is not str or pid < last:
+                return False
+            last = pid
+            ptype = part.get("type")
+            if ptype == "tool":
+                call_id = part.get("callID")
+                state = part.get("state")
+                if type(call_id) is not str or type(state) is not dict:
                     return False
-                opens.append(call_id)
-            else:
-                return False
-            items.append((k, TOOL_USE))
-            calls.append(call_id)
-        elif ptype == "text":
-            text = part.get("text", "")
-            if type(text) is not str or text == "":
-                return False  # (an empty text is sent where a part is signed reasoning)
-            items.append((k, TEXT))
-            blank = blank or text.isspace()
-        elif ptype == "reasoning":
-            if type(part.get("text", "")) is not str:
-                return False
-            if different is None:
-                different = model is None or _model_of(info) != model
-            how = _reasoning(part, different)
-            if how is None:
+                status = state.get("status")
+                if status == "completed" or status == "error":
+                    tm = state.get("time", _NO_TIME)
+                    if tm is not _NO_TIME:
+                        if type(tm) is not dict:
+                            return False
+                        e = tm.get("end")
+                        if type(e) is not float:  # (`_num`, without a call for an int)
+                            e = float(e) if type(e) is int else _num(e)
+                        if e is not None and (end is None or e > end):
+                            end = e
+                    results.append((k, TOOL_RESULT))
+                    answers.append(call_id)
+                elif status == "pending" or status == "running":
+                    if "time" in state and type(state["time"]) is not dict:
+                        return False
+                    opens.append(call_id)
+                else:
+                    return False
+                items.append((k, TOOL_USE))
+                calls.append(call_id)
+            elif ptype == "text":
+                text = part.get("text", "")
+                if type(text) is not str or text == "":
+                    return False  # (an empty text is sent where a part is signed reasoning)
+                items.append((k, TEXT))
+                blank = blank or text.isspace()
+            elif ptype == "reasoning":
+                if type(part.get("text", "")) is not str:
+                    return False
+                if different is None:
+                    different = model is None or _model_of(info) != model
+                how = _reasoning(part, different)
+                if how is None:
+                    continue
+                if how is GHOST:
+                    ghosts.append((i, k))
+                else:
+                    items.append((k, how))
+            elif ptype == "step-start":
+                if sent:
+                    read_all = False
+                    break  # the step before is read: added below, the next read on from here
                 continue
-            if how is GHOST:
-                ghosts.append((i, k))
+            elif type(ptype) is str:
+                continue  # bookkeeping (step-finish, patch, ...): not sent
             else:
-                items.append((k, how))
-        elif ptype == "step-start":
-            if sent:  # the step before
-                _add_step(
-                    add,
-                    i,
-                    entry,
-                    parts,
-                    path,
-                    ts,
-                    items,
-                    calls,
-                    opens,
-                    blank,
-                    ghosts,
-                    results,
-                    answers,
-                    end,
-                )
-                items, calls, opens, results, answers, ghosts = [], [], [], [], [], []
-                end, blank, sent = None, False, 0
-            continue
-        elif type(ptype) is str:
-            continue  # bookkeeping (step-finish, patch, ...): not sent
-        else:
-            return False
-        sent += 1
-    if sent:
-        _add_step(
-            add,
-            i,
-            entry,
-            parts,
-            path,
-            ts,
-            items,
-            calls,
-            opens,
-            blank,
-            ghosts,
-            results,
-            answers,
-            end,
-        )
+                return False
+            sent += 1
+        if sent:
+            _add_step(
+                add,
+                i,
+                entry,
+                parts,
+                path,
+                ts,
+                items,
+                calls,
+                opens,
+                blank,
+                ghosts,
+                results,
+                answers,
+                end,
+            )
+        if read_all:
+            break
     if not got:
         return False  # shown as a message opencode leaves out: the long way
     pieces += got
