@@ -341,10 +341,38 @@ def test_the_touched_turns_found_from_the_chain_places_are_the_long_ways(case):
             twice = dataclasses.replace(
                 view,
                 chain=[*view.chain, view.chain[rng.randrange(len(view.chain))]],
+                lines=None,
                 _chain_at=None,
             )
             got, want = _touched_both_ways(twice, msgs, monkeypatch)
             assert got == want
+
+
+def _chain_place_long_way(view, uuid):
+    """`View.chain_place` as a map of the chain's uuids (as it was before the lines)."""
+    chain = view.chain
+    return chain.index(uuid) if type(uuid) is str and uuid in chain else len(chain)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(case=st.integers(0, 2**32 - 1))
+def test_the_chain_lines_kept_from_the_load_are_the_chains_uuids_lines(case):
+    """The view keeps the chain's lines the loader walked (the plan, the read-back and the
+    chain places read them): each is the line its chain uuid names, and a uuid's chain
+    place read from them is its first place in the chain, on generated sessions after
+    random fixes (parallel results recovered among them) and with uuids off the chain."""
+    from bench.gen import gen_claude_code
+
+    rng = random.Random(case)
+    data, _ = gen_claude_code(rng.randrange(40, 400), rng.randrange(50))
+    session = load_bytes(data, "/tmp/input.jsonl")
+    view = session.state.view
+    g = view.file.graph
+    assert view.lines is not None  # (kept, not made again)
+    assert view.chain_lines() == [g.index[u] for u in view.chain]
+    asked = [*rng.sample(view.chain, min(20, len(view.chain))), *rng.sample(list(g.index), 20)]
+    for u in [*asked, "not a uuid", None, 3]:
+        assert view.chain_place(u) == _chain_place_long_way(view, u), u
 
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)

@@ -295,7 +295,9 @@ class View:
     messages: list[Message]  # as loaded
     sidechain: bool = False
     _rec_blocks: RecordBlocks | None = None
-    _chain_at: dict[str, int] | None = None
+    # the chain's lines (`Graph.index` of each uuid), as the loader found them
+    lines: list[int] | None = None
+    _chain_at: dict[int, int] | None = None  # line -> its place in `chain`
 
     def msg_records(self, m: Message) -> tuple[int, ...]:
         """Line indexes of the records a loaded message was built from."""
@@ -309,15 +311,31 @@ class View:
             self._rec_blocks = RecordBlocks(self.messages)
         return self._rec_blocks
 
+    def chain_lines(self) -> list[int]:
+        """The line of each entry of `chain` (kept from the load, else made once)."""
+        if self.lines is None:
+            self.lines = list(map(self.file.graph.index.__getitem__, self.chain))
+        return self.lines
+
     def chain_place(self, uuid: object) -> int:
         """A node's place in `chain` (after it when it is not on it); the map is made on the
-        first question: only stamping a fixed message asks."""
+        first question: only stamping a fixed message asks. A map of the chain's lines, not
+        of its uuids: a node's uuid names its line (`Graph.index`), which is on the chain
+        where the uuid is."""
+        at = self.line_places()
+        n = len(self.chain)
+        if type(uuid) is not str:
+            return n
+        i = self.file.graph.index.get(uuid)
+        return n if i is None else at.get(i, n)
+
+    def line_places(self) -> dict[int, int]:
+        """Each chain line -> its place in `chain` (its first: `list.index`), made once."""
         if self._chain_at is None:
-            chain = self.chain
-            # from the end, in C: a uuid's first place is the last one stored, as `list.index`
-            # finds it
-            self._chain_at = dict(zip(reversed(chain), range(len(chain) - 1, -1, -1), strict=True))
-        return self._chain_at.get(uuid, len(self.chain)) if type(uuid) is str else len(self.chain)
+            lines = self.chain_lines()
+            # from the end, in C: a line's first place is the last one stored
+            self._chain_at = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1), strict=True))
+        return self._chain_at
 
 
 class RecordBlocks(Mapping[int, tuple[Block, ...]]):
@@ -891,7 +909,7 @@ def build_view(
         extra.add(idx)
     extra.flush()
     messages = _interleave(live.out, extra.out)
-    view = View(file=file, chain=chain, messages=messages, sidechain=sidechain)
+    view = View(file=file, chain=chain, messages=messages, sidechain=sidechain, lines=at)
     return view
 
 
