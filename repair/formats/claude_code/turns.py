@@ -171,19 +171,15 @@ def _last_places(mids: list[Any]) -> dict[Any, int]:
 
 def _distinct(view: View) -> bool:
     """The chain holds no node twice (so no line twice: a line holds one uuid)."""
-    view.chain_place("")  # (its map of each uuid's place, made once: stamping made it)
-    assert view._chain_at is not None
-    return len(view._chain_at) == len(view.chain)
+    return len(view.line_places()) == len(view.chain)  # (made once: stamping made it)
 
 
 def _first(view: View, m: Message, chain_idx: list[int]) -> int | None:
     """The chain place of the message's first record (None: a record off the chain, or not
-    its first on the chain). `chain_idx`: the line of each chain entry, none twice."""
-    uuid = view.file.graph.uuid
-    places = []
-    for r in view.msg_records(m):
-        c = view.chain_place(uuid[r])  # (the place of a line's uuid is that line's place)
-        places.append(c if c < len(chain_idx) and chain_idx[c] == r else None)
+    its first on the chain). `chain_idx`: the line of each chain entry
+    (`View.chain_lines`), none twice."""
+    at = view.line_places()
+    places = [at.get(r) for r in view.msg_records(m)]
     if not places or None in places or places[0] != min(places):  # type: ignore[type-var]
         return None
     return places[0]

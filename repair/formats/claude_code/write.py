@@ -392,8 +392,7 @@ class _Writer:
         """Plan the conversation's records: only the turns the new messages touch
         (`turns.touched_turns`) where it can tell them, else the whole conversation (the
         same bytes either way)."""
-        g = self.f.graph
-        chain_idx = list(map(g.index.__getitem__, view.chain))
+        chain_idx = view.chain_lines()
         parts: list[_Part] | None = None
         if narrow:
             apart = gaps(view.messages, messages)
