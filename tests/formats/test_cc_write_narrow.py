@@ -490,3 +490,55 @@ def test_the_newest_leaf_told_by_its_timestamp_string_is_chain_newest(stamps, or
     order.shuffle(cands)
     cands.sort(key=g.place)  # (candidates come in map order)
     assert newest(g, cands) == newest_by_time(g, cands)
+
+
+def _prompt_before_long_way(w, seq, i, seen):
+    """`_Writer._prompt_before` with each record's type from `_type` (a `Node` made for each
+    record passed), as it was."""
+    lines, g = w.f.lines, w.f.graph
+    prompts, kind = g.prompts, g.kind
+    for k in range(i - 1, seen[0] - 1, -1):
+        e = seq[k]
+        if isinstance(e, int) and w._type(e) == "user":
+            if prompts is not None and kind[e] == "user":
+                pid = prompts.get(e)
+            elif b'"promptId"' in lines[e].raw:
+                pid = lines[e].obj.get("promptId")
+            else:
+                continue
+            if isinstance(pid, str):
+                seen[:] = [i, pid]
+                return pid
+    seen[0] = i
+    return seen[1]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(case=st.integers(0, 2**32 - 1), keep=st.booleans())
+def test_the_prompt_looked_back_for_by_the_light_passs_kinds_is_the_long_ways(case, keep):
+    """A result record the writer creates takes the promptId of the last user record
+    before it: the look back reads a node's type from the graph's kinds (no `Node` per
+    record passed) and any other line's from its record, and finds what `_type` finds, on
+    generated sessions with user records written twice (the earlier line no node), lines
+    that are no node, and new records in the sequence; with and without `Graph.prompts`."""
+    from bench.gen import gen_claude_code
+    from repair.formats.claude_code.write import _Writer
+
+    rng = random.Random(case)
+    data, _ = gen_claude_code(rng.randrange(40, 300), rng.randrange(50))
+    lines = data.split(b"\n")
+    users = [ln for ln in lines if b'"type":"user"' in ln or b'"type": "user"' in ln]
+    for ln in rng.sample(users, min(5, len(users))):  # a later line of the same uuid
+        lines.append(ln.replace(b'"promptId"', b'"promptIdX"') if rng.random() < 0.5 else ln)
+    session = load_bytes(b"\n".join(x for x in lines if x), "/tmp/input.jsonl")
+    f = session.state.file
+    if not keep:
+        f.graph.prompts = None
+    picked = [e for e in range(len(f.lines)) if type(f.lines[e].obj) is dict]
+    seq = [e if rng.random() < 0.9 else object() for e in rng.sample(picked, len(picked))]
+    fast, slow = _Writer(f), _Writer(f)
+    seen_fast, seen_slow = [0, None], [0, None]
+    for i in sorted(rng.sample(range(len(seq) + 1), min(30, len(seq) + 1))):
+        got = fast._prompt_before(seq, i, seen_fast)
+        assert got == _prompt_before_long_way(slow, seq, i, seen_slow), i
+        assert seen_fast == seen_slow

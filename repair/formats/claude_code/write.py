@@ -768,10 +768,16 @@ class _Writer:
         the records are read once at most and, where most user records carry one, hardly at
         all; what the light pass read of them (`Graph.prompts`), not the file again."""
         lines, g = self.f.lines, self.f.graph
-        prompts, kind = g.prompts, g.kind
+        prompts, kind, uuid, index = g.prompts, g.kind, g.uuid, g.index
+        n = len(uuid)
         for k in range(i - 1, seen[0] - 1, -1):
             e = seq[k]
-            if isinstance(e, int) and self._type(e) == "user":
+            if not isinstance(e, int):
+                continue
+            # `_type`: a node's (the line its uuid names) is the light pass's kind, read
+            # here without a `Node` made for each of the records passed
+            u = uuid[e] if 0 <= e < n else None
+            if (kind[e] if u and index.get(u) == e else self._type(e)) == "user":
                 if prompts is not None and kind[e] == "user":  # the light pass read it
                     pid = prompts.get(e)
                 elif b'"promptId"' in lines[e].raw:
