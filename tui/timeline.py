@@ -288,7 +288,8 @@ class Timeline(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.size.width, len(self.view))
-        self._cache.clear()
+        # (the drawn rows are kept: a row's strip is cached per width, and the first layout
+        # of a session's rows resizes the timeline to the width they were just drawn at)
         # a pane opened below (the plan) or a smaller terminal: the cursor's row stays shown
         self.call_after_refresh(self.scroll_to_cursor)
 

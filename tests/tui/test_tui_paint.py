@@ -1,0 +1,32 @@
+"""What the screen draws while a session loads is what it would draw from scratch: the rows,
+the detail pane and the panes kept from one paint to the next (not drawn again) are those a
+screen opened at that point draws."""
+
+from __future__ import annotations
+
+from tests.paths import DEMO
+from tests.tui.tui_helpers import opened, timeline
+
+
+def drawn(tl) -> list[list]:
+    """The timeline's visible lines, each as its segments (text and style)."""
+    return [list(tl.render_line(y)) for y in range(tl.size.height)]
+
+
+async def test_the_rows_drawn_after_a_resize_are_those_drawn_at_that_size():
+    """The timeline keeps the rows it drew across a resize (its strips are cached per width):
+    at each width what it draws is what a screen opened at that width draws: wider and
+    narrower with the same panes, and the narrow columns (short role names, durations)."""
+    sizes = ((120, 40), (140, 40), (100, 30), (90, 40))
+    fresh = {}
+    for size in sizes:
+        async with opened(DEMO, size) as (app, _pilot):
+            fresh[size] = drawn(timeline(app))
+    assert len({str(lines) for lines in fresh.values()}) == len(sizes)
+    async with opened(DEMO, (120, 40)) as (app, pilot):
+        tl = timeline(app)
+        assert drawn(tl) == fresh[(120, 40)]
+        for size in (*sizes[1:], *sizes):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert drawn(tl) == fresh[size]
