@@ -263,7 +263,7 @@ class MainScreen(Screen[None]):
 
     # the state the screen shows; their watchers keep the widgets in step
     repair_open = reactive(False, bindings=True)
-    detail_mode = reactive("normal")
+    detail_mode = reactive(DETAIL_MODES[0])
     raw = reactive(False, init=False)
     # a repair step, a thread switch or an export running in a worker ("applying …")
     busy: reactive[str | None] = reactive(None, bindings=True, init=False)
@@ -345,7 +345,9 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Content("histview"), id="header", markup=False)
         yield Static(id="summary", markup=False)
-        with Horizontal(id="main"):
+        # (with the first detail mode's class, which its watcher sets at mount: the pane is
+        # not restyled then)
+        with Horizontal(id="main", classes=f"-detail-{DETAIL_MODES[0]}"):
             yield Timeline(id="timeline")
             with JKScroll(id="detail-scroll", can_focus=True):
                 yield Static(id="detail", markup=False)
