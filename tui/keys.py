@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.keys import format_key
 from textual.widgets import Footer, OptionList
+from textual.widgets._footer import FooterKey
 
 # j/k (and g/G) next to the arrows, in every scrolling pane and every list
 SCROLL_KEYS: list[BindingType] = [
@@ -144,6 +146,14 @@ class KeysFooter(Footer):
                 if b.show or key == app.COMMAND_PALETTE_BINDING
             ),
         )
+
+    def compose(self) -> ComposeResult:
+        # each key with the class its `compact` watcher gives it at mount (the footer's
+        # `compact`, data-bound): mounted with it, the key is not restyled then
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     async def recompose(self) -> None:
         if not self._bindings_ready or not self.is_attached:
