@@ -301,6 +301,7 @@ class MainScreen(Screen[None]):
         # at each mark of `timings` (first paint, analysis ready, ...): the process's CPU
         # time and the UI thread's, taken there (bench/tui_bench.py)
         self.mark_cpu: dict[str, tuple[float, float]] = {}
+        self._resumed = False  # shown once (Textual's ScreenResume)
         self.head_only = False  # the rows shown are a large file's first lines
         self._first_analysis = True
         # the first look is on screen, the workbench (lanes, plan, steps) still to come
@@ -1069,7 +1070,12 @@ class MainScreen(Screen[None]):
                 self._cursor_follows_fix()
         self._update_header()
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # (before Textual's own handler) its first resume does not restyle the screen: every
+        # widget was styled as it was mounted, just before, and nothing changed since
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
         # a modal screen a queued key opened is closed: the keys behind it run; the modal's
         # answer is taken (its callback ran before this): the keys typed ahead come here
         self._run_queued_soon()

@@ -5,7 +5,7 @@ screen opened at that point draws."""
 from __future__ import annotations
 
 from tests.paths import DEMO
-from tests.tui.tui_helpers import opened, timeline
+from tests.tui.tui_helpers import held_load, opened, timeline, until, wait_ready
 
 
 def drawn(tl) -> list[list]:
@@ -30,3 +30,38 @@ async def test_the_rows_drawn_after_a_resize_are_those_drawn_at_that_size():
             await pilot.resize_terminal(*size)
             await pilot.pause()
             assert drawn(tl) == fresh[size]
+
+
+def styled(screen) -> list:
+    """Every widget's styles from the style sheet: its rules and its component classes'."""
+    return [
+        (
+            node,
+            node._css_styles.get_rules(),
+            {name: s.get_rules() for name, s in node._component_styles.items()},
+        )
+        for node in screen.walk_children(with_self=True)
+    ]
+
+
+async def test_the_screen_shown_first_is_styled_as_a_restyle_styles_it(monkeypatch):
+    """The session screen's first resume does not restyle it (its widgets were styled as
+    they were mounted, just before): while the file is read, and once it is shown, every
+    widget's styles are those the restyle Textual makes at a resume (the long way) gives."""
+    from tui.app import HistviewApp
+
+    with held_load(monkeypatch, "load_session") as gate:
+        app = HistviewApp(str(DEMO))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.main is not None and app.main._resumed)
+            await pilot.pause()
+            screen = app.main
+            assert screen.query_one("#loading").display
+            shown = styled(screen)
+            screen.update_node_styles(animate=False)
+            assert styled(screen) == shown
+            gate.set()
+            await wait_ready(pilot)
+            shown = styled(screen)
+            screen.update_node_styles(animate=False)
+            assert styled(screen) == shown
