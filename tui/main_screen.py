@@ -733,7 +733,7 @@ class MainScreen(Screen[None]):
             return
         session = tl.state.session
         if self.raw:
-            detail.update(raw_json(session.messages[row.mi]))
+            shown = raw_json(session.messages[row.mi])
         else:
             findings = []
             numbers = None
@@ -741,7 +741,12 @@ class MainScreen(Screen[None]):
                 findings = self.derived.by_message.get(row.mi, [])
                 numbers = self.derived.numbers
             width = self._detail_width = self._detail_row()
-            detail.update(message_detail(session, row, findings, tl.state.pairing, numbers, width))
+            shown = message_detail(session, row, findings, tl.state.pairing, numbers, width)
+        # the same text and styles (the row the first lines showed, read again with the
+        # whole session): not set again, which would lay the screen out again
+        old = detail.content
+        if not (isinstance(old, Content) and old.plain == shown.plain and old.spans == shown.spans):
+            detail.update(shown)
         self.query_one("#detail-scroll", JKScroll).scroll_home(animate=False)
 
     def _detail_row(self) -> int:

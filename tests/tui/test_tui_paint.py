@@ -5,7 +5,7 @@ screen opened at that point draws."""
 from __future__ import annotations
 
 from tests.paths import DEMO
-from tests.tui.tui_helpers import held_load, opened, timeline, until, wait_ready
+from tests.tui.tui_helpers import held_load, opened, opened_held, timeline, until, wait_ready
 
 
 def drawn(tl) -> list[list]:
@@ -65,3 +65,36 @@ async def test_the_screen_shown_first_is_styled_as_a_restyle_styles_it(monkeypat
             shown = styled(screen)
             screen.update_node_styles(animate=False)
             assert styled(screen) == shown
+
+
+async def test_the_detail_kept_from_the_first_lines_is_what_it_would_show(cc_file, monkeypatch):
+    """The detail pane is not set again when the whole session shows the same text and
+    styles as the first lines did (the screen is not laid out again): after the first lines,
+    the whole, the first look and the whole state, it shows what it shows set from nothing
+    (the long way)."""
+    from textual.content import Content
+
+    def shown_then_set_anew(main) -> None:
+        detail = main.query_one("#detail")
+        kept = (detail.content.plain, detail.content.spans)
+        detail.update(Content(""))
+        main._show_detail()
+        assert (detail.content.plain, detail.content.spans) == kept
+
+    with held_load(monkeypatch, "first_look") as look:
+        async with opened_held(
+            monkeypatch, cc_file, (120, 40), "load_session", lambda main: main.head_only
+        ) as (app, pilot, gate):
+            main = app.main
+            await pilot.pause()
+            shown_then_set_anew(main)
+            gate.set()
+            await until(pilot, lambda: not main.head_only and main.session is not None)
+            await pilot.pause()
+            shown_then_set_anew(main)
+            look.set()
+            await until(pilot, lambda: main.derived is not None)
+            await pilot.pause()
+            shown_then_set_anew(main)
+            await wait_ready(pilot)
+            shown_then_set_anew(main)
