@@ -51,6 +51,11 @@ With `--keys`, `j` is pressed every 0.1 s until the whole is ready and each pres
 until the cursor moved and the screen was redrawn (the stall then from a 5 ms timer).
 
     .venv/bin/python bench/tui_bench.py --file bench/out/claude_code_100k.jsonl [--repeat 3] [--keys]
+        [--compare TREE]
+
+With `--compare TREE` (a checkout or a `git archive` of one) that tree's app runs too, the
+two alternating within each round, each beside its own parse and `check`; the last line gives
+the paired differences (the UI thread's and the process's CPU until analysis ready, the ratio).
 
 (bench/gen.py writes the files.)
 """
@@ -306,6 +311,7 @@ os._exit(0)
 # every module the run imports again (0.1-0.25 s of the format modules alone, inside the
 # first phase that imports them), the bytecode kept outside the tree. `warm` compiles it
 # before the first timed run.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AS_INSTALLED = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 AS_INSTALLED["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "histview-bench-pyc")
 
@@ -317,14 +323,12 @@ repair.formats.adapters()
 """
 
 
-def warm() -> None:
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def warm(root: str = ROOT) -> None:
     subprocess.run([sys.executable, "-c", WARM, root], check=True, env=AS_INSTALLED)
 
 
-def check_cpu(path: str) -> tuple[float, float]:
+def check_cpu(path: str, root: str = ROOT) -> tuple[float, float]:
     """`check`'s load and analysis CPU time, as the TUI's window counts them."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run(
         [sys.executable, "-c", CHECK, path, root],
         capture_output=True,
@@ -431,10 +435,12 @@ async def first_rows(path: str, keys: bool = False) -> dict[str, float]:
 POLL = 0.02
 
 
-def one_run(path: str, keys: bool) -> dict:
+def one_run(path: str, keys: bool, root: str = ROOT) -> dict:
     """`first_rows` in a fresh process, as a user starts the app: each run imports the
-    format modules it uses, and its peak RSS is its own."""
-    args = [sys.executable, os.path.abspath(__file__), "--one", path] + (["--keys"] if keys else [])
+    format modules it uses, and its peak RSS is its own. `root`: the tree whose app runs
+    (its own `bench/tui_bench.py --one`)."""
+    script = os.path.join(root, "bench", "tui_bench.py")
+    args = [sys.executable, script, "--one", path] + (["--keys"] if keys else [])
     out = subprocess.run(args, capture_output=True, check=True, env=AS_INSTALLED)
     return orjson.loads(out.stdout.splitlines()[-1])
 
@@ -447,19 +453,25 @@ def main_one(path: str, keys: bool) -> None:
     os._exit(0)  # (the session is not torn down: the process ends)
 
 
-def main_file(paths: list[str], repeat: int, keys: bool) -> None:
-    warm()
+def main_file(paths: list[str], repeat: int, keys: bool, compare: str | None = None) -> None:
+    """`compare`: another tree's app (and its `check`) run too, the two alternating in each
+    round (which goes first alternates too), each with its own references; the last lines
+    give both trees' medians and the paired differences."""
+    trees = [ROOT] + ([os.path.abspath(compare)] if compare else [])
+    for root in trees:
+        warm(root)
     for path in paths:
         size = os.path.getsize(path)
-        parts: list[dict[str, float]] = []
-        for k in range(repeat):
+        parts: dict[str, list[dict[str, float]]] = {root: [] for root in trees}
+        rounds = [(k, root) for k in range(repeat) for root in trees[:: 1 - 2 * (k % 2)]]
+        for k, root in rounds:
             # the parse and `check` before and after the app, their means the references: on
             # this machine the same process's CPU time moves by a third within seconds
             # (docs/performance.md, "The TUI's load"), so one run beside the app's says little
             parse_before = parse_nogc(path)
-            before = check_cpu(path)
-            r = one_run(path, keys)
-            after = check_cpu(path)
+            before = check_cpu(path, root)
+            r = one_run(path, keys, root)
+            after = check_cpu(path, root)
             parse, parse_cpu, parse_freed = (
                 (a + b) / 2 for a, b in zip(parse_before, parse_nogc(path), strict=True)
             )
@@ -472,8 +484,9 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 if name + "_cpu" in t
             )
             presses = sorted(r["presses"])
+            tree = f" [{root}]" if compare else ""
             print(
-                f"{os.path.basename(path)} ({size / 1e6:.0f} MB) run {k + 1}: "
+                f"{os.path.basename(path)} ({size / 1e6:.0f} MB) run {k + 1}{tree}: "
                 f"first rows {r['first_rows']:.2f} s"
                 f"{' (the first lines)' if r['head'] else ''}, "
                 f"analysis ready {r['analysis_ready']:.2f} s; parse with GC off {parse:.2f} s "
@@ -510,10 +523,34 @@ def main_file(paths: list[str], repeat: int, keys: bool) -> None:
                 worker=r["worker_cpu"],
                 ui=r["ui_cpu"],
             )
-            parts.append(part)
+            part.update(process=r["cpu"])
+            parts[root].append(part)
             print(f"  {beyond_line(part, parse_cpu)}", flush=True)
-        if repeat > 1:
-            print(f"  {summary(parts)}", flush=True)
+        for root in trees:
+            if repeat > 1:
+                tree = f"[{root}] " if compare else ""
+                print(f"  {tree}{summary(parts[root])}", flush=True)
+        if compare:
+            print(f"  {paired(parts[ROOT], parts[trees[1]], trees[1])}", flush=True)
+
+
+def paired(mine: list[dict[str, float]], theirs: list[dict[str, float]], other: str) -> str:
+    """This tree less the other, round by round (each round ran both, one after the other)."""
+
+    def diff(key: str, scale: float, unit: str) -> str:
+        ds = sorted(a[key] - b[key] for a, b in zip(mine, theirs, strict=True))
+        mid = len(ds) // 2
+        med = ds[mid] if len(ds) % 2 else (ds[mid - 1] + ds[mid]) / 2
+        return (
+            f"{med * scale:+.{0 if unit == 'ms' else 2}f} {unit} "
+            f"(lower in {sum(d < 0 for d in ds)} of {len(ds)})"
+        )
+
+    return (
+        f"this tree less {other}, per round, medians: UI thread until analysis ready "
+        f"{diff('ui', 1000, 'ms')}, process CPU until analysis ready {diff('process', 1, 's')}, "
+        f"analysis ready / GC-off parse {diff('ready', 1, 'x')}"
+    )
 
 
 def beyond_check(r: dict, check_load: float, check_analysis: float) -> dict[str, float]:
@@ -599,6 +636,7 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["--file"]:
         repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
         paths = [a for a in sys.argv[2:] if a.endswith((".json", ".jsonl"))]
-        main_file(paths, repeat, "--keys" in sys.argv)
+        compare = sys.argv[sys.argv.index("--compare") + 1] if "--compare" in sys.argv else None
+        main_file(paths, repeat, "--keys" in sys.argv, compare)
     else:
         main([int(a) for a in sys.argv[1:]] or [1000, 100_000])
