@@ -4,6 +4,8 @@ screen opened at that point draws."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.paths import DEMO
 from tests.tui.tui_helpers import held_load, opened, opened_held, timeline, until, wait_ready
 
@@ -44,12 +46,18 @@ def styled(screen) -> list:
     ]
 
 
-async def test_the_screen_shown_first_is_styled_as_a_restyle_styles_it(monkeypatch):
+@pytest.mark.parametrize("theme", [None, "textual-light"])
+async def test_the_screen_shown_first_is_styled_as_a_restyle_styles_it(monkeypatch, theme):
     """The session screen's first resume does not restyle it (its widgets were styled as
     they were mounted, just before): while the file is read, and once it is shown, every
-    widget's styles are those the restyle Textual makes at a resume (the long way) gives."""
+    widget's styles are those the restyle Textual makes at a resume (the long way) gives;
+    with the default theme and with the one the user chose last time (set as the app
+    starts, just before the screen is shown)."""
     from tui.app import HistviewApp
+    from tui.config import save_config
 
+    if theme is not None:
+        save_config(theme=theme)
     with held_load(monkeypatch, "load_session") as gate:
         app = HistviewApp(str(DEMO))
         async with app.run_test(size=(120, 40)) as pilot:
@@ -57,6 +65,7 @@ async def test_the_screen_shown_first_is_styled_as_a_restyle_styles_it(monkeypat
             await pilot.pause()
             screen = app.main
             assert screen.query_one("#loading").display
+            assert app.theme == (theme or "textual-dark")
             shown = styled(screen)
             screen.update_node_styles(animate=False)
             assert styled(screen) == shown
