@@ -8,7 +8,8 @@ were made before the analysis or not, and the same as for plain messages of thos
 from __future__ import annotations
 
 import random
-from dataclasses import fields
+from dataclasses import fields, replace
+from datetime import datetime
 from typing import Any
 
 from hypothesis import given, settings
@@ -189,6 +190,30 @@ def test_a_record_message_has_every_slot_set():
                 getattr(m, name)  # AttributeError: a slot left unset
         for f in fields(Message):
             getattr(m, f.name)
+
+
+def test_a_record_messages_time_is_its_records_and_an_edits():
+    """A message's time is a field the builder sets from its first record (read by the
+    pairing and the time rules of every message), not a property reading its meta: it is
+    the record's time as `datetime` reads it, and an edit that sets the meta (a new time, no
+    time, other blocks) sets the time the meta holds."""
+    records = [
+        user(1, None, "go", 1),
+        assistant(2, 1, "msg_1", tool_use("t1"), 2.25),
+        user(3, 2, [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}], 3),
+    ]
+    records[2]["timestamp"] = "not a time"
+    session = load_bytes(jsonl(records), "/tmp/s.jsonl")
+    first, second, third = session.messages
+    assert first.timestamp == datetime.fromisoformat(ts(1)).timestamp()
+    assert second.timestamp == datetime.fromisoformat(ts(2.25)).timestamp()
+    assert third.timestamp is None and "timestamp" not in third.meta
+    assert second.with_timestamp(7.5).timestamp == 7.5
+    assert second.with_timestamp(None).timestamp is None
+    assert second.with_blocks(second.blocks).timestamp == second.timestamp
+    assert replace(second, meta={"uuid": U(2)}).timestamp is None
+    moved = replace(third, meta={"timestamp": 9.0})
+    assert moved.timestamp == 9.0 and moved.meta["timestamp"] == 9.0
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)

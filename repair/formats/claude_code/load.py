@@ -228,11 +228,13 @@ class RecordMessage(LazyMessage):
     and `meta` is made from the timestamp, uuid and hidden reason it keeps when asked for
     (not a dict per message of a 1 GB file)."""
 
-    __slots__ = ("_held", "_lines", "_meta", "_ts", "_uuid", "_why", "_parts", "_order")
+    __slots__ = ("_held", "_lines", "_meta", "timestamp", "_uuid", "_why", "_parts", "_order")
     _held: Any
     _lines: Any
     _meta: Any
-    _ts: float | None
+    # its time a field, not a property (read by the pairing and the time rules for every
+    # message: `model.TIMED_META`'s reason); a `meta` set (an edit) sets it too
+    timestamp: float | None
     _uuid: str | None
     _why: str | None
     _parts: list[Sequence[Any]]  # each record's content items, in `origin`'s order
@@ -255,8 +257,8 @@ class RecordMessage(LazyMessage):
         meta = self._meta
         if meta is _DERIVED:  # made anew each time (only Roo's loader writes to a meta)
             meta = {}
-            if self._ts is not None:
-                meta["timestamp"] = self._ts
+            if self.timestamp is not None:
+                meta["timestamp"] = self.timestamp
             if self._uuid is not None:
                 meta["uuid"] = self._uuid
             if self._why:
@@ -267,11 +269,7 @@ class RecordMessage(LazyMessage):
     @meta.setter
     def meta(self, value: dict[str, Any]) -> None:
         self._meta = value
-
-    @property
-    def timestamp(self) -> float | None:
-        meta = self._meta
-        return self._ts if meta is _DERIVED else meta.get("timestamp")
+        self.timestamp = value.get("timestamp")
 
     @property
     def raw(self) -> Any:
@@ -693,7 +691,7 @@ class _Builder:
             # each tool_result is one answer, and only they are
             m._counts = None if ids is None else (count, len(ids[1]))
             m._lines = lines
-            m._ts = _epoch(stamps[idx])
+            m.timestamp = _epoch(stamps[idx])
             uuid = uuids[idx]
             m._uuid = uuid if type(uuid) is str else None
             m._why = why
