@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -290,8 +291,9 @@ def test_the_number_check_reads_the_records_the_long_way_finds():
         assert want and w.origins == want, seed
 
 
-def _first_long_way(view, m, chain_idx):
+def _first_long_way(view, m):
     """`turns._first` as it was written first: each line's chain place in a map of its own."""
+    chain_idx = [view.file.graph.index[u] for u in view.chain]
     at = dict(zip(chain_idx, range(len(chain_idx)), strict=True))
     places = [at.get(r) for r in view.msg_records(m)]
     if not places or None in places or places[0] != min(places):
@@ -396,8 +398,7 @@ def test_a_records_chain_place_read_by_its_uuid_is_its_lines(uuids, order, recor
     graph = SimpleNamespace(uuid=uuids, index=index)
     view = View(SimpleNamespace(graph=graph), chain, [])  # type: ignore[arg-type]
     m = Message("user", (), origin=tuple(r % len(uuids) for r in records))
-    chain_idx = [index[u] for u in chain]
-    assert _first(view, m, chain_idx) == _first_long_way(view, m, chain_idx)
+    assert _first(view, m) == _first_long_way(view, m)
 
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None)
@@ -492,14 +493,20 @@ def test_the_newest_leaf_told_by_its_timestamp_string_is_chain_newest(stamps, or
     assert newest(g, cands) == newest_by_time(g, cands)
 
 
+def _type_long_way(w, e):
+    """`_Writer._type` as it was: the type of the `Node` made for the line, where it holds one."""
+    nd = w._nodes().get(e)
+    return nd.type if nd is not None else w.f.lines[e].obj.get("type")
+
+
 def _prompt_before_long_way(w, seq, i, seen):
-    """`_Writer._prompt_before` with each record's type from `_type` (a `Node` made for each
+    """`_Writer._prompt_before` with each record's type from `_type_long_way` (a `Node` made for each
     record passed), as it was."""
     lines, g = w.f.lines, w.f.graph
     prompts, kind = g.prompts, g.kind
     for k in range(i - 1, seen[0] - 1, -1):
         e = seq[k]
-        if isinstance(e, int) and w._type(e) == "user":
+        if isinstance(e, int) and _type_long_way(w, e) == "user":
             if prompts is not None and kind[e] == "user":
                 pid = prompts.get(e)
             elif b'"promptId"' in lines[e].raw:
@@ -520,7 +527,7 @@ def test_the_prompt_looked_back_for_by_the_light_passs_kinds_is_the_long_ways(ca
     before it: the look back reads a node's type from the graph's kinds (no `Node` per
     record passed) and any other line's from its record, and finds what `_type` finds, on
     generated sessions with user records written twice (the earlier line no node), lines
-    that are no node, and new records in the sequence; with and without `Graph.prompts`."""
+    that are no node (user records without a uuid among them), and new records in the sequence; with and without `Graph.prompts`."""
     from bench.gen import gen_claude_code
     from repair.formats.claude_code.write import _Writer
 
@@ -530,6 +537,10 @@ def test_the_prompt_looked_back_for_by_the_light_passs_kinds_is_the_long_ways(ca
     users = [ln for ln in lines if b'"type":"user"' in ln or b'"type": "user"' in ln]
     for ln in rng.sample(users, min(5, len(users))):  # a later line of the same uuid
         lines.append(ln.replace(b'"promptId"', b'"promptIdX"') if rng.random() < 0.5 else ln)
+    for ln in rng.sample(users, min(2, len(users))):  # a user record that is no node
+        rec = orjson.loads(ln)
+        rec.pop("uuid", None)
+        lines.insert(rng.randrange(1, len(lines)), orjson.dumps(rec))
     session = load_bytes(b"\n".join(x for x in lines if x), "/tmp/input.jsonl")
     f = session.state.file
     if not keep:
@@ -537,6 +548,7 @@ def test_the_prompt_looked_back_for_by_the_light_passs_kinds_is_the_long_ways(ca
     picked = [e for e in range(len(f.lines)) if type(f.lines[e].obj) is dict]
     seq = [e if rng.random() < 0.9 else object() for e in rng.sample(picked, len(picked))]
     fast, slow = _Writer(f), _Writer(f)
+    assert [fast._type(e) for e in picked] == [_type_long_way(slow, e) for e in picked]
     seen_fast, seen_slow = [0, None], [0, None]
     for i in sorted(rng.sample(range(len(seq) + 1), min(30, len(seq) + 1))):
         got = fast._prompt_before(seq, i, seen_fast)

@@ -85,8 +85,8 @@ def touched_turns(
         return None
     got: list[Turns] = []
     for t in out:
-        cs = 0 if t.old == 0 else _first(view, old[t.old], chain_idx)
-        ce = len(chain_idx) if t.old_end == len(old) else _first(view, old[t.old_end], chain_idx)
+        cs = 0 if t.old == 0 else _first(view, old[t.old])
+        ce = len(chain_idx) if t.old_end == len(old) else _first(view, old[t.old_end])
         if cs is None or ce is None or (got and cs <= got[-1].chain_end):
             return None
         got.append(Turns(t.old, t.old_end, t.new, t.new_end, cs, ce))
@@ -174,10 +174,9 @@ def _distinct(view: View) -> bool:
     return len(view.line_places()) == len(view.chain)  # (made once: stamping made it)
 
 
-def _first(view: View, m: Message, chain_idx: list[int]) -> int | None:
+def _first(view: View, m: Message) -> int | None:
     """The chain place of the message's first record (None: a record off the chain, or not
-    its first on the chain). `chain_idx`: the line of each chain entry
-    (`View.chain_lines`), none twice."""
+    its first on the chain); the chain holds no line twice (`_distinct`)."""
     at = view.line_places()
     places = [at.get(r) for r in view.msg_records(m)]
     if not places or None in places or places[0] != min(places):  # type: ignore[type-var]

@@ -768,16 +768,10 @@ class _Writer:
         the records are read once at most and, where most user records carry one, hardly at
         all; what the light pass read of them (`Graph.prompts`), not the file again."""
         lines, g = self.f.lines, self.f.graph
-        prompts, kind, uuid, index = g.prompts, g.kind, g.uuid, g.index
-        n = len(uuid)
+        prompts, kind = g.prompts, g.kind
         for k in range(i - 1, seen[0] - 1, -1):
             e = seq[k]
-            if not isinstance(e, int):
-                continue
-            # `_type`: a node's (the line its uuid names) is the light pass's kind, read
-            # here without a `Node` made for each of the records passed
-            u = uuid[e] if 0 <= e < n else None
-            if (kind[e] if u and index.get(u) == e else self._type(e)) == "user":
+            if isinstance(e, int) and self._type(e) == "user":
                 if prompts is not None and kind[e] == "user":  # the light pass read it
                     pid = prompts.get(e)
                 elif b'"promptId"' in lines[e].raw:
@@ -955,9 +949,14 @@ class _Writer:
         return self.f.lines[idx].obj.get("parentUuid")
 
     def _type(self, idx: int) -> Any:
-        """A record's `type`, from the light pass where it read the record."""
-        nd = self._nodes().get(idx)
-        return nd.type if nd is not None else self.f.lines[idx].obj.get("type")
+        """A record's `type`, from the light pass where it read the record: a node's (the
+        line its uuid names, as `NodeAt`) is the graph's kind, read without a `Node` made."""
+        g = self.f.graph
+        if 0 <= idx < len(g.uuid):
+            u = g.uuid[idx]
+            if u and g.index.get(u) == idx:
+                return g.kind[idx]
+        return self.f.lines[idx].obj.get("type")
 
     def _nodes(self) -> NodeAt:
         """The graph's node of each line that holds one: what the light pass read of it
