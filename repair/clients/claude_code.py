@@ -26,6 +26,7 @@ What Claude Code adds itself at the end (the "Continue from where you left off."
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any
 
 from ..gcpause import gc_paused
@@ -346,10 +347,10 @@ class _Added:
         self.type, self.tool_id = btype, tool_id
 
 
-# A message as `light` follows it: [role, its blocks (the session's, or `_Added`; a session
+# A message as `light` follows it: (role, its blocks (the session's, or `_Added`; a session
 # message sent as it is: the message, whose blocks are read only where a step needs them),
-# positions, its calls' ids, its results' ids, how many blocks]
-_Light = list[Any]
+# positions, its calls' ids, its results' ids, how many blocks)
+_Light = tuple[Any, ...]
 
 
 def light(session: Session) -> Request:
@@ -368,10 +369,10 @@ def _blocks(x: Any) -> Any:
     return x.blocks if isinstance(x, Message) else x
 
 
-def _entry(role: str, blocks: list[Any], positions: list[int]) -> _Light:
+def _entry(role: str, blocks: list[Any], positions: tuple[int, ...]) -> _Light:
     """A message `light` follows, of these blocks."""
     calls = [b.tool_id for b in blocks if b.type == TOOL_USE]
-    return [role, blocks, positions, calls, _result_ids(blocks), len(blocks)]
+    return (role, blocks, positions, calls, _result_ids(blocks), len(blocks))
 
 
 def _result_ids(blocks: Sequence[Any]) -> list[str | None]:
@@ -384,8 +385,8 @@ def _light(messages: list[Message]) -> Request:
     # of one such block is no longer sent as a string
     made_text: set[int] = set()
     msgs: list[_Light] = []
-    resolved: set[str | None] = set()  # (`_drop_unresolved_calls`)
-    asked: list[int] = []  # the entries of assistant messages with calls
+    answered: list[Sequence[str | None]] = []  # each entry's results' ids (non-empty)
+    asked: list[int] = []  # the entries of assistant messages with calls, not usual turns
     joined: list[int] = []  # the entries of user messages right after a user message
     every_call: list[str | None] = []
     append = msgs.append
@@ -399,7 +400,7 @@ def _light(messages: list[Message]) -> Request:
         # its results' ids: its answers, unless a block of another type answers a call
         results = answers if len(answers) == n_results else _result_ids(m.blocks)
         if results:
-            resolved.update(results)
+            answered.append(results)
         role = m.role
         if role == "assistant":
             if calls:
@@ -413,13 +414,22 @@ def _light(messages: list[Message]) -> Request:
         ):
             made_text.update(id(b) for b in m.blocks if isinstance(b.data, str))  # `_user_joined`
         role = role or "user"
-        if role == "user" and before == "user":
-            joined.append(len(msgs))
+        if role == "user":
+            if before == "user":
+                joined.append(len(msgs))
+            elif before == "assistant" and results and _answers_all(msgs[-1][3], results):
+                asked.pop()  # the usual turn: the message after the calls answers them all
         before = role
-        append([role, m, [pos], calls, results, count])
-    dropping = [k for k in asked if not resolved.issuperset(msgs[k][3])]
-    if dropping or joined:
-        msgs = _light_drop_unresolved(msgs, req, made_text, resolved, sorted(dropping + joined))
+        append((role, m, (pos,), calls, results, count))
+    # (`_drop_unresolved_calls`: of the set of every result's id, it reads whether it holds
+    # the calls of the entries it looks at: the entries of `asked` and `joined`, and the one
+    # after each in `_light_drop_unresolved`; so the set is made of those calls only)
+    if asked or joined:
+        looked = {c for k in (*asked, *joined) for e in msgs[k : k + 2] for c in e[3]}
+        resolved = looked.intersection(chain.from_iterable(answered))
+        dropping = [k for k in asked if not resolved.issuperset(msgs[k][3])]
+        if dropping or joined:
+            msgs = _light_drop_unresolved(msgs, req, made_text, resolved, sorted(dropping + joined))
     msgs = _light_pair_results(msgs, req, made_text, repeated_ids(every_call)[0])
     numbers: list[int | None] = [None] * len(messages)
     for n, e in enumerate(msgs):
@@ -501,6 +511,12 @@ def _light_drop_step(
         out[-1] = _entry("user", merged, prev[2] + positions)
         return
     out.append(m)
+
+
+def _answers_all(calls: Sequence[str | None], results: Sequence[str | None]) -> bool:
+    """There are calls, and each is answered by one of these results (in the usual turn:
+    each once, in order)."""
+    return results == calls or bool(calls) and set(results).issuperset(calls)
 
 
 def _answers_each(calls: Sequence[str | None], found: Sequence[str | None]) -> bool:
@@ -622,7 +638,7 @@ def _light_pair_step(
         out.append(_entry("user", content or [_Added("text")], nxt[2]))
         return i + 2
     if placeholders:
-        out.append(_entry("user", placeholders, []))
+        out.append(_entry("user", placeholders, ()))
     return i + 1
 
 
