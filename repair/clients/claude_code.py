@@ -522,7 +522,10 @@ def _answers_all(calls: Sequence[str | None], results: Sequence[str | None]) -> 
 def _answers_each(calls: Sequence[str | None], found: Sequence[str | None]) -> bool:
     """The results of the message after a call message answer each of its calls once and
     nothing else: `_pair_results` sends both as they are."""
-    return found == calls or (len(set(found)) == len(found) and set(found) == set(calls))
+    if found == calls:
+        return True
+    answers = set(found)
+    return len(answers) == len(found) and answers == set(calls)
 
 
 def _pairing_spots(msgs: list[_Light], repeated: set[str | None]) -> list[int]:
