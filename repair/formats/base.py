@@ -6,9 +6,11 @@ import json
 import os
 import re
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from itertools import compress, count, repeat
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, overload
 
 import orjson
 
@@ -171,40 +173,125 @@ class IndexedLine(JsonlLine):
             self._value, self._state = None, 0
 
 
-def line_values(lines: list[JsonlLine]) -> list[Any]:
-    """Each line's `obj` (None: blank, not JSON, or JSON null), in one pass: a line read in
-    place (`IndexedLine`) and not parsed yet is sliced from the bytes its file was read in
-    (`FileText.window`), not read on its own."""
-    return list(each_line_value(lines))
+class LineIndex(Sequence[JsonlLine]):
+    """The lines of a JSONL file as two arrays of offsets into its bytes or file (`body`),
+    not an object per line: a line is made (an `IndexedLine`, kept, so `lines[i]` is
+    always the same object) only when asked for by place or in a loop; a pass over every
+    line's value (`each_line_value`) slices and parses the lines never asked for from the
+    arrays. A 100k-message Claude Code file has 213k lines, few of which are ever asked for
+    (docs/performance.md, "The line index")."""
 
+    __slots__ = ("body", "starts", "ends", "parse", "made", "unmade")
 
-def each_line_value(lines: list[JsonlLine], keep: bool = True) -> Iterator[Any]:
-    """`line_values` one line at a time; `keep` False: a line read in place holds no value
-    after it is given (as after `IndexedLine.release`: a line that is not JSON keeps why),
-    so a pass that forgets each record as it goes never holds them all."""
-    body: Any = None  # the bytes or file the window is of
-    w0 = w1 = 0
-    window = b""
-    for ln in lines:
-        if type(ln) is not IndexedLine or ln._state:
-            yield ln.obj
-            if not keep and type(ln) is IndexedLine:
+    def __init__(self, body: bytes | FileText, starts: array[int], ends: array[int], parse: Any):
+        self.body = body
+        self.starts = starts
+        self.ends = ends
+        self.parse = parse
+        self.made: list[IndexedLine | None] = [None] * len(starts)  # by place
+        self.unmade = len(starts)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, i: int) -> JsonlLine: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[JsonlLine]: ...
+
+    def __getitem__(self, i: int | slice) -> JsonlLine | list[JsonlLine]:
+        if isinstance(i, slice):
+            return [self.line(k) for k in range(*i.indices(len(self.starts)))]
+        return self.line(i)
+
+    def line(self, i: int) -> IndexedLine:
+        """The line at place `i`, made on the first ask."""
+        ln = self.made[i]  # (an IndexError as a list's)
+        if ln is None:
+            if i < 0:
+                i += len(self.starts)
+            ln = IndexedLine(i + 1, self.body, self.starts[i], self.ends[i], self.parse)
+            self.made[i] = ln
+            self.unmade -= 1
+        return ln
+
+    def __iter__(self) -> Iterator[JsonlLine]:
+        if not self.unmade:  # (every line made: a loader that keeps every value)
+            return iter(self.made)  # type: ignore[arg-type]
+        return self._each()
+
+    def _each(self) -> Iterator[JsonlLine]:
+        made = self.made
+        for i in range(len(made)):
+            yield made[i] or self.line(i)
+
+    def reads(self, body: bytes | FileText) -> None:
+        """The lines read from `body` now (the same offsets: the file's bytes, held)."""
+        self.body = body
+        for ln in self.made:
+            if ln is not None:
+                ln._body = body
+
+    def values(self, keep: bool) -> Iterator[Any]:
+        """`each_line_value` of these lines."""
+        return self._kept() if keep else self._released()
+
+    def _released(self) -> Iterator[Any]:
+        """Each line's value, no line holding it after (a line not made is not made: only
+        a line that is not JSON is, to say why)."""
+        made, starts, ends, parse, body = self.made, self.starts, self.ends, self.parse, self.body
+        fast = parse is loads_fast
+        window: bytes = body if isinstance(body, bytes) else b""
+        w0, w1 = 0, len(window)
+        for i, s, e in zip(range(len(starts)), starts, ends, strict=True):
+            ln = made[i]
+            if ln is not None and ln._state:
+                yield ln.obj
                 ln.release()
-            continue
-        s, e = ln._start, ln._end
-        if e > w1 or s < w0 or ln._body is not body:
-            body = ln._body
-            if isinstance(body, bytes):
-                w0, window = 0, body
-            elif s < e:
-                w0, window = body.window(s, e)
-            else:
-                w0, window = s, b""
-            w1 = w0 + len(window)
-        raw = window[s - w0 : e - w0]
-        parse = ln._parse
-        if keep:
-            if parse is loads_fast and raw and raw[0] not in _SPACE:
+                continue
+            if e > w1 or s < w0:
+                w0, w1, window = _window(body, s, e)
+            raw = window[s - w0 : e - w0]
+            try:
+                value = (orjson.loads if fast else parse)(raw)
+            except (ValueError, RecursionError):  # blank, not JSON: the line says which
+                ln = self.line(i)
+                ln._take(raw)
+                value = ln._value
+                ln.release()  # (a line that is not JSON keeps why)
+            yield value
+
+    def _kept(self) -> Iterator[Any]:
+        """Each line's value, held by its line (every line made, in one go)."""
+        if self.unmade:
+            made, n = self.made, len(self.made)
+            every: list[IndexedLine | None] = list(
+                map(
+                    IndexedLine,
+                    range(1, n + 1),
+                    repeat(self.body, n),
+                    self.starts,
+                    self.ends,
+                    repeat(self.parse, n),
+                )
+            )
+            for i in compress(range(n), made):  # (the lines made before stay those objects)
+                every[i] = made[i]
+            self.made = every
+        self.unmade = 0
+        body = self.body
+        window: bytes = body if isinstance(body, bytes) else b""
+        w0, w1 = 0, len(window)
+        for ln in cast(list[IndexedLine], self.made):  # (each made above)
+            if ln._state:
+                yield ln._value
+                continue
+            s, e = ln._start, ln._end
+            if e > w1 or s < w0:
+                w0, w1, window = _window(body, s, e)
+            raw = window[s - w0 : e - w0]
+            if ln._parse is loads_fast and raw and raw[0] not in _SPACE:
                 # (the usual line, `_take` spelt out: no call to it and to the parser's
                 # wrapper for each of 250k records)
                 try:
@@ -213,19 +300,47 @@ def each_line_value(lines: list[JsonlLine], keep: bool = True) -> Iterator[Any]:
                     ln._take(raw)
                     yield ln._value
                     continue
-                ln._value, ln._why, ln._state = value, None, 1
+                ln._value, ln._state = value, 1
                 yield value
                 continue
             ln._take(raw)
             yield ln._value
-            continue
-        try:
-            value = (orjson.loads if parse is loads_fast else parse)(raw)
-        except (ValueError, RecursionError):  # blank, not JSON, or for the stdlib: `_take`
-            ln._take(raw)
-            value = ln._value
-            ln.release()
-        yield value
+
+
+def _window(body: bytes | FileText, s: int, e: int) -> tuple[int, int, bytes]:
+    """The bytes a line at `s:e` is sliced from, where they start and end in the file: a
+    file's bytes, held, or a window of the file read (`FileText.window`)."""
+    if isinstance(body, bytes):
+        return 0, len(body), body
+    if s >= e:
+        return s, s, b""
+    w0, window = body.window(s, e)
+    return w0, w0 + len(window), window
+
+
+def parsed_lines(lines: Sequence[JsonlLine]) -> set[int]:
+    """The places of the lines holding their records parsed (a line made otherwise than
+    from the file's bytes holds its record)."""
+    if type(lines) is LineIndex:
+        made = lines.made
+        return {i for i in compress(range(len(made)), made) if made[i]._state}  # type: ignore[union-attr]
+    return set(compress(count(), map(getattr, lines, repeat("parsed"), repeat(True))))
+
+
+def line_values(lines: Sequence[JsonlLine]) -> list[Any]:
+    """Each line's `obj` (None: blank, not JSON, or JSON null), in one pass: a line read in
+    place (`IndexedLine`) and not parsed yet is sliced from the bytes its file was read in
+    (`FileText.window`), not read on its own."""
+    return list(each_line_value(lines))
+
+
+def each_line_value(lines: Sequence[JsonlLine], keep: bool = True) -> Iterator[Any]:
+    """`line_values` one line at a time; `keep` False: a line read in place holds no value
+    after it is given (as after `IndexedLine.release`: a line that is not JSON keeps why),
+    so a pass that forgets each record as it goes never holds them all."""
+    if type(lines) is LineIndex:
+        return lines.values(keep)
+    return (ln.obj for ln in lines)  # (lines made otherwise: each holds its value)
 
 
 MAX_DEPTH_HINT = "nesting is deeper than the parser allows"
@@ -264,7 +379,7 @@ class Probe:
     data: bytes
     kind: str  # "json" | "jsonl"
     doc: Any = None  # for "json"
-    lines: list[JsonlLine] = field(default_factory=list)  # for "jsonl"
+    lines: Sequence[JsonlLine] = field(default_factory=list)  # for "jsonl"
     newline: str = "\n"
     trailing_newline: bool = True
     bom: bool = False
@@ -308,9 +423,13 @@ class FileProbe(Probe):
         if self._whole is None:
             self.text.forget()
             whole = self._whole = self.text.read_all()
-            for ln in self.lines:  # a line's offsets are the file's: the same in the bytes
-                if isinstance(ln, IndexedLine):
-                    ln._body = whole
+            lines = self.lines  # a line's offsets are the file's: the same in the bytes
+            if isinstance(lines, LineIndex):
+                lines.reads(whole)
+            else:
+                for ln in lines:
+                    if isinstance(ln, IndexedLine):
+                        ln._body = whole
         return self._whole
 
     @data.setter

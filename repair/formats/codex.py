@@ -111,7 +111,7 @@ CONTEXT_PREFIXES = (
 
 @dataclass
 class CodexState:
-    lines: list[JsonlLine]
+    lines: Sequence[JsonlLine]
     # each line's record as read (None: blank, not JSON, or JSON null); the lines do not
     # hold it (`lines[i].obj` would parse it again)
     objs: list[Any]
@@ -618,11 +618,11 @@ def _part(part: Message, whole: Message, state: CodexState) -> Message:
 # -------------------------------------------------------------------- loading helpers
 
 
-def _lines(probe: Probe) -> list[JsonlLine]:
+def _lines(probe: Probe) -> Sequence[JsonlLine]:
     return _split(probe)[0]
 
 
-def _split(probe: Probe) -> tuple[list[JsonlLine], str, bool]:
+def _split(probe: Probe) -> tuple[Sequence[JsonlLine], str, bool]:
     """The lines, line ending and final newline, also for a one-line file (probed as JSON)."""
     if probe.kind == "jsonl":
         return probe.lines, probe.newline, probe.trailing_newline
@@ -630,7 +630,7 @@ def _split(probe: Probe) -> tuple[list[JsonlLine], str, bool]:
     return split_lines(body)
 
 
-def _replay(lines: list[JsonlLine], objs: list[Any]) -> tuple[set[int], dict[int, list[int]]]:
+def _replay(lines: Sequence[JsonlLine], objs: list[Any]) -> tuple[set[int], dict[int, list[int]]]:
     """What Codex's resume leaves out of the history: the item lines a compaction replaced
     or a rollback dropped; and, for each compaction without a replacement history, the user
     turns it keeps (line indices). The history's item lines since the last compaction or
@@ -850,7 +850,7 @@ class _Made:
     writer and the emulation compare a block with to know it unchanged): made at load for a
     message holding history a compacted line stands for, when first read for the others."""
 
-    lines: list[JsonlLine]
+    lines: Sequence[JsonlLine]
     objs: list[Any]  # each line's record (`CodexState.objs`)
     original: dict[int, Block]  # bid -> a block of a line's item
     line_blocks: dict[int, list[Block]]  # line index -> the blocks of its message item

@@ -16,7 +16,7 @@ they were, and the document keeps its JSON style (JSONL: untouched lines keep th
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -124,7 +124,7 @@ class ChatFile:
     data: bytes
     doc: Any = None
     style: JsonStyle | None = None  # a JSON document's: read when first written (`write`)
-    lines: list[JsonlLine] = field(default_factory=list)
+    lines: Sequence[JsonlLine] = field(default_factory=list)
     newline: str = "\n"
     trailing_newline: bool = True
     bom: bool = False

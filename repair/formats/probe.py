@@ -6,14 +6,22 @@ from __future__ import annotations
 import os
 import re
 import stat as stat_mode
-from typing import Any, cast
+from array import array
+from typing import Any
 
 import orjson
 
 from ..errors import InputError
 from ..files import FileText
 from ..jsonio import exact_numbers, has_inexact_numbers, loads, loads_fast, strip_bom
-from .base import MAX_DEPTH_HINT, Adapter, FileProbe, IndexedLine, JsonlLine, Probe, type_name
+from .base import (
+    MAX_DEPTH_HINT,
+    Adapter,
+    FileProbe,
+    LineIndex,
+    Probe,
+    type_name,
+)
 from .base import describe_json_error as _describe_json_error
 from .registry import adapter_names, adapters
 
@@ -80,7 +88,7 @@ def _probe_unheld(path: str, given: str, checked: bool = True, later: bool = Fal
         given=given,
         data=b"",
         kind="jsonl",
-        lines=cast(list[JsonlLine], lines),
+        lines=lines,
         newline="\r\n" if b"\r\n" in head[:65536] else "\n",
         trailing_newline=trailing,
         bom=bom,
@@ -90,17 +98,16 @@ def _probe_unheld(path: str, given: str, checked: bool = True, later: bool = Fal
     return probe
 
 
-def index_lines(text: FileText, start: int) -> tuple[list[IndexedLine], bool]:
+def index_lines(text: FileText, start: int) -> tuple[LineIndex, bool]:
     """The lines of a file not held, from byte `start` (after a BOM), and whether it ends
     with a newline: `split_lines`' lines and parse, read block by block (`FileText.blocks`,
     which records what later reads check), the number scan made on each block's lines."""
-    out: list[IndexedLine] = []
-    parse = loads_fast
+    starts, ends = array("q"), array("q")
+    begin, stop_at = starts.append, ends.append
     scan = exact_numbers()  # no scan where numbers need not be exact (`check`)
     exact = False  # a number orjson would change was seen: every line keeps its literals
     carry = b""  # the text since the last newline of the blocks scanned so far
     prev = 0  # the last byte of the block before (a CR ending a line at a block's start)
-    i = 1
     for off, block in text.blocks():
         find = block.find
         k = max(start - off, 0)
@@ -110,9 +117,8 @@ def index_lines(text: FileText, start: int) -> tuple[list[IndexedLine], bool]:
                 break
             end = off + nl
             before = block[nl - 1] if nl else prev
-            stop = end - 1 if end > start and before == 13 else end
-            out.append(IndexedLine(i, text, start, stop, parse))
-            i += 1
+            begin(start)
+            stop_at(end - 1 if end > start and before == 13 else end)
             start = end + 1
             k = nl + 1
         if scan and not exact:
@@ -120,11 +126,10 @@ def index_lines(text: FileText, start: int) -> tuple[list[IndexedLine], bool]:
         prev = block[-1]
     n = text.size
     if start < n:
-        out.append(IndexedLine(i, text, start, n - 1 if prev == 13 else n, parse))
-    if exact or (carry and has_inexact_numbers(carry)):
-        for ln in out:
-            ln._parse = loads
-    return out, prev == 10
+        begin(start)
+        stop_at(n - 1 if prev == 13 else n)
+    exact = exact or bool(carry and has_inexact_numbers(carry))
+    return LineIndex(text, starts, ends, loads if exact else loads_fast), prev == 10
 
 
 def _scan_block(block: bytes, carry: bytes) -> tuple[bool, bytes]:
@@ -237,9 +242,7 @@ def _json_error_place(exc: Exception) -> str | None:
     return None
 
 
-def split_lines(
-    body: bytes, parsed: dict[bytes, Any] | None = None
-) -> tuple[list[JsonlLine], str, bool]:
+def split_lines(body: bytes, parsed: dict[bytes, Any] | None = None) -> tuple[LineIndex, str, bool]:
     """The lines of a JSONL body, as places in it (no copy of the file): each is parsed when
     first asked for (`IndexedLine`), or is the value `parsed` holds for its bytes."""
     newline = "\r\n" if b"\r\n" in body[:65536] else "\n"
@@ -252,23 +255,24 @@ def split_lines(
         parse = loads if has_inexact_numbers(body) else loads_fast
     else:
         parse = loads
-    out: list[JsonlLine] = []
+    starts, ends = array("q"), array("q")
+    begin, stop_at = starts.append, ends.append
     find = body.find
-    start, n, i = 0, len(body), 1
+    start, n = 0, len(body)
     while start < n:
         nl = find(b"\n", start)
         end = n if nl == -1 else nl
-        stop = end - 1 if end > start and body[end - 1] == 13 else end  # a CR before the LF
-        line = IndexedLine(i, body, start, stop, parse)
-        if parsed:
-            known = parsed.get(body[start:stop])
-            if known is not None:
-                line.obj = known
-        out.append(line)
-        i += 1
+        begin(start)
+        stop_at(end - 1 if end > start and body[end - 1] == 13 else end)  # a CR before the LF
         if nl == -1:
             break
         start = nl + 1
+    out = LineIndex(body, starts, ends, parse)
+    if parsed:
+        for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
+            known = parsed.get(body[s:e])
+            if known is not None:
+                out.line(i).obj = known
     trailing = n == 0 or body.endswith(b"\n")
     return out, newline, trailing
 

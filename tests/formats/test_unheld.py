@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from repair.analysis import analyze
 from repair.errors import ExportRefused, FileChanged
 from repair.files import FileText
 from repair.formats import load_session, probe_bytes, probe_path
 from repair.formats import probe as probe_mod
-from repair.formats.base import FileProbe
+from repair.formats.base import FileProbe, LineIndex
 from repair.workbench import Workbench
 from tests.command import run
 from tests.formats.build import JSONL_LINE
@@ -248,10 +249,30 @@ def test_the_lines_of_a_file_not_held_are_the_lines_split_whole(lines, crlf, tra
         whole.bom,
     )
 
-    def said(p):
-        return [(ln.lineno, ln.raw, ln.obj, ln.error) for ln in p.lines]
+    def said(lines):
+        return [(ln.lineno, ln.raw, ln.obj, ln.error) for ln in lines]
 
-    assert said(unheld) == said(whole)
+    assert said(unheld.lines) == said(whole.lines)
+    # by place, from the end, in slices: the same lines, each the same object every time
+    n = len(whole.lines)
+    assert len(unheld.lines) == n
+    assert said(unheld.lines[k] for k in range(-n, n)) == said(whole.lines[k] for k in range(-n, n))
+    assert said(unheld.lines[1::2]) == said(whole.lines[1::2])
+    assert all(unheld.lines[k] is unheld.lines[k - n] for k in range(n))
+    with pytest.raises(IndexError):
+        unheld.lines[n]
+
+
+def test_a_check_makes_an_object_only_for_the_lines_it_reads(cc_file, monkeypatch):
+    """A large file's lines are two arrays of offsets (`LineIndex`): a check of a Claude
+    Code session makes a line object for the few lines it reads again (the records of the
+    messages the findings name), not one for each of its lines."""
+    _unheld(monkeypatch)
+    session = load_session(str(cc_file), writes=False)
+    analyze(session)
+    lines = session.state.file.lines
+    assert isinstance(lines, LineIndex) and len(lines) > 3000
+    assert sum(ln is not None for ln in lines.made) < len(lines) / 10
 
 
 def test_the_times_of_the_rows_do_not_hold_the_records_again(cc_file, monkeypatch):

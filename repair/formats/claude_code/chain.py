@@ -13,7 +13,7 @@ their `message.id` group.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import itemgetter
@@ -57,7 +57,7 @@ class Graph:
     replaced, is not in `index`; its entries are not read). The writer and the read-back can
     read the same lists; `nodes` makes the objects when first asked for."""
 
-    lines: list[JsonlLine]
+    lines: Sequence[JsonlLine]
     index: dict[str, int] = field(default_factory=dict)  # uuid -> its line, in map order
     kind: list[str | None] = field(default_factory=list)  # the record's type
     uuid: list[str] = field(default_factory=list)  # ("" for a line that is no node)
@@ -155,7 +155,7 @@ class Graph:
         return self._children  # type: ignore[return-value]
 
 
-def build_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
+def build_graph(lines: Sequence[JsonlLine], release: bool = False) -> Graph:
     """The nodes of every line, and what the messages need of each user/assistant record
     (`Graph.items`); `release`: each line's parsed record is forgotten once read
     (`base.each_line_value`), so the whole file's records are never held at once."""

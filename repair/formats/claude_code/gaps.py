@@ -14,7 +14,7 @@ tells. Anything else is ambiguous and left as it is.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ...edits import Relink
@@ -148,7 +148,7 @@ def relink_target(
     return None, "the gap is ambiguous: no record of this session comes before it"
 
 
-def _snapshot_of(lines: list[JsonlLine], uuid: str | None) -> int | None:
+def _snapshot_of(lines: Sequence[JsonlLine], uuid: str | None) -> int | None:
     """The line of a file-history-snapshot naming `uuid` (Claude Code writes one per
     prompt), if any."""
     if uuid is None:

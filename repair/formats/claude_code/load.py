@@ -33,7 +33,7 @@ from ...model import (
     text_is_blank,
 )
 from ..anthropic_list import _facts_of_list
-from ..base import IndexedLine, JsonlLine
+from ..base import IndexedLine, JsonlLine, LineIndex
 from .chain import (
     MESSAGE_TYPES,
     ONE_BLANK,
@@ -54,7 +54,7 @@ from .chain import (
 class CCFile:
     path: str
     held: bytes | FileText  # the bytes read, or the file they are read from (a large one)
-    lines: list[JsonlLine]
+    lines: Sequence[JsonlLine]
     newline: str
     trailing_newline: bool
     bom: bool
@@ -177,7 +177,7 @@ def records_of(file: CCFile) -> Records:
     return Records.of_recs(file.recs) if file.recs else Records.of_graph(file.graph)
 
 
-def light_graph(lines: list[JsonlLine], release: bool = False) -> Graph:
+def light_graph(lines: Sequence[JsonlLine], release: bool = False) -> Graph:
     """The graph and what the messages need of every user/assistant record, in one pass
     over the lines (`release`: no line keeps its parsed record after it, see `build_graph`)."""
     return build_graph(lines, release=release)
@@ -655,6 +655,7 @@ class _Builder:
         stamps, uuids = recs.ts, recs.uuid
         one, one_id = recs.one, recs.one_id
         why = self.reason if hidden else None
+        numbered = type(lines) is LineIndex  # (a line's number is its place + 1: not made)
         for item in self.items:
             if not isinstance(item, _Acc):
                 append(item)  # (a message made as it was added)
@@ -682,8 +683,11 @@ class _Builder:
             m._meta = _DERIVED
             m.hidden = hidden
             m.malformed = None
-            lineno = lines[idx].lineno
-            m._src = LAZY if lineno == idx + 1 else {"line": lineno}
+            if numbered:
+                m._src = LAZY
+            else:
+                lineno = lines[idx].lineno
+                m._src = LAZY if lineno == idx + 1 else {"line": lineno}
             m._origin = tuple(origin)
             m.uid = new_uid()
             ids = m._tool_ids = facts[0]  # (None: not known, as `Message._tool_ids`)

@@ -35,7 +35,7 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import compress, count, filterfalse, repeat
+from itertools import compress, count, filterfalse
 from operator import not_
 from typing import Any, cast
 
@@ -43,7 +43,7 @@ from ...errors import ExportRefused
 from ...files import FileText, Part, Spliced
 from ...jsonio import compact, has_inexact_numbers
 from ...model import TOOL_RESULT, TOOL_USE, Block, Message, Session, content_text
-from ..base import Export, JsonlLine, check_numbers, same_messages
+from ..base import Export, JsonlLine, LineIndex, check_numbers, parsed_lines, same_messages
 from .chain import Graph, Node, ts_ms
 from .load import _DERIVED, CCFile, CCState, View, _epoch, peek
 from .turns import Gap, Turns, changed, gaps, touched_turns, whole
@@ -136,8 +136,7 @@ def number_lines(session: Session, w: _Writer | None = None) -> set[int]:
     changed, as read and as written (a block moved into a record written anew, or removed
     and kept in the report). `w`: the plan of the write (else the last write's, when it
     wrote these messages): the blocks' records are found once per write."""
-    lines = session.state.file.lines
-    read = set(compress(count(), map(getattr, lines, repeat("parsed"), repeat(True))))
+    read = parsed_lines(session.state.file.lines)
     if w is None:
         w = _last_plan(session)
     origins = w.origins if w is not None else None
@@ -1206,9 +1205,11 @@ class _Writer:
                 out.append(body.view(start, end))
             scan.run(first, body, start, end)
 
+        # (a line index's places are read from its arrays: no line object made for each)
+        index = lines if type(lines) is LineIndex else None
         for k in keys:
             if type(k) is int and k not in rewrite and k not in relink:
-                span = lines[k].span
+                span = (index.body, index.starts[k], index.ends[k]) if index else lines[k].span
                 if span is not None:
                     b, s, e = span
                     if b is body and s - end == len(nl):  # the next line, after this newline
@@ -1323,7 +1324,7 @@ class _NumberScan:
     reads the file: a line in a run copied from that run's bytes, a line between (written
     anew, or left out) from the bytes the render read last, just after the run before it."""
 
-    def __init__(self, lines: list[JsonlLine], want: list[int], found: dict[int, bool]):
+    def __init__(self, lines: Sequence[JsonlLine], want: list[int], found: dict[int, bool]):
         self.lines, self.want, self.found = lines, want, found
         self.at = 0  # the first line of `want` not passed yet
         self.wanted = set(want)
@@ -1666,7 +1667,7 @@ def _written_time(view: View, msgs: list[Message], i: int) -> float | None:
         return None
 
 
-def _record(lines: list[JsonlLine], idx: int) -> dict[str, Any]:
+def _record(lines: Sequence[JsonlLine], idx: int) -> dict[str, Any]:
     obj = peek(lines[idx]) if 0 <= idx < len(lines) else None
     return obj if type(obj) is dict else {}
 

@@ -100,7 +100,7 @@ class GeminiState:
     held: bytes | FileText  # the bytes read, or the large file they are read from again
     kind: str  # "jsonl" | "json"
     replay: Replay
-    lines: list[JsonlLine] = field(default_factory=list)
+    lines: Sequence[JsonlLine] = field(default_factory=list)
     newline: str = "\n"
     trailing_newline: bool = True
     bom: bool = False
