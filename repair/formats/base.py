@@ -181,7 +181,7 @@ class LineIndex(Sequence[JsonlLine]):
     arrays. A 100k-message Claude Code file has 213k lines, few of which are ever asked for
     (docs/performance.md, "The line index")."""
 
-    __slots__ = ("body", "starts", "ends", "parse", "made", "unmade")
+    __slots__ = ("body", "starts", "ends", "parse", "made", "unmade", "numbers")
 
     def __init__(self, body: bytes | FileText, starts: array[int], ends: array[int], parse: Any):
         self.body = body
@@ -190,6 +190,8 @@ class LineIndex(Sequence[JsonlLine]):
         self.parse = parse
         self.made: list[IndexedLine | None] = [None] * len(starts)  # by place
         self.unmade = len(starts)
+        # each line's number where they are not their places + 1 (`renumber`); None: they are
+        self.numbers: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -211,7 +213,8 @@ class LineIndex(Sequence[JsonlLine]):
         if ln is None:
             if i < 0:
                 i += len(self.starts)
-            ln = IndexedLine(i + 1, self.body, self.starts[i], self.ends[i], self.parse)
+            no = i + 1 if self.numbers is None else self.numbers[i]
+            ln = IndexedLine(no, self.body, self.starts[i], self.ends[i], self.parse)
             self.made[i] = ln
             self.unmade -= 1
         return ln
@@ -225,6 +228,15 @@ class LineIndex(Sequence[JsonlLine]):
         made = self.made
         for i in range(len(made)):
             yield made[i] or self.line(i)
+
+    def renumber(self, numbers: Sequence[int]) -> None:
+        """The first lines numbered `numbers` (as in another file: a write loaded again)."""
+        every = self.numbers or list(range(1, len(self.starts) + 1))
+        every[: len(numbers)] = numbers[: len(every)]
+        self.numbers = every
+        for ln, no in zip(self.made, every, strict=True):
+            if ln is not None:
+                ln.lineno = no
 
     def reads(self, body: bytes | FileText) -> None:
         """The lines read from `body` now (the same offsets: the file's bytes, held)."""
@@ -269,7 +281,7 @@ class LineIndex(Sequence[JsonlLine]):
             every: list[IndexedLine | None] = list(
                 map(
                     IndexedLine,
-                    range(1, n + 1),
+                    range(1, n + 1) if self.numbers is None else self.numbers,
                     repeat(self.body, n),
                     self.starts,
                     self.ends,
@@ -316,6 +328,15 @@ def _window(body: bytes | FileText, s: int, e: int) -> tuple[int, int, bytes]:
         return s, s, b""
     w0, window = body.window(s, e)
     return w0, w0 + len(window), window
+
+
+def renumber(lines: Sequence[JsonlLine], numbers: Sequence[int]) -> None:
+    """The first lines numbered `numbers` (as in another file: a write loaded again)."""
+    if type(lines) is LineIndex:
+        lines.renumber(numbers)
+        return
+    for ln, no in zip(lines, numbers, strict=False):
+        ln.lineno = no
 
 
 def parsed_lines(lines: Sequence[JsonlLine]) -> set[int]:

@@ -199,6 +199,27 @@ def test_records_dropped_with_a_relink_stay_in_the_report_under_their_own_lines(
     assert dropped_uuid.encode() not in written
 
 
+def test_after_a_relink_each_message_names_its_line_in_the_users_file(tmp_path):
+    """The relink loads the written file again, numbering its lines as in the user's file:
+    each message then names the line its record is on there, not its line in the write
+    (which left two records out)."""
+    lines = (BROKEN / "orphan-tool-result.jsonl").read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b'"uuid":', b'"uuidx":')  # line 3 loses its uuid
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    records = {k + 1: json.loads(ln) for k, ln in enumerate(lines) if ln.strip()}
+    line_of = {r["uuid"]: k for k, r in records.items() if "uuid" in r}
+    wb = Workbench(load_session(str(path)), Choices())
+    wb.apply_all()
+    named = [
+        (m.src["line"], line_of[m.raw["uuid"]])
+        for m in wb.session.messages
+        if isinstance(m.raw, dict) and m.raw.get("uuid") in line_of
+    ]
+    assert len(named) >= 6 and any(line > 4 for line, _ in named)
+    assert all(line == was for line, was in named), named
+
+
 def test_a_sidechain_fix_is_written_with_a_relink_of_the_main_chain(tmp_path, capsys):
     """A subagent-like file (every record a sidechain) whose chain crosses a gap, and a
     branch off the gap that only holds an orphan result: the relink of the chain and the

@@ -655,7 +655,8 @@ class _Builder:
         stamps, uuids = recs.ts, recs.uuid
         one, one_id = recs.one, recs.one_id
         why = self.reason if hidden else None
-        numbered = type(lines) is LineIndex  # (a line's number is its place + 1: not made)
+        # (a line's number is its place + 1: no line made to ask it)
+        numbered = type(lines) is LineIndex and lines.numbers is None
         for item in self.items:
             if not isinstance(item, _Acc):
                 append(item)  # (a message made as it was added)
