@@ -250,8 +250,8 @@ class LineIndex(Sequence[JsonlLine]):
         return self._kept() if keep else self._released()
 
     def _released(self) -> Iterator[Any]:
-        """Each line's value, no line holding it after (a line not made is not made: only
-        a line that is not JSON is, to say why)."""
+        """Each line's value, no line holding it after: a line never asked for is not
+        made (one that is not JSON is, to say why)."""
         made, starts, ends, parse, body = self.made, self.starts, self.ends, self.parse, self.body
         fast = parse is loads_fast
         window: bytes = body if isinstance(body, bytes) else b""
@@ -444,13 +444,8 @@ class FileProbe(Probe):
         if self._whole is None:
             self.text.forget()
             whole = self._whole = self.text.read_all()
-            lines = self.lines  # a line's offsets are the file's: the same in the bytes
-            if isinstance(lines, LineIndex):
-                lines.reads(whole)
-            else:
-                for ln in lines:
-                    if isinstance(ln, IndexedLine):
-                        ln._body = whole
+            if isinstance(self.lines, LineIndex):  # (offsets in the file: the same in its bytes)
+                self.lines.reads(whole)
         return self._whole
 
     @data.setter

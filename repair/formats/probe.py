@@ -243,8 +243,9 @@ def _json_error_place(exc: Exception) -> str | None:
 
 
 def split_lines(body: bytes, parsed: dict[bytes, Any] | None = None) -> tuple[LineIndex, str, bool]:
-    """The lines of a JSONL body, as places in it (no copy of the file): each is parsed when
-    first asked for (`IndexedLine`), or is the value `parsed` holds for its bytes."""
+    """The lines of a JSONL body, as places in it (no copy of the file, no object per line:
+    `LineIndex`): each is parsed when first asked for, or is the value `parsed` holds for
+    its bytes."""
     newline = "\r\n" if b"\r\n" in body[:65536] else "\n"
     # One scan of the whole file; only when it finds a number orjson would change is each
     # line scanned (and that line parsed keeping its literals). With lines parsed already,
