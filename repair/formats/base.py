@@ -181,7 +181,7 @@ class LineIndex(Sequence[JsonlLine]):
     arrays. A 100k-message Claude Code file has 213k lines, few of which are ever asked for
     (docs/performance.md, "The line index")."""
 
-    __slots__ = ("body", "starts", "ends", "parse", "made", "unmade", "numbers")
+    __slots__ = ("body", "starts", "ends", "parse", "made", "every_made", "numbers")
 
     def __init__(self, body: bytes | FileText, starts: array[int], ends: array[int], parse: Any):
         self.body = body
@@ -189,7 +189,9 @@ class LineIndex(Sequence[JsonlLine]):
         self.ends = ends
         self.parse = parse
         self.made: list[IndexedLine | None] = [None] * len(starts)  # by place
-        self.unmade = len(starts)
+        # every line made (by a loader keeping every value, `_kept`): a loop reads the list
+        # itself. (Not a count of the lines made: two threads may make one line at once.)
+        self.every_made = False
         # each line's number where they are not their places + 1 (`renumber`); None: they are
         self.numbers: list[int] | None = None
 
@@ -216,11 +218,10 @@ class LineIndex(Sequence[JsonlLine]):
             no = i + 1 if self.numbers is None else self.numbers[i]
             ln = IndexedLine(no, self.body, self.starts[i], self.ends[i], self.parse)
             self.made[i] = ln
-            self.unmade -= 1
         return ln
 
     def __iter__(self) -> Iterator[JsonlLine]:
-        if not self.unmade:  # (every line made: a loader that keeps every value)
+        if self.every_made:
             return iter(self.made)  # type: ignore[arg-type]
         return self._each()
 
@@ -276,7 +277,7 @@ class LineIndex(Sequence[JsonlLine]):
 
     def _kept(self) -> Iterator[Any]:
         """Each line's value, held by its line (every line made, in one go)."""
-        if self.unmade:
+        if not self.every_made:
             made, n = self.made, len(self.made)
             every: list[IndexedLine | None] = list(
                 map(
@@ -291,7 +292,7 @@ class LineIndex(Sequence[JsonlLine]):
             for i in compress(range(n), made):  # (the lines made before stay those objects)
                 every[i] = made[i]
             self.made = every
-        self.unmade = 0
+            self.every_made = True
         body = self.body
         window: bytes = body if isinstance(body, bytes) else b""
         w0, w1 = 0, len(window)
