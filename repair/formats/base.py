@@ -254,7 +254,7 @@ class LineIndex(Sequence[JsonlLine]):
         """Each line's value, no line holding it after: a line never asked for is not
         made (one that is not JSON is, to say why)."""
         made, starts, ends, parse, body = self.made, self.starts, self.ends, self.parse, self.body
-        fast = parse is loads_fast
+        load = orjson.loads if parse is loads_fast else parse  # (no wrapper call a line)
         window: bytes = body if isinstance(body, bytes) else b""
         w0, w1 = 0, len(window)
         for i, s, e in zip(range(len(starts)), starts, ends, strict=True):
@@ -267,7 +267,7 @@ class LineIndex(Sequence[JsonlLine]):
                 w0, w1, window = _window(body, s, e)
             raw = window[s - w0 : e - w0]
             try:
-                value = (orjson.loads if fast else parse)(raw)
+                value = load(raw)
             except (ValueError, RecursionError):  # blank, not JSON: the line says which
                 ln = self.line(i)
                 ln._take(raw)
@@ -329,15 +329,6 @@ def _window(body: bytes | FileText, s: int, e: int) -> tuple[int, int, bytes]:
         return s, s, b""
     w0, window = body.window(s, e)
     return w0, w0 + len(window), window
-
-
-def renumber(lines: Sequence[JsonlLine], numbers: Sequence[int]) -> None:
-    """The first lines numbered `numbers` (as in another file: a write loaded again)."""
-    if type(lines) is LineIndex:
-        lines.renumber(numbers)
-        return
-    for ln, no in zip(lines, numbers, strict=False):
-        ln.lineno = no
 
 
 def parsed_lines(lines: Sequence[JsonlLine]) -> set[int]:

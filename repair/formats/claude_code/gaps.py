@@ -19,7 +19,7 @@ from typing import Any
 
 from ...edits import Relink
 from ...model import Session
-from ..base import JsonlLine, renumber
+from ..base import JsonlLine, LineIndex
 from ..probe import probe_bytes
 from .chain import Graph, ts_ms, walk
 from .load import CCState
@@ -200,12 +200,13 @@ def apply_relinks(session: Session, edits: list[Relink]) -> Session:
 
     written, linenos = export_lines(session)
     probe = probe_bytes(written.data, path=session.path, jsonl=True)
+    assert isinstance(probe.lines, LineIndex)  # (a JSONL probe's lines)
     if len(linenos) == len(probe.lines):
         prev, numbers = 0, []
         for no in linenos:
             prev = no if no is not None else prev
             numbers.append(prev)
-        renumber(probe.lines, numbers)
+        probe.lines.renumber(numbers)
     parents = {(e.record, e.line): e.parent for e in edits}
     raws: list[bytes] = []
     for ln in probe.lines:
@@ -222,7 +223,8 @@ def apply_relinks(session: Session, edits: list[Relink]) -> Session:
     if probe.bom:
         body = b"\xef\xbb\xbf" + body
     reread = probe_bytes(body, path=session.path, jsonl=True)
-    renumber(reread.lines, [ln.lineno for ln in probe.lines])
+    assert isinstance(reread.lines, LineIndex)
+    reread.lines.renumber([ln.lineno for ln in probe.lines])
     again = session.adapter.read_back(reread)  # the Claude Code adapter's load_file
     again.state.file.carried = written.dropped_records
     again.target, again.source, again.label = session.target, session.source, session.label

@@ -1209,7 +1209,11 @@ class _Writer:
         index = lines if type(lines) is LineIndex else None
         for k in keys:
             if type(k) is int and k not in rewrite and k not in relink:
-                span = (index.body, index.starts[k], index.ends[k]) if index else lines[k].span
+                span = (
+                    (index.body, index.starts[k], index.ends[k])
+                    if index is not None
+                    else lines[k].span
+                )
                 if span is not None:
                     b, s, e = span
                     if b is body and s - end == len(nl):  # the next line, after this newline
